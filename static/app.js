@@ -1,0 +1,2 @@
+// GreatBook Intake: small progressive enhancements. Everything works without it.
+"use strict";

@@ -1,0 +1,132 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/apperr"
+	"greatbook/views"
+)
+
+// statusByCode is the one place where domain error codes become HTTP
+// statuses, for full pages, htmx partials and the JSON API alike.
+var statusByCode = map[apperr.Code]int{
+	apperr.Unauthorized:           http.StatusUnauthorized,
+	apperr.Forbidden:              http.StatusForbidden,
+	apperr.NotFound:               http.StatusNotFound,
+	apperr.TooLarge:               http.StatusRequestEntityTooLarge,
+	apperr.UnsupportedMediaType:   http.StatusUnsupportedMediaType,
+	apperr.Invalid:                http.StatusUnprocessableEntity,
+	apperr.DuplicateGroupConflict: http.StatusConflict,
+	apperr.InvalidState:           http.StatusConflict,
+	apperr.SourceReplayConflict:   http.StatusConflict,
+	apperr.RateLimited:            http.StatusTooManyRequests,
+	apperr.Unavailable:            http.StatusServiceUnavailable,
+	apperr.Internal:               http.StatusInternalServerError,
+}
+
+var titleByStatus = map[int]string{
+	http.StatusUnauthorized:          "Sign-in needed",
+	http.StatusForbidden:             "Not allowed",
+	http.StatusNotFound:              "Not found",
+	http.StatusMethodNotAllowed:      "Not allowed",
+	http.StatusRequestEntityTooLarge: "Too large",
+	http.StatusUnsupportedMediaType:  "Unsupported type",
+	http.StatusUnprocessableEntity:   "Not accepted",
+	http.StatusConflict:              "Conflict",
+	http.StatusTooManyRequests:       "Too many attempts",
+	http.StatusServiceUnavailable:    "Unavailable",
+	http.StatusInternalServerError:   "Something went wrong",
+}
+
+// codeByStatus turns errors that Echo raises itself (no route, wrong method,
+// body too large) into domain codes.
+var codeByStatus = map[int]apperr.Code{
+	http.StatusBadRequest:            apperr.Invalid,
+	http.StatusUnauthorized:          apperr.Unauthorized,
+	http.StatusForbidden:             apperr.Forbidden,
+	http.StatusNotFound:              apperr.NotFound,
+	http.StatusMethodNotAllowed:      apperr.NotFound,
+	http.StatusRequestEntityTooLarge: apperr.TooLarge,
+	http.StatusUnsupportedMediaType:  apperr.UnsupportedMediaType,
+	http.StatusUnprocessableEntity:   apperr.Invalid,
+	http.StatusTooManyRequests:       apperr.RateLimited,
+}
+
+// toAppError classifies any error that reaches the handler boundary.
+func toAppError(err error) *apperr.Error {
+	if e, ok := apperr.As(err); ok {
+		return e
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if code, ok := codeByStatus[he.Code]; ok {
+			msg := http.StatusText(he.Code)
+			if m, ok := he.Message.(string); ok && he.Code != http.StatusInternalServerError {
+				msg = m
+			}
+			if he.Code == http.StatusMethodNotAllowed {
+				msg = "Not Found"
+			}
+			return &apperr.Error{Code: code, Message: msg, Cause: err}
+		}
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return apperr.Wrap(err, apperr.TooLarge, "the request is larger than the limit of %d bytes", mbe.Limit)
+	}
+	return apperr.Wrap(err, apperr.Internal, "internal error")
+}
+
+// handleError renders err for whoever asked: JSON for the API, a partial for
+// htmx, a full page otherwise. Only 500s are logged as errors, with the
+// request id the user sees.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	e := toAppError(err)
+	status := statusByCode[e.Code]
+	if status == 0 {
+		status = http.StatusInternalServerError
+	}
+	requestID := c.Response().Header().Get(echo.HeaderXRequestID)
+	message := e.Message
+	if status >= 500 {
+		s.logger.Error("request failed", "request_id", requestID, "method", c.Request().Method,
+			"path", c.Request().URL.Path, "error", err)
+		message = "An internal error occurred. Quote the request id when you report it."
+	}
+	req := c.Request()
+	switch {
+	case strings.HasPrefix(req.URL.Path, "/api/"):
+		body := map[string]any{"code": e.Code, "message": message}
+		for k, v := range e.Details {
+			body[k] = v
+		}
+		if status >= 500 {
+			body["request_id"] = requestID
+		}
+		_ = c.JSON(status, map[string]any{"error": body})
+	case status == http.StatusUnauthorized && req.Method == http.MethodGet && req.Header.Get("HX-Request") == "":
+		_ = c.Redirect(http.StatusSeeOther, signInURL(req))
+	case req.Header.Get("HX-Request") != "":
+		if status == http.StatusUnauthorized {
+			c.Response().Header().Set("HX-Redirect", signInURL(req))
+		}
+		p := views.ErrorProps{Status: status, Title: titleByStatus[status], Message: message}
+		if status >= 500 {
+			p.RequestID = requestID
+		}
+		_ = render(c, status, views.ErrorPartial(p))
+	default:
+		p := views.ErrorProps{Status: status, Title: titleByStatus[status], Message: message}
+		if status >= 500 {
+			p.RequestID = requestID
+		}
+		_ = render(c, status, views.ErrorPage(s.chrome(c, p.Title, ""), p))
+	}
+}

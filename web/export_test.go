@@ -1,0 +1,6 @@
+package web
+
+import "github.com/labstack/echo/v4"
+
+// Echo exposes the router so tests can add routes that fail on purpose.
+func (s *Server) Echo() *echo.Echo { return s.echo }

@@ -1,0 +1,53 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/auth"
+	"greatbook/views"
+)
+
+// render writes a templ component with a status.
+func render(c echo.Context, status int, comp templ.Component) error {
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(status)
+	return comp.Render(c.Request().Context(), c.Response())
+}
+
+// page renders a full page with status 200.
+func page(c echo.Context, comp templ.Component) error { return render(c, http.StatusOK, comp) }
+
+// chrome gathers what every full page shows: the user, the CSRF token, the
+// one-time flash message.
+func (s *Server) chrome(c echo.Context, title, active string) views.Chrome {
+	ch := views.Chrome{Title: title, Active: active, RequestID: c.Response().Header().Get(echo.HeaderXRequestID)}
+	if u, ok := c.Get(ctxUser).(*auth.User); ok {
+		ch.User = u
+	}
+	if sess, ok := c.Get(ctxSession).(*sessions.Session); ok {
+		if t, ok := sess.Values["csrf"].(string); ok {
+			ch.CSRF = t
+		}
+		if f, ok := sess.Values[auth.SessionFlashKey].(string); ok && f != "" {
+			ch.Flash = f
+			delete(sess.Values, auth.SessionFlashKey)
+			_ = sess.Save(c.Request(), c.Response())
+		}
+	}
+	return ch
+}
+
+// flash leaves a one-time message for the next page.
+func flash(c echo.Context, msg string) {
+	if sess, ok := c.Get(ctxSession).(*sessions.Session); ok {
+		sess.Values[auth.SessionFlashKey] = msg
+		_ = sess.Save(c.Request(), c.Response())
+	}
+}
+
+// isHTMX reports whether htmx sent the request.
+func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") != "" }

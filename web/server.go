@@ -1,0 +1,137 @@
+// Package web is the HTTP face of greatbook: Echo wiring, middleware and
+// handlers. Handlers parse the request, call one domain function and render;
+// they hold no SQL.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"greatbook/internal/auth"
+	"greatbook/static"
+	"greatbook/views"
+)
+
+// Options configure the server.
+type Options struct {
+	Logger *slog.Logger
+	// Secure says the site is served over TLS (directly or behind a proxy):
+	// cookies become Secure and __Host- prefixed.
+	Secure bool
+	// MaxUploadBytes limits uploaded documents (default 20 MiB).
+	MaxUploadBytes int64
+}
+
+// Server holds the domain services the handlers call.
+type Server struct {
+	echo     *echo.Echo
+	pool     *pgxpool.Pool
+	auth     *auth.Service
+	sessions *auth.SessionStore
+	logger   *slog.Logger
+	opts     Options
+}
+
+// New builds the server and its routes.
+func New(pool *pgxpool.Pool, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxUploadBytes == 0 {
+		opts.MaxUploadBytes = 20 << 20
+	}
+	s := &Server{
+		pool:     pool,
+		auth:     auth.NewService(pool),
+		sessions: auth.NewSessionStore(pool, opts.Secure),
+		logger:   opts.Logger,
+		opts:     opts,
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(middleware.RequestID())
+	e.Use(s.logRequests)
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisablePrintStack: false,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.logger.Error("panic", "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err, "stack", string(stack))
+			return err
+		}}))
+	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
+		XSSProtection: "0", ContentTypeNosniff: "nosniff", XFrameOptions: "SAMEORIGIN",
+		ReferrerPolicy: "same-origin",
+		ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; " +
+			"object-src 'self'; frame-src 'self'; frame-ancestors 'self'; form-action 'self'; base-uri 'none'",
+	}))
+	s.echo = e
+	s.routes()
+	return s
+}
+
+// Handler returns the HTTP handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Auth returns the sign-in service (for tests and the CLI).
+func (s *Server) Auth() *auth.Service { return s.auth }
+
+// Sessions returns the session store (for tests).
+func (s *Server) Sessions() *auth.SessionStore { return s.sessions }
+
+func (s *Server) routes() {
+	e := s.echo
+	e.GET("/healthz", s.health)
+	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticFiles())))
+
+	api := e.Group("/api/v1", s.bearerAuth)
+	api.GET("/me", s.apiMe)
+	api.GET("/users/:id", s.apiUser)
+
+	// Browser routes: a session, CSRF on every state change, sign-in where needed.
+	b := e.Group("", s.loadSession, s.checkCSRF)
+	b.GET("/signin", s.signInForm)
+	b.POST("/signin", s.signIn)
+	b.POST("/signout", s.signOut)
+
+	u := b.Group("", requireUser)
+	u.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/desk") })
+	u.GET("/desk", s.desk)
+}
+
+// staticFiles serves the embedded assets with a short cache lifetime.
+func staticFiles() http.Handler {
+	fs := http.FileServerFS(static.FS)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		fs.ServeHTTP(w, r)
+	})
+}
+
+// health answers 200 when the database answers, else 503.
+func (s *Server) health(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if err := s.pool.Ping(ctx); err != nil {
+		s.logger.Warn("health check: database does not answer", "error", err)
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// apiMe tells an API client who its token belongs to.
+func (s *Server) apiMe(c echo.Context) error {
+	u := currentUser(c)
+	return c.JSON(http.StatusOK, map[string]any{"id": u.ID, "email": u.Email, "role": u.Role, "org": u.OrgSlug})
+}
+
+func (s *Server) desk(c echo.Context) error {
+	return page(c, views.DeskPage(s.chrome(c, "Desk", "desk")))
+}
+
+// metricsObserve records request latency by route (filled in by metrics.go).
+func (s *Server) metricsObserve(route, method string, status int, d time.Duration) {}

@@ -1,0 +1,75 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
+	"greatbook/internal/auth"
+	"greatbook/views"
+)
+
+// signInForm shows the form. It gives an anonymous visitor a session with a
+// CSRF token, so that the sign-in POST is protected like every other.
+func (s *Server) signInForm(c echo.Context) error {
+	next := localPath(c.QueryParam("next"))
+	if currentUser(c) != nil {
+		return c.Redirect(http.StatusSeeOther, next)
+	}
+	sess := c.Get(ctxSession).(*sessions.Session)
+	if _, created, err := auth.SessionCSRFToken(sess); err != nil {
+		return err
+	} else if created {
+		if err := sess.Save(c.Request(), c.Response()); err != nil {
+			return err
+		}
+	}
+	return page(c, views.SignInPage(s.chrome(c, "Sign in", ""), views.SignInProps{Next: next}))
+}
+
+// signIn checks the credentials and starts a new session.
+func (s *Server) signIn(c echo.Context) error {
+	ctx := c.Request().Context()
+	email, password := c.FormValue("email"), c.FormValue("password")
+	next := localPath(c.FormValue("next"))
+	u, err := s.auth.Authenticate(ctx, email, password)
+	if err != nil {
+		e, ok := apperr.As(err)
+		if !ok || (e.Code != apperr.Unauthorized && e.Code != apperr.RateLimited) {
+			return err
+		}
+		return render(c, statusByCode[e.Code], views.SignInPage(s.chrome(c, "Sign in", ""),
+			views.SignInProps{Email: email, Next: next, Error: e.Message}))
+	}
+	sess := c.Get(ctxSession).(*sessions.Session)
+	// A new session at sign-in: whatever token the browser had is worthless now.
+	if err := s.sessions.Renew(ctx, sess); err != nil {
+		return err
+	}
+	if err := auth.SetSessionUser(sess, u.ID); err != nil {
+		return err
+	}
+	if err := sess.Save(c.Request(), c.Response()); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// signOut deletes the session row, so every copy of the cookie stops working.
+func (s *Server) signOut(c echo.Context) error {
+	sess := c.Get(ctxSession).(*sessions.Session)
+	if u := currentUser(c); u != nil {
+		if err := audit.Record(c.Request().Context(), s.pool, audit.Event{OrgID: u.OrgID, Actor: u.Actor(),
+			Action: "signout", SubjectType: "user", SubjectID: u.ID}); err != nil {
+			return err
+		}
+	}
+	sess.Options.MaxAge = -1
+	if err := sess.Save(c.Request(), c.Response()); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/signin")
+}

@@ -1,0 +1,290 @@
+package web_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/auth"
+	"greatbook/internal/testkit"
+	"greatbook/web"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// app is the server under test, in-process against a fresh database.
+type app struct {
+	*httptest.Server
+	db  *testkit.DB
+	srv *web.Server
+}
+
+func newApp(t *testing.T) *app {
+	t.Helper()
+	db := testkit.NewDB(t)
+	srv := web.New(db.Pool, web.Options{Logger: testkit.Logger(t)})
+	srv.Auth().Password = testkit.FastPasswords
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return &app{Server: ts, db: db, srv: srv}
+}
+
+// client is a browser-like HTTP client with a cookie jar that does not follow redirects.
+func (a *app) client(t *testing.T) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func doc(t *testing.T, resp *http.Response) *goquery.Document {
+	t.Helper()
+	defer resp.Body.Close()
+	d, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// signIn signs u in with c and returns the CSRF token of the new session.
+func (a *app) signIn(t *testing.T, c *http.Client, u auth.User) string {
+	t.Helper()
+	resp, err := c.Get(a.URL + "/signin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _ := doc(t, resp).Find(`form[data-testid=signin-form] input[name=_csrf]`).Attr("value")
+	resp, err = c.PostForm(a.URL+"/signin", url.Values{"_csrf": {token}, "email": {u.Email}, "password": {testkit.TestPassword}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in: status %d", resp.StatusCode)
+	}
+	resp, err = c.Get(a.URL + "/desk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csrf, ok := doc(t, resp).Find(`form.signout input[name=_csrf]`).Attr("value")
+	if !ok || csrf == "" || csrf == token {
+		t.Fatalf("signed-in page must carry a new CSRF token (got %q)", csrf)
+	}
+	return csrf
+}
+
+func TestCSRF(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := a.client(t)
+	csrf := a.signIn(t, c, u)
+
+	post := func(t *testing.T, form url.Values, header map[string]string) int {
+		req, _ := http.NewRequest("POST", a.URL+"/signout", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	stillSignedIn := func(t *testing.T) {
+		t.Helper()
+		resp, err := c.Get(a.URL + "/desk")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("the refused request changed state: /desk answers %d", resp.StatusCode)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		form   url.Values
+		header map[string]string
+	}{
+		{"no token", nil, nil},
+		{"wrong token", url.Values{"_csrf": {"x" + csrf[1:]}}, nil},
+		// Echo's own CSRF middleware would let this through: any client can claim same-origin.
+		{"no token but Sec-Fetch-Site same-origin", nil, map[string]string{"Sec-Fetch-Site": "same-origin"}},
+		{"valid token from a cross-site page", url.Values{"_csrf": {csrf}}, map[string]string{"Sec-Fetch-Site": "cross-site"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := post(t, tc.form, tc.header); got != http.StatusForbidden {
+				t.Fatalf("status %d, want 403", got)
+			}
+			stillSignedIn(t)
+		})
+	}
+	t.Run("valid header token is accepted (htmx)", func(t *testing.T) {
+		if got := post(t, nil, map[string]string{"X-CSRF-Token": csrf, "Sec-Fetch-Site": "same-origin"}); got != http.StatusSeeOther {
+			t.Fatalf("status %d, want 303", got)
+		}
+	})
+}
+
+func TestAPIAuthAndErrorShape(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o1, o2 := testkit.Org(t, a.db), testkit.Org(t, a.db)
+	u1, u2 := testkit.User(t, a.db, o1, auth.RoleReviewer), testkit.User(t, a.db, o2, auth.RoleReviewer)
+	tok1 := testkit.Token(t, a.db, u1)
+
+	call := func(t *testing.T, path, token string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", a.URL+path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Fatalf("%s: body is not JSON: %v", path, err)
+		}
+		return resp.StatusCode, body
+	}
+	errCode := func(body map[string]any) string {
+		e, _ := body["error"].(map[string]any)
+		s, _ := e["code"].(string)
+		return s
+	}
+	for _, tc := range []struct {
+		name, path, token string
+		status            int
+		code              string
+	}{
+		{"no token", "/api/v1/me", "", 401, "unauthorized"},
+		{"bad token", "/api/v1/me", "gbk_" + strings.Repeat("A", 43), 401, "unauthorized"},
+		{"own user", "/api/v1/users/" + itoa(u1.ID), tok1, 200, ""},
+		{"another org's user is not found", "/api/v1/users/" + itoa(u2.ID), tok1, 404, "not_found"},
+		{"unknown route", "/api/v1/nothing-here", tok1, 404, "not_found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := call(t, tc.path, tc.token)
+			if status != tc.status || errCode(body) != tc.code {
+				t.Fatalf("got %d %v, want %d %q", status, body, tc.status, tc.code)
+			}
+			if tc.code != "" {
+				if msg, _ := body["error"].(map[string]any)["message"].(string); msg == "" {
+					t.Fatal("an error needs a message")
+				}
+			}
+		})
+	}
+}
+
+func TestInternalErrorsShowARequestIDAndNoStack(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	a.srv.Echo().GET("/boom", func(echo.Context) error { panic("secret internal detail") })
+	a.srv.Echo().GET("/api/v1/boom", func(echo.Context) error { return errors.New("secret internal detail") })
+
+	resp, err := http.Get(a.URL + "/boom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 500 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	d, _ := goquery.NewDocumentFromReader(strings.NewReader(string(body)))
+	id := d.Find(`[data-testid=request-id]`).Text()
+	if id == "" || id != resp.Header.Get("X-Request-Id") {
+		t.Fatalf("the page must show the request id %q, shows %q", resp.Header.Get("X-Request-Id"), id)
+	}
+	if strings.Contains(string(body), "secret internal detail") || strings.Contains(string(body), "goroutine") {
+		t.Fatal("internal detail or a stack trace reached the user")
+	}
+
+	resp, err = http.Get(a.URL + "/api/v1/boom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var e struct {
+		Error struct {
+			Code      string `json:"code"`
+			Message   string `json:"message"`
+			RequestID string `json:"request_id"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil || resp.StatusCode != 500 || e.Error.Code != "internal" ||
+		e.Error.RequestID != resp.Header.Get("X-Request-Id") || e.Error.Message == "" {
+		t.Fatalf("API 500: %d %s", resp.StatusCode, raw)
+	}
+	if strings.Contains(string(raw), "secret internal detail") {
+		t.Fatal("internal detail reached an API client")
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	resp, err := http.Get(a.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.TrimSpace(string(b)) != `{"status":"ok"}` {
+		t.Fatalf("healthz: %d %s", resp.StatusCode, b)
+	}
+	a.db.Pool.Close()
+	resp, err = http.Get(a.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 {
+		t.Fatalf("healthz without a database: %d, want 503", resp.StatusCode)
+	}
+}
+
+func TestNoGETChangesState(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := a.client(t)
+	a.signIn(t, c, u)
+	resp, err := c.Get(a.URL + "/signout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /signout: %d, want 404 (state changes are POST only)", resp.StatusCode)
+	}
+	resp, err = c.Get(a.URL + "/desk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /signout signed the user out: /desk answers %d", resp.StatusCode)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
