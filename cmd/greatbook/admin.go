@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"greatbook/internal/auth"
+	"greatbook/internal/embeddedpg"
+	"greatbook/internal/org"
+)
+
+func (e env) migrate(ctx context.Context, args []string) error {
+	var f dbFlags
+	fs := e.newFlagSet("migrate", &f)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, e.cliLogger())
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	fmt.Fprintln(e.stdout, "migrations applied")
+	return nil
+}
+
+func (e env) orgAdd(ctx context.Context, args []string) error {
+	var f dbFlags
+	fs := e.newFlagSet("org add", &f)
+	name := fs.String("name", "", "display name")
+	currency := fs.String("currency", "EUR", "base currency (ISO 4217)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *name == "" {
+		return errors.New("usage: greatbook org add SLUG --name NAME [--currency EUR]")
+	}
+	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, e.cliLogger())
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	o, created, err := org.Create(ctx, d.pool, pos[0], *name, *currency, orgSeeders()...)
+	if err != nil {
+		return errors.New(message(err))
+	}
+	verb := "created"
+	if !created {
+		verb = "exists"
+	}
+	fmt.Fprintf(e.stdout, "org %s %s (id %d, base currency %s)\n", o.Slug, verb, o.ID, o.BaseCurrency)
+	return nil
+}
+
+func (e env) userAdd(ctx context.Context, args []string) error {
+	var f dbFlags
+	fs := e.newFlagSet("user add", &f)
+	orgSlug := fs.String("org", "", "org slug")
+	email := fs.String("email", "", "email address")
+	role := fs.String("role", "", "reviewer or admin")
+	fromStdin := fs.Bool("password-stdin", false, "read the password from standard input")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *orgSlug == "" || *email == "" || *role == "" || !*fromStdin {
+		return errors.New("usage: greatbook user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin")
+	}
+	password, err := readPassword(e.stdin)
+	if err != nil {
+		return err
+	}
+	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, e.cliLogger())
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	o, err := org.BySlug(ctx, d.pool, *orgSlug)
+	if err != nil {
+		return errors.New(message(err))
+	}
+	u, err := auth.NewService(d.pool).CreateUser(ctx, o.ID, *email, auth.Role(*role), password)
+	if err != nil {
+		return errors.New(message(err))
+	}
+	fmt.Fprintf(e.stdout, "user %s (%s) in org %s\n", u.Email, u.Role, o.Slug)
+	return nil
+}
+
+func (e env) tokenAdd(ctx context.Context, args []string) error {
+	var f dbFlags
+	fs := e.newFlagSet("token add", &f)
+	orgSlug := fs.String("org", "", "org slug")
+	email := fs.String("email", "", "email address")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *orgSlug == "" || *email == "" {
+		return errors.New("usage: greatbook token add --org SLUG --email EMAIL")
+	}
+	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, e.cliLogger())
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	svc := auth.NewService(d.pool)
+	u, err := svc.UserByEmail(ctx, *email)
+	if err != nil || u.OrgSlug != *orgSlug {
+		return fmt.Errorf("no user %s in org %s", *email, *orgSlug)
+	}
+	token, err := svc.CreateAPIToken(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, token)
+	return nil
+}
+
+// orgSeeders prepare what a new org needs (its chart of accounts).
+func orgSeeders() []org.Seeder { return nil }

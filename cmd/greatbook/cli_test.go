@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"greatbook/internal/testkit"
+	"greatbook/web"
+)
+
+// runCLI runs a command in-process against the test database.
+func runCLI(t *testing.T, dbURL, stdin string, args ...string) string {
+	t.Helper()
+	var out, errOut strings.Builder
+	getenv := func(k string) string {
+		if k == "DATABASE_URL" {
+			return dbURL
+		}
+		return ""
+	}
+	if err := run(context.Background(), args, getenv, strings.NewReader(stdin), &out, &errOut); err != nil {
+		t.Fatalf("greatbook %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
+	}
+	return out.String()
+}
+
+func TestTokenAddAuthenticatesAPICallsScopedToItsOrg(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	runCLI(t, db.URL, "", "org", "add", "acme", "--name", "Acme Ltd", "--currency", "SEK")
+	runCLI(t, db.URL, "", "org", "add", "globex", "--name", "Globex")
+	runCLI(t, db.URL, "a long password\n", "user", "add", "--org", "acme", "--email", "ann@acme.test", "--role", "admin", "--password-stdin")
+	runCLI(t, db.URL, "another long password\n", "user", "add", "--org", "globex", "--email", "bob@globex.test", "--role", "reviewer", "--password-stdin")
+
+	tokenOut := runCLI(t, db.URL, "", "token", "add", "--org", "acme", "--email", "ann@acme.test")
+	token := strings.TrimSuffix(tokenOut, "\n")
+	if strings.ContainsAny(token, " \n") || !strings.HasPrefix(token, "gbk_") {
+		t.Fatalf("token add must print the token and nothing else, printed %q", tokenOut)
+	}
+	otherToken := strings.TrimSpace(runCLI(t, db.URL, "", "token", "add", "--org", "globex", "--email", "bob@globex.test"))
+
+	ts := httptest.NewServer(web.New(db.Pool, web.Options{Logger: testkit.Logger(t)}).Handler())
+	defer ts.Close()
+	get := func(path, token string) (int, map[string]any) {
+		req, _ := http.NewRequest("GET", ts.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		return resp.StatusCode, body
+	}
+	status, me := get("/api/v1/me", token)
+	if status != 200 || me["email"] != "ann@acme.test" || me["org"] != "acme" {
+		t.Fatalf("/me with the printed token: %d %v", status, me)
+	}
+	annID := int64(me["id"].(float64))
+	if status, _ := get("/api/v1/users/"+itoa(annID), token); status != 200 {
+		t.Fatalf("own org's user: %d", status)
+	}
+	if status, body := get("/api/v1/users/"+itoa(annID), otherToken); status != 404 {
+		t.Fatalf("another org's token must see 404, got %d %v", status, body)
+	}
+
+	// Re-running the setup is safe.
+	if out := runCLI(t, db.URL, "", "org", "add", "acme", "--name", "Acme Ltd", "--currency", "SEK"); !strings.Contains(out, "exists") {
+		t.Fatalf("re-running org add: %q", out)
+	}
+}
+
+func TestDemoIsIdempotent(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	first := runCLI(t, db.URL, "", "demo")
+	second := runCLI(t, db.URL, "", "demo")
+	if first != second || !strings.Contains(first, demoReviewer) || !strings.Contains(first, demoPassword) {
+		t.Fatalf("demo output changed or lacks the sign-in details:\n%s\n---\n%s", first, second)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM users`); n != 3 {
+		t.Fatalf("users after two demo runs: %d", n)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

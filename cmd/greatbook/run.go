@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/database"
+	"greatbook/internal/embeddedpg"
+)
+
+const usage = `usage: greatbook <command> [flags]
+
+  serve [--addr 127.0.0.1:8080] [--data-dir DIR]   migrate, run the workers and the sweep, serve HTTP
+  migrate                                          apply migrations and exit
+  demo                                             load demo data (idempotent); print the sign-in details
+  org add SLUG --name NAME [--currency EUR]        an org with its base currency and a default chart of accounts
+  user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin
+  token add --org SLUG --email EMAIL               print a new API token for that user
+
+Every command takes --data-dir DIR (or GREATBOOK_DATA_DIR; default .greatbook)
+and uses DATABASE_URL instead of the embedded database when it is set.`
+
+// env gives the commands their environment, so tests can run them in-process.
+type env struct {
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		return errors.New("no command given; run 'greatbook help'")
+	}
+	cmd, rest := args[0], args[1:]
+	sub := ""
+	if len(rest) > 0 {
+		sub = rest[0]
+	}
+	switch {
+	case cmd == "serve":
+		return e.serve(ctx, rest)
+	case cmd == "migrate":
+		return e.migrate(ctx, rest)
+	case cmd == "demo":
+		return e.demo(ctx, rest)
+	case cmd == "org" && sub == "add":
+		return e.orgAdd(ctx, rest[1:])
+	case cmd == "user" && sub == "add":
+		return e.userAdd(ctx, rest[1:])
+	case cmd == "token" && sub == "add":
+		return e.tokenAdd(ctx, rest[1:])
+	case cmd == "help" || cmd == "-h" || cmd == "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q; run 'greatbook help'", strings.Join(args[:min(2, len(args))], " "))
+}
+
+// dbFlags are the flags every command has for finding its database.
+type dbFlags struct {
+	dataDir string
+}
+
+func (e env) newFlagSet(name string, db *dbFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	def := e.getenv("GREATBOOK_DATA_DIR")
+	if def == "" {
+		def = ".greatbook"
+	}
+	fs.StringVar(&db.dataDir, "data-dir", def, "data directory of the embedded database")
+	return fs
+}
+
+// parse parses flags that may come before, between or after positional
+// arguments ("org add SLUG --name NAME").
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// database is an open pool and what must be closed with it.
+type db struct {
+	pool    *pgxpool.Pool
+	url     string
+	cluster *embeddedpg.Cluster
+}
+
+func (d *db) Close() {
+	if d.pool != nil {
+		d.pool.Close()
+	}
+	if d.cluster != nil {
+		_ = d.cluster.Close()
+	}
+}
+
+// openDatabase resolves the database the same way for every command:
+// DATABASE_URL when set (and only in session mode), else the embedded
+// cluster in the data directory, started or reused. It applies migrations.
+func (e env) openDatabase(ctx context.Context, f dbFlags, role embeddedpg.Role, logger *slog.Logger) (*db, error) {
+	d := &db{}
+	if url := e.getenv("DATABASE_URL"); url != "" {
+		if err := database.CheckSessionMode(ctx, url); err != nil {
+			return nil, err
+		}
+		d.url = url
+	} else {
+		c, err := embeddedpg.Start(ctx, embeddedpg.Options{DataDir: f.dataDir, Role: role, Durable: true, Logger: logger, BinDir: e.getenv("GREATBOOK_PG_BIN")})
+		if err != nil {
+			return nil, err
+		}
+		d.cluster = c
+		if err := c.EnsureDatabase(ctx, "greatbook"); err != nil {
+			d.Close()
+			return nil, err
+		}
+		d.url = c.ConnString("greatbook")
+	}
+	pool, err := database.Open(ctx, d.url, 0)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	d.pool = pool
+	if err := database.Migrate(ctx, pool, logger); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// cliLogger is quiet unless GREATBOOK_LOG_LEVEL asks otherwise: a command
+// prints its result on stdout and, on failure, one line on stderr.
+func (e env) cliLogger() *slog.Logger {
+	return e.logger(slog.LevelError + 4)
+}
+
+func (e env) logger(def slog.Level) *slog.Logger {
+	level := def
+	if v := e.getenv("GREATBOOK_LOG_LEVEL"); v != "" {
+		_ = level.UnmarshalText([]byte(v))
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// message returns the part of err that is meant for a person.
+func message(err error) string {
+	if ae, ok := apperr.As(err); ok && ae.Cause == nil {
+		return ae.Message
+	}
+	return err.Error()
+}
+
+func readPassword(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 4096))
+	if err != nil {
+		return "", fmt.Errorf("read password: %w", err)
+	}
+	p := strings.TrimRight(string(b), "\r\n")
+	if i := strings.IndexAny(p, "\r\n"); i >= 0 {
+		p = p[:i]
+	}
+	return p, nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"greatbook/internal/embeddedpg"
+	"greatbook/web"
+)
+
+func (e env) serve(ctx context.Context, args []string) error {
+	var f dbFlags
+	fs := e.newFlagSet("serve", &f)
+	addr := fs.String("addr", envOr(e, "GREATBOOK_ADDR", "127.0.0.1:8080"), "address to listen on")
+	tlsCert := fs.String("tls-cert", e.getenv("GREATBOOK_TLS_CERT"), "TLS certificate file (serve HTTPS)")
+	tlsKey := fs.String("tls-key", e.getenv("GREATBOOK_TLS_KEY"), "TLS key file")
+	behindTLS := fs.Bool("behind-tls-proxy", e.getenv("GREATBOOK_BEHIND_TLS_PROXY") == "1", "a TLS-terminating proxy serves the site: use Secure cookies")
+	maxUpload := fs.Int64("max-upload-bytes", envInt(e, "GREATBOOK_MAX_UPLOAD_BYTES", 20<<20), "largest document accepted")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return errors.New("serve: --tls-cert and --tls-key go together")
+	}
+	logger := e.logger(slog.LevelInfo)
+	slog.SetDefault(logger)
+
+	d, err := e.openDatabase(ctx, f, embeddedpg.RoleServer, logger)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+
+	srv := web.New(d.pool, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, MaxUploadBytes: *maxUpload})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen on %s: %w", *addr, err)
+	}
+	httpServer := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	scheme := "http"
+	if *tlsCert != "" {
+		scheme = "https"
+	}
+	errc := make(chan error, 1)
+	go func() {
+		if *tlsCert != "" {
+			errc <- httpServer.ServeTLS(ln, *tlsCert, *tlsKey)
+		} else {
+			errc <- httpServer.Serve(ln)
+		}
+	}()
+	url := fmt.Sprintf("%s://%s", scheme, ln.Addr())
+	fmt.Fprintf(e.stdout, "GreatBook Intake is serving on %s\n", url)
+	logger.Info("serving", "url", url, "data_dir", d.dataDirLabel())
+
+	background := startBackground(ctx, d, srv, logger)
+	select {
+	case err := <-errc:
+		background.stop()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	err = httpServer.Shutdown(shutdownCtx)
+	background.stop()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	return nil
+}
+
+// background is the work serve does besides answering requests.
+type background struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (b background) stop() {
+	b.cancel()
+	<-b.done
+}
+
+func startBackground(ctx context.Context, d *db, srv *web.Server, logger *slog.Logger) background {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(10 * time.Minute)
+		defer t.Stop()
+		for {
+			if n, err := srv.Sessions().DeleteExpired(ctx); err != nil && ctx.Err() == nil {
+				logger.Warn("session cleanup failed", "error", err)
+			} else if n > 0 {
+				logger.Info("expired sessions removed", "count", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return background{cancel: cancel, done: done}
+}
+
+func (d *db) dataDirLabel() string {
+	if d.cluster != nil {
+		return d.cluster.DataDir()
+	}
+	return "DATABASE_URL"
+}
+
+func envOr(e env, key, def string) string {
+	if v := e.getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(e env, key string, def int64) int64 {
+	if v := e.getenv(key); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+	}
+	return def
+}
