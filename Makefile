@@ -1,0 +1,79 @@
+# GreatBook Intake. `make run` serves the app with demo data; `make test` runs every test.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+BIN               := bin/greatbook
+PLAYWRIGHT_VERSION := 1.52.0
+DRIVER_DIR        := $(CURDIR)/.cache/playwright-driver/$(PLAYWRIGHT_VERSION)
+CHROMIUM          ?= /usr/bin/chromium
+ADDR              ?= 127.0.0.1:8080
+DATA_DIR          ?= .greatbook
+GO_TEST_FLAGS     ?=
+FUZZTIME          ?= 3s
+
+export PLAYWRIGHT_DRIVER_PATH := $(DRIVER_DIR)
+
+.PHONY: help run build test test-deps generate check-generated vet fuzz bench lint clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+build: ## build bin/greatbook
+	go build -o $(BIN) ./cmd/greatbook
+
+run: build ## serve the app with demo data on the embedded database (127.0.0.1:8080)
+	./$(BIN) demo --data-dir $(DATA_DIR)
+	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
+
+test-deps: $(DRIVER_DIR)/package/cli.js ## install what the tests need: Go modules, Chromium, the Playwright driver
+	go mod download
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's chromium (once, about a minute)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "Chromium is missing at $(CHROMIUM): run 'sudo apt-get install chromium' (browser tests need it)" >&2; exit 1; \
+	  fi; \
+	fi
+
+# The Playwright driver comes from the npm registry (its own installer
+# downloads from a CDN this machine cannot reach).
+$(DRIVER_DIR)/package/cli.js:
+	rm -rf $(DRIVER_DIR) && mkdir -p $(DRIVER_DIR)
+	cd $(DRIVER_DIR) && npm pack --silent playwright-core@$(PLAYWRIGHT_VERSION) >/dev/null \
+	  && tar xzf playwright-core-$(PLAYWRIGHT_VERSION).tgz && rm playwright-core-$(PLAYWRIGHT_VERSION).tgz \
+	  && ln -sf "$$(command -v node)" node
+	test "$$($(DRIVER_DIR)/node $(DRIVER_DIR)/package/cli.js --version)" = "Version $(PLAYWRIGHT_VERSION)"
+
+generate: ## regenerate the templ components
+	go tool templ generate
+
+check-generated: ## fail when regenerating the templ components would change them
+	go tool templ generate >/dev/null 2>&1
+	@if [ -n "$$(git status --porcelain -- views)" ]; then \
+	  echo "generated templ files are stale; run 'make generate' and commit:" >&2; git status --porcelain -- views >&2; exit 1; \
+	fi
+
+vet: ## go vet and gofmt
+	go vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:" >&2; gofmt -l $$(git ls-files '*.go') >&2; exit 1; }
+
+test: test-deps check-generated vet ## run every test (with -race), then each fuzz target briefly
+	go test -race -count=1 $(GO_TEST_FLAGS) ./...
+	$(MAKE) --no-print-directory fuzz
+
+fuzz: ## run each fuzz target for FUZZTIME
+	@for pkg in $$(go list ./...); do \
+	  for f in $$(go test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null; \
+	  done; \
+	done
+
+bench: build ## measure throughput beside pgbench running the same SQL (ratios)
+	go run ./cmd/greatbook-bench
+
+lint: vet ## static checks
+
+clean: ## remove build output, caches and local state
+	rm -rf bin artifacts .cache $(DATA_DIR)
