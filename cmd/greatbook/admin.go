@@ -7,6 +7,7 @@ import (
 
 	"greatbook/internal/auth"
 	"greatbook/internal/embeddedpg"
+	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 )
 
@@ -118,4 +119,4 @@ func (e env) tokenAdd(ctx context.Context, args []string) error {
 }
 
 // orgSeeders prepare what a new org needs (its chart of accounts).
-func orgSeeders() []org.Seeder { return nil }
+func orgSeeders() []org.Seeder { return []org.Seeder{ledger.SeedDefaultChart} }

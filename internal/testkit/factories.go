@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 )
 
 var seq atomic.Int64
 
-// OrgSeeders are run for every org a test creates (set by packages whose
-// tests need a chart of accounts).
-var OrgSeeders []org.Seeder
+// OrgSeeders are run for every org a test creates, as `greatbook org add` does.
+var OrgSeeders = []org.Seeder{ledger.SeedDefaultChart}
 
 // Org creates an org with a unique slug and base currency EUR.
 func Org(t testing.TB, db *DB) org.Org {

@@ -1,0 +1,23 @@
+package database
+
+// Advisory lock namespaces: the first key of PostgreSQL's two-key advisory
+// locks (pg_advisory_xact_lock(namespace, hashtext(key))). Each kind of lock
+// has its own namespace, so a hash of one kind of thing never collides with
+// a hash of another; a collision within a kind only makes two writers wait
+// for each other, it never lets two through.
+const (
+	// LockLedgerSourceKey serialises posts of one journal source key.
+	LockLedgerSourceKey int32 = 71_001
+	// LockVersionGroup serialises filing the versions of one typewriter document.
+	LockVersionGroup int32 = 71_002
+)
+
+// KeyLookupSettings is a select-list item that the first statement of a hot
+// transaction (a post, an approve) evaluates: it turns sequential scans off
+// for the rest of that transaction only. Its lookups are all by key, and on
+// a new deployment a table is empty when first analysed: a generic plan
+// cached then is a sequential scan, and it would stay one while the table
+// fills until autovacuum analyses it again. With sequential scans off every
+// plan, custom or generic, uses the key's index. Proved by
+// TestSourceKeyLookupUsesTheUniqueIndex.
+const KeyLookupSettings = `set_config('enable_seqscan', 'off', true)`

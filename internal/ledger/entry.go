@@ -1,0 +1,200 @@
+// Package ledger is the general ledger: per-org charts of accounts and
+// immutable journal entries, each identified by a source key and posted
+// idempotently. Every writer (the API, the bookkeeper, reversals) posts
+// through Post, so its guarantees hold for all of them.
+package ledger
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/money"
+)
+
+// SourceKey identifies what asked for an entry: an org, the kind of source
+// ("intake", "payroll"), the source's own id, and which of its entries this
+// is ("bill", "main", "main/reversal"). One key, at most one entry.
+type SourceKey struct {
+	OrgID      int64
+	SourceType string
+	SourceID   string
+	EntrySet   string
+}
+
+func (k SourceKey) String() string {
+	return fmt.Sprintf("%d/%s/%s/%s", k.OrgID, k.SourceType, k.SourceID, k.EntrySet)
+}
+
+// Line is one requested journal line. Exactly one of Debit and Credit is
+// positive. Base amounts are the prepared amounts in the org's base
+// currency: required for a foreign-currency entry, implied otherwise.
+type Line struct {
+	Account    string
+	Debit      decimal.Decimal
+	Credit     decimal.Decimal
+	BaseDebit  *decimal.Decimal
+	BaseCredit *decimal.Decimal
+	Dimensions map[string]string
+}
+
+// Request asks for a journal entry.
+type Request struct {
+	SourceKey
+	Date        string // YYYY-MM-DD
+	Currency    string
+	Description string
+	ReversesID  int64 // the entry this one reverses, or 0
+	Lines       []Line
+	// Actor is recorded as created_by (a user's email, "system:bookkeeper").
+	Actor string
+}
+
+// EntryLine is a stored journal line.
+type EntryLine struct {
+	Account     string
+	AccountName string
+	Debit       decimal.Decimal
+	Credit      decimal.Decimal
+	BaseDebit   decimal.Decimal
+	BaseCredit  decimal.Decimal
+	Dimensions  map[string]string
+}
+
+// Entry is a stored journal entry.
+type Entry struct {
+	ID int64
+	SourceKey
+	Date         string
+	Currency     string
+	BaseCurrency string
+	Description  string
+	// Fingerprint is nil for historical entries imported before fingerprints.
+	Fingerprint  []byte
+	ReversesID   int64
+	ReversedByID int64 // the reversal of this entry, if one exists (filled by Get)
+	CreatedBy    string
+	CreatedAt    time.Time
+	Lines        []EntryLine
+}
+
+// Result is the outcome of a post: the entry, and whether it existed already.
+type Result struct {
+	Entry    Entry
+	Replayed bool
+}
+
+// Reason says why a request is not a valid entry.
+type Reason struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Difference is one fact on which a request differs from the entry stored
+// under the same source key.
+type Difference struct {
+	Field     string `json:"field"`
+	Stored    string `json:"stored"`
+	Requested string `json:"requested"`
+}
+
+var (
+	sourceTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
+	dimensionPattern  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+)
+
+// invalid returns the typed error for a request that is not a valid entry.
+func invalid(reasons []Reason) error {
+	msgs := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		msgs = append(msgs, r.Field+": "+r.Message)
+	}
+	return apperr.New(apperr.Invalid, "the journal entry is not valid: %s", strings.Join(msgs, "; ")).With("reasons", reasons)
+}
+
+// validateShape checks everything that needs no database: the key, the
+// date, the currency, each line, and that debits equal credits.
+func validateShape(r Request) []Reason {
+	var rs []Reason
+	add := func(field, format string, args ...any) {
+		rs = append(rs, Reason{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	if !sourceTypePattern.MatchString(r.SourceType) {
+		add("source_type", "must be lower-case letters, digits, '_', '.' or '-', starting with a letter (at most 64)")
+	}
+	checkText := func(field, v string, max int) {
+		if strings.TrimSpace(v) == "" || len(v) > max || !utf8.ValidString(v) || strings.ContainsAny(v, "\x00") {
+			add(field, "must be non-empty text of at most %d bytes", max)
+		}
+	}
+	checkText("source_id", r.SourceID, 200)
+	checkText("entry_set", r.EntrySet, 200)
+	if len(r.Description) > 2000 || !utf8.ValidString(r.Description) || strings.ContainsAny(r.Description, "\x00") {
+		add("description", "must be text of at most 2000 bytes")
+	}
+	if _, err := time.Parse(time.DateOnly, r.Date); err != nil {
+		add("date", "must be a date YYYY-MM-DD")
+	}
+	cur, ok := money.Lookup(r.Currency)
+	if !ok {
+		add("currency", "%q is not an ISO 4217 currency", r.Currency)
+	}
+	if len(r.Lines) < 2 {
+		add("lines", "an entry needs at least two lines, has %d", len(r.Lines))
+	}
+	var debits, credits decimal.Decimal
+	for i, l := range r.Lines {
+		f := fmt.Sprintf("lines[%d]", i)
+		if strings.TrimSpace(l.Account) == "" {
+			add(f+".account", "is required")
+		}
+		if l.Debit.IsNegative() || l.Credit.IsNegative() {
+			add(f, "amounts must not be negative")
+		}
+		if l.Debit.IsPositive() == l.Credit.IsPositive() {
+			add(f, "exactly one of debit and credit must be positive")
+		}
+		if ok {
+			for side, v := range map[string]decimal.Decimal{"debit": l.Debit, "credit": l.Credit} {
+				if scale(v) > cur.MinorUnits {
+					add(f+"."+side, "%s has more decimals than %s allows (%d)", v.String(), cur.Code, cur.MinorUnits)
+				}
+			}
+		}
+		if l.BaseDebit != nil && l.BaseDebit.IsNegative() || l.BaseCredit != nil && l.BaseCredit.IsNegative() {
+			add(f, "base amounts must not be negative")
+		}
+		if l.Debit.IsPositive() && l.BaseCredit != nil && !l.BaseCredit.IsZero() ||
+			l.Credit.IsPositive() && l.BaseDebit != nil && !l.BaseDebit.IsZero() {
+			add(f, "the base amount must be on the same side as the amount")
+		}
+		for k, v := range l.Dimensions {
+			if !dimensionPattern.MatchString(k) {
+				add(f+".dimensions", "%q is not a dimension name (lower-case letters, digits, '_')", k)
+			}
+			if strings.TrimSpace(v) == "" || len(v) > 200 {
+				add(f+".dimensions."+k, "must be non-empty text of at most 200 bytes")
+			}
+		}
+		debits = debits.Add(l.Debit)
+		credits = credits.Add(l.Credit)
+	}
+	if len(r.Lines) >= 2 && !debits.Equal(credits) {
+		add("lines", "debits %s do not equal credits %s", money.Canonical(debits), money.Canonical(credits))
+	}
+	return rs
+}
+
+// scale returns the number of decimals of v once trailing zeros are dropped.
+func scale(v decimal.Decimal) int32 {
+	s := money.Canonical(v)
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return int32(len(s) - i - 1)
+	}
+	return 0
+}

@@ -1,0 +1,20 @@
+package ledger
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// PostTxWithoutLock posts without the advisory lock, as a writer that forgot
+// it would: tests prove that the unique index is still a backstop.
+func PostTxWithoutLock(ctx context.Context, tx pgx.Tx, req Request) (Result, error) {
+	return post(ctx, tx, req, postOptions{lock: false})
+}
+
+// LookupSQL is the source-key lookup, for the plan test.
+const LookupSQL = entrySelect + `
+		WHERE e.org_id = $1 AND e.source_type = $2 AND e.source_id = $3 AND e.entry_set = $4`
+
+// AccountsSQL is the account lookup of a post, for the plan test.
+const AccountsSQL = accountsSQL

@@ -1,0 +1,348 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/database"
+	"greatbook/internal/money"
+)
+
+// Post writes the entry req asks for, in its own transaction, or returns the
+// entry that exists under req's source key. See PostTx.
+func Post(ctx context.Context, db database.Beginner, req Request) (Result, error) {
+	res, err := database.WithTxV(ctx, db, func(tx pgx.Tx) (Result, error) { return PostTx(ctx, tx, req) })
+	if err != nil {
+		return Result{}, commitError(err)
+	}
+	return res, nil
+}
+
+// PostTx posts within the caller's transaction (the bookkeeper marks its
+// document posted in the same one).
+//
+// Its first act is a transaction-scoped advisory lock on the source key, so
+// posts of one key run one at a time; then it looks the key up. An exact
+// replay returns the existing entry and writes nothing. The same key with
+// different facts is a source_replay_conflict listing each difference.
+// Otherwise it writes the entry with its fingerprint. A writer that raced
+// past the lock (another process without it, a raw insert) is caught by the
+// unique index on the source key, and resolves the same way.
+func PostTx(ctx context.Context, tx pgx.Tx, req Request) (Result, error) {
+	return post(ctx, tx, req, postOptions{lock: true})
+}
+
+type postOptions struct {
+	// lock is false only in tests that prove the unique index is a backstop.
+	lock bool
+}
+
+func post(ctx context.Context, tx pgx.Tx, req Request, opts postOptions) (Result, error) {
+	if rs := validateShape(req); len(rs) > 0 {
+		return Result{}, invalid(rs)
+	}
+	// The lock and the lookup are separate statements on purpose: a
+	// statement's snapshot is taken when it starts, so a lookup in the same
+	// statement as the lock wait would miss an entry committed meanwhile.
+	var base *string
+	lockSQL := `SELECT base_currency, ` + database.KeyLookupSettings + ` FROM orgs WHERE id = $1`
+	args := []any{req.OrgID}
+	if opts.lock {
+		lockSQL = `SELECT (SELECT base_currency FROM orgs WHERE id = $1), ` + database.KeyLookupSettings + `
+			FROM pg_advisory_xact_lock($2, hashtext($3))`
+		args = append(args, database.LockLedgerSourceKey, req.SourceKey.String())
+	}
+	err := tx.QueryRow(ctx, lockSQL, args...).Scan(&base, nil)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && base == nil {
+		return Result{}, apperr.New(apperr.NotFound, "no org %d", req.OrgID)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("ledger: lock source key: %w", err)
+	}
+	baseCurrency := *base
+
+	existing, found, err := lookup(ctx, tx, req.SourceKey)
+	if err != nil {
+		return Result{}, err
+	}
+	requested := requestFacts(req, baseCurrency)
+	if found {
+		return replay(existing, requested)
+	}
+
+	if rs := validateBase(req, baseCurrency); len(rs) > 0 {
+		return Result{}, invalid(rs)
+	}
+	accounts, err := resolveAccounts(ctx, tx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	fp := requested.fingerprint()
+	entry, inserted, err := insert(ctx, tx, req, requested, baseCurrency, fp, accounts)
+	if err != nil {
+		return Result{}, err
+	}
+	if !inserted {
+		// The unique index decided: someone wrote this key after our lookup.
+		existing, found, err := lookup(ctx, tx, req.SourceKey)
+		if err != nil {
+			return Result{}, err
+		}
+		if !found {
+			return Result{}, fmt.Errorf("ledger: source key %s conflicted but no entry is visible", req.SourceKey)
+		}
+		return replay(existing, requested)
+	}
+	return Result{Entry: entry}, nil
+}
+
+// replay decides between an exact replay and a conflict. A stored
+// fingerprint equal to the request's settles it at once; otherwise (a
+// historical entry without one, or a real difference) the stored entry is
+// reduced to the same facts and compared field by field.
+func replay(existing Entry, requested facts) (Result, error) {
+	if existing.Fingerprint != nil && bytes.Equal(existing.Fingerprint, requested.fingerprint()) {
+		return Result{Entry: existing, Replayed: true}, nil
+	}
+	ds := differences(entryFacts(existing), requested)
+	if len(ds) == 0 {
+		if existing.Fingerprint == nil {
+			return Result{Entry: existing, Replayed: true}, nil
+		}
+		// Same facts, different fingerprint: the stored checksum is not ours
+		// to reinterpret, so this is reported, not papered over.
+		ds = []Difference{{Field: "fingerprint", Stored: fmt.Sprintf("%x", existing.Fingerprint), Requested: fmt.Sprintf("%x", requested.fingerprint())}}
+	}
+	return Result{}, apperr.New(apperr.SourceReplayConflict,
+		"source key %s/%s/%s already has entry %d with different facts", existing.SourceType, existing.SourceID, existing.EntrySet, existing.ID).
+		With("differences", ds).With("entry_id", existing.ID)
+}
+
+// validateBase checks the base amounts now that the org's base currency is known.
+func validateBase(req Request, baseCurrency string) []Reason {
+	var rs []Reason
+	base, _ := money.Lookup(baseCurrency)
+	var bd, bc decimal.Decimal
+	for i, l := range req.Lines {
+		f := fmt.Sprintf("lines[%d]", i)
+		if req.Currency == baseCurrency {
+			if l.BaseDebit != nil && !l.BaseDebit.Equal(l.Debit) || l.BaseCredit != nil && !l.BaseCredit.Equal(l.Credit) {
+				rs = append(rs, Reason{f, "in the base currency the base amount must equal the amount"})
+			}
+			continue
+		}
+		if l.Debit.IsPositive() && l.BaseDebit == nil || l.Credit.IsPositive() && l.BaseCredit == nil {
+			rs = append(rs, Reason{f, fmt.Sprintf("a %s entry needs the prepared base amount in %s", req.Currency, baseCurrency)})
+			continue
+		}
+		for side, v := range map[string]*decimal.Decimal{"base_debit": l.BaseDebit, "base_credit": l.BaseCredit} {
+			if v != nil && scale(*v) > base.MinorUnits {
+				rs = append(rs, Reason{f + "." + side, fmt.Sprintf("%s has more decimals than %s allows (%d)", v.String(), base.Code, base.MinorUnits)})
+			}
+		}
+		if l.BaseDebit != nil {
+			bd = bd.Add(*l.BaseDebit)
+		}
+		if l.BaseCredit != nil {
+			bc = bc.Add(*l.BaseCredit)
+		}
+	}
+	if req.Currency != baseCurrency && len(rs) == 0 && !bd.Equal(bc) {
+		rs = append(rs, Reason{"lines", fmt.Sprintf("base debits %s do not equal base credits %s", money.Canonical(bd), money.Canonical(bc))})
+	}
+	return rs
+}
+
+// account is an account a post uses.
+type account struct {
+	id     int64
+	name   string
+	active bool
+}
+
+// resolveAccounts maps account codes to accounts: each must exist in the org and be active.
+func resolveAccounts(ctx context.Context, tx pgx.Tx, req Request) (map[string]account, error) {
+	codes := make([]string, 0, len(req.Lines))
+	for _, l := range req.Lines {
+		codes = append(codes, l.Account)
+	}
+	rows, err := tx.Query(ctx, accountsSQL, req.OrgID, codes)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: accounts: %w", err)
+	}
+	found := map[string]account{}
+	for rows.Next() {
+		var code string
+		var a account
+		if err := rows.Scan(&code, &a.id, &a.name, &a.active); err != nil {
+			return nil, fmt.Errorf("ledger: accounts: %w", err)
+		}
+		found[code] = a
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ledger: accounts: %w", err)
+	}
+	ids := map[string]account{}
+	var rs []Reason
+	for i, l := range req.Lines {
+		a, ok := found[l.Account]
+		switch {
+		case !ok:
+			rs = append(rs, Reason{fmt.Sprintf("lines[%d].account", i), fmt.Sprintf("no account %q in this org", l.Account)})
+		case !a.active:
+			rs = append(rs, Reason{fmt.Sprintf("lines[%d].account", i), fmt.Sprintf("account %q is inactive", l.Account)})
+		default:
+			ids[l.Account] = a
+		}
+	}
+	if len(rs) > 0 {
+		return nil, invalid(rs)
+	}
+	return ids, nil
+}
+
+const accountsSQL = `SELECT code, id, name, active FROM accounts WHERE org_id = $1 AND code = ANY($2)`
+
+const insertSQL = `
+WITH e AS (
+    INSERT INTO journal_entries (org_id, source_type, source_id, entry_set, entry_date, currency, base_currency,
+                                 description, fingerprint, reverses_id, created_by)
+    VALUES ($1, $2, $3, $4, $5::date, $6, $7, $8, $9, NULLIF($10::bigint, 0), $11)
+    ON CONFLICT ON CONSTRAINT journal_entries_source_key DO NOTHING
+    RETURNING id, created_at
+), l AS (
+    INSERT INTO journal_lines (entry_id, org_id, line_no, account_id, debit, credit, base_debit, base_credit, dimensions)
+    SELECT e.id, $1, u.line_no, u.account_id, u.debit::numeric, u.credit::numeric, u.base_debit::numeric,
+           u.base_credit::numeric, u.dimensions::jsonb
+    FROM e, unnest($12::int[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+         AS u (line_no, account_id, debit, credit, base_debit, base_credit, dimensions)
+)
+SELECT id, created_at FROM e`
+
+// insert writes the entry and its lines in one statement and returns the
+// entry as written. inserted is false when the source key exists already
+// (the unique index decided).
+func insert(ctx context.Context, tx pgx.Tx, req Request, f facts, baseCurrency string, fp []byte, accounts map[string]account) (e Entry, inserted bool, err error) {
+	n := len(f.lines)
+	lineNo := make([]int32, n)
+	accountIDs := make([]int64, n)
+	debit, credit, baseDebit, baseCredit, dims := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, l := range f.lines {
+		lineNo[i] = int32(i)
+		accountIDs[i] = accounts[l.account].id
+		debit[i], credit[i] = money.Canonical(l.debit), money.Canonical(l.credit)
+		baseDebit[i], baseCredit[i] = money.Canonical(l.baseDebit), money.Canonical(l.baseCredit)
+		dims[i] = canonicalDimensions(l.dimensions)
+	}
+	e = Entry{SourceKey: req.SourceKey, Date: req.Date, Currency: req.Currency, BaseCurrency: baseCurrency,
+		Description: req.Description, Fingerprint: fp, ReversesID: req.ReversesID, CreatedBy: req.Actor}
+	err = tx.QueryRow(ctx, insertSQL, req.OrgID, req.SourceType, req.SourceID, req.EntrySet, req.Date, req.Currency,
+		baseCurrency, req.Description, fp, req.ReversesID, req.Actor,
+		lineNo, accountIDs, debit, credit, baseDebit, baseCredit, dims).Scan(&e.ID, &e.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23503" && pgErr.ConstraintName == "journal_entries_reverses_fkey" {
+			return Entry{}, false, invalid([]Reason{{"reverses_id", fmt.Sprintf("no entry %d in this org", req.ReversesID)}})
+		}
+		return Entry{}, false, fmt.Errorf("ledger: insert entry: %w", err)
+	}
+	for _, l := range f.lines {
+		dims := l.dimensions
+		if dims == nil {
+			dims = map[string]string{}
+		}
+		e.Lines = append(e.Lines, EntryLine{Account: l.account, AccountName: accounts[l.account].name,
+			Debit: l.debit, Credit: l.credit, BaseDebit: l.baseDebit, BaseCredit: l.baseCredit, Dimensions: dims})
+	}
+	return e, true, nil
+}
+
+const entrySelect = `
+SELECT e.id, e.org_id, e.source_type, e.source_id, e.entry_set, e.entry_date::text, e.currency, e.base_currency,
+       e.description, e.fingerprint, coalesce(e.reverses_id, 0), e.created_by, e.created_at,
+       (SELECT json_agg(json_build_object('account', a.code, 'name', a.name, 'debit', l.debit::text,
+               'credit', l.credit::text, 'base_debit', l.base_debit::text, 'base_credit', l.base_credit::text,
+               'dimensions', l.dimensions) ORDER BY l.line_no)
+        FROM journal_lines l JOIN accounts a ON a.id = l.account_id
+        WHERE l.entry_id = e.id)
+FROM journal_entries e`
+
+// lookup reads the entry stored under a source key.
+func lookup(ctx context.Context, q database.Querier, k SourceKey) (Entry, bool, error) {
+	e, err := scanEntry(q.QueryRow(ctx, entrySelect+`
+		WHERE e.org_id = $1 AND e.source_type = $2 AND e.source_id = $3 AND e.entry_set = $4`,
+		k.OrgID, k.SourceType, k.SourceID, k.EntrySet))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("ledger: look up %s: %w", k, err)
+	}
+	return e, true, nil
+}
+
+type storedLine struct {
+	Account    string            `json:"account"`
+	Name       string            `json:"name"`
+	Debit      string            `json:"debit"`
+	Credit     string            `json:"credit"`
+	BaseDebit  string            `json:"base_debit"`
+	BaseCredit string            `json:"base_credit"`
+	Dimensions map[string]string `json:"dimensions"`
+}
+
+func scanEntry(row pgx.Row) (Entry, error) {
+	var e Entry
+	var lines []byte
+	if err := row.Scan(&e.ID, &e.OrgID, &e.SourceType, &e.SourceID, &e.EntrySet, &e.Date, &e.Currency, &e.BaseCurrency,
+		&e.Description, &e.Fingerprint, &e.ReversesID, &e.CreatedBy, &e.CreatedAt, &lines); err != nil {
+		return Entry{}, err
+	}
+	if len(lines) > 0 {
+		var sl []storedLine
+		if err := json.Unmarshal(lines, &sl); err != nil {
+			return Entry{}, fmt.Errorf("ledger: decode lines of entry %d: %w", e.ID, err)
+		}
+		for _, l := range sl {
+			el := EntryLine{Account: l.Account, AccountName: l.Name, Dimensions: l.Dimensions}
+			for _, p := range []struct {
+				dst *decimal.Decimal
+				src string
+			}{{&el.Debit, l.Debit}, {&el.Credit, l.Credit}, {&el.BaseDebit, l.BaseDebit}, {&el.BaseCredit, l.BaseCredit}} {
+				d, err := decimal.NewFromString(p.src)
+				if err != nil {
+					return Entry{}, fmt.Errorf("ledger: decode amount %q of entry %d: %w", p.src, e.ID, err)
+				}
+				*p.dst = d
+			}
+			if el.Dimensions == nil {
+				el.Dimensions = map[string]string{}
+			}
+			e.Lines = append(e.Lines, el)
+		}
+	}
+	return e, nil
+}
+
+// commitError maps errors the database raises at commit (the deferred
+// balance trigger) to the invalid code; they mean a request slipped past
+// the checks in Go.
+func commitError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "23514" || pgErr.Code == "23001") {
+		return apperr.Wrap(err, apperr.Invalid, "the journal entry is not valid: %s", pgErr.Message).
+			With("reasons", []Reason{{Field: "entry", Message: pgErr.Message}})
+	}
+	return err
+}

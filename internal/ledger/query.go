@@ -1,0 +1,135 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/database"
+)
+
+// Get returns one of an org's entries, with the id of its reversal if any.
+func Get(ctx context.Context, q database.Querier, orgID, id int64) (Entry, error) {
+	e, err := scanEntry(q.QueryRow(ctx, entrySelect+` WHERE e.org_id = $1 AND e.id = $2`, orgID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Entry{}, apperr.New(apperr.NotFound, "no journal entry %d", id)
+	}
+	if err != nil {
+		return Entry{}, fmt.Errorf("ledger: get entry %d: %w", id, err)
+	}
+	err = q.QueryRow(ctx, `SELECT coalesce(min(id), 0) FROM journal_entries WHERE org_id = $1 AND reverses_id = $2`, orgID, id).Scan(&e.ReversedByID)
+	if err != nil {
+		return Entry{}, fmt.Errorf("ledger: get entry %d: %w", id, err)
+	}
+	return e, nil
+}
+
+// Filter narrows a list of entries. Empty fields do not filter.
+type Filter struct {
+	SourceType string
+	SourceID   string
+	Account    string
+	From, To   string // YYYY-MM-DD, inclusive
+	Limit      int
+	Offset     int
+}
+
+// List returns an org's entries matching f, newest first.
+func List(ctx context.Context, q database.Querier, orgID int64, f Filter) ([]Entry, error) {
+	for name, d := range map[string]string{"from": f.From, "to": f.To} {
+		if err := checkDate(name, d); err != nil {
+			return nil, err
+		}
+	}
+	where := []string{"e.org_id = $1"}
+	args := []any{orgID}
+	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	if f.SourceType != "" {
+		where = append(where, "e.source_type = "+arg(f.SourceType))
+	}
+	if f.SourceID != "" {
+		where = append(where, "e.source_id = "+arg(f.SourceID))
+	}
+	if f.Account != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM journal_lines l JOIN accounts a ON a.id = l.account_id WHERE l.entry_id = e.id AND a.code = "+arg(f.Account)+")")
+	}
+	if f.From != "" {
+		where = append(where, "e.entry_date >= "+arg(f.From)+"::date")
+	}
+	if f.To != "" {
+		where = append(where, "e.entry_date <= "+arg(f.To)+"::date")
+	}
+	if f.Limit <= 0 || f.Limit > 500 {
+		f.Limit = 100
+	}
+	sql := entrySelect + " WHERE " + strings.Join(where, " AND ") +
+		fmt.Sprintf(" ORDER BY e.entry_date DESC, e.id DESC LIMIT %s OFFSET %s", arg(f.Limit), arg(max(f.Offset, 0)))
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: list entries: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("ledger: list entries: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// BalanceRow is one account of a trial balance, in base currency.
+type BalanceRow struct {
+	Account
+	Debit   decimal.Decimal
+	Credit  decimal.Decimal
+	Balance decimal.Decimal // debit − credit
+}
+
+// TrialBalance sums every account's lines up to and including asOf (all
+// dates when empty), in base currency. Total debits equal total credits.
+func TrialBalance(ctx context.Context, q database.Querier, orgID int64, asOf string) ([]BalanceRow, error) {
+	if err := checkDate("as_of", asOf); err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(ctx, `
+		SELECT a.id, a.code, a.name, a.type, a.active, coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
+		FROM accounts a
+		JOIN journal_lines l ON l.account_id = a.id
+		JOIN journal_entries e ON e.id = l.entry_id
+		WHERE a.org_id = $1 AND e.entry_date <= coalesce(NULLIF($2, '')::date, 'infinity')
+		GROUP BY a.id ORDER BY a.code`, orgID, asOf)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: trial balance: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (BalanceRow, error) {
+		var b BalanceRow
+		var d, c string
+		if err := r.Scan(&b.ID, &b.Code, &b.Name, &b.Type, &b.Active, &d, &c); err != nil {
+			return b, err
+		}
+		b.Debit, _ = decimal.NewFromString(d)
+		b.Credit, _ = decimal.NewFromString(c)
+		b.Balance = b.Debit.Sub(b.Credit)
+		return b, nil
+	})
+}
+
+// checkDate accepts an empty string or a date YYYY-MM-DD.
+func checkDate(field, d string) error {
+	if d == "" {
+		return nil
+	}
+	if _, err := time.Parse(time.DateOnly, d); err != nil {
+		return apperr.New(apperr.Invalid, "%s must be a date YYYY-MM-DD, not %q", field, d)
+	}
+	return nil
+}
