@@ -91,6 +91,11 @@ func (s *Server) routes() {
 	api := e.Group("/api/v1", s.bearerAuth)
 	api.GET("/me", s.apiMe)
 	api.GET("/users/:id", s.apiUser)
+	api.GET("/accounts", s.apiAccounts)
+	api.POST("/journal-entries", s.apiPostEntry)
+	api.GET("/journal-entries", s.apiListEntries)
+	api.GET("/journal-entries/:id", s.apiGetEntry)
+	api.POST("/journal-entries/:id/reverse", s.apiReverseEntry)
 
 	// Browser routes: a session, CSRF on every state change, sign-in where needed.
 	b := e.Group("", s.loadSession, s.checkCSRF)
@@ -101,6 +106,10 @@ func (s *Server) routes() {
 	u := b.Group("", requireUser)
 	u.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/desk") })
 	u.GET("/desk", s.desk)
+	u.GET("/ledger", s.ledgerPage)
+	u.GET("/ledger/entries/:id", s.entryPage)
+	u.POST("/ledger/entries/:id/reverse", s.reverseEntry)
+	u.GET("/ledger/trial-balance", s.trialBalancePage)
 }
 
 // staticFiles serves the embedded assets with a short cache lifetime.

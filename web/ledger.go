@@ -1,0 +1,70 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/ledger"
+	"greatbook/internal/org"
+	"greatbook/views"
+)
+
+func (s *Server) ledgerPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	f := views.LedgerFilter{SourceType: c.QueryParam("source_type"), SourceID: c.QueryParam("source_id"),
+		Account: c.QueryParam("account"), From: c.QueryParam("from"), To: c.QueryParam("to")}
+	entries, err := ledger.List(ctx, s.pool, u.OrgID, ledger.Filter{SourceType: f.SourceType, SourceID: f.SourceID,
+		Account: f.Account, From: f.From, To: f.To, Limit: 200})
+	if err != nil {
+		return err
+	}
+	accounts, err := ledger.Accounts(ctx, s.pool, u.OrgID)
+	if err != nil {
+		return err
+	}
+	return page(c, views.LedgerPage(s.chrome(c, "Ledger", "ledger"), views.LedgerPageProps{Filter: f, Entries: entries, Accounts: accounts}))
+}
+
+func (s *Server) entryPage(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	e, err := ledger.Get(c.Request().Context(), s.pool, currentUser(c).OrgID, id)
+	if err != nil {
+		return err
+	}
+	return page(c, views.EntryPage(s.chrome(c, "Entry "+strconv.FormatInt(id, 10), "ledger"), e))
+}
+
+func (s *Server) reverseEntry(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	res, err := ledger.Reverse(c.Request().Context(), s.pool, s.pool, u.OrgID, id, "", u.Email)
+	if err != nil {
+		return err
+	}
+	flash(c, "Reversal posted as entry "+strconv.FormatInt(res.Entry.ID, 10)+".")
+	return c.Redirect(http.StatusSeeOther, "/ledger/entries/"+strconv.FormatInt(res.Entry.ID, 10))
+}
+
+func (s *Server) trialBalancePage(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	asOf := c.QueryParam("as_of")
+	rows, err := ledger.TrialBalance(ctx, s.pool, u.OrgID, asOf)
+	if err != nil {
+		return err
+	}
+	o, err := org.ByID(ctx, s.pool, u.OrgID)
+	if err != nil {
+		return err
+	}
+	return page(c, views.TrialBalancePage(s.chrome(c, "Trial balance", "ledger"), rows, asOf, o.BaseCurrency))
+}
