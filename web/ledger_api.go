@@ -201,4 +201,3 @@ func (s *Server) apiAccounts(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"accounts": accounts})
 }
-
