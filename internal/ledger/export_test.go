@@ -13,8 +13,7 @@ func PostTxWithoutLock(ctx context.Context, tx pgx.Tx, req Request) (Result, err
 }
 
 // LookupSQL is the source-key lookup, for the plan test.
-const LookupSQL = entrySelect + `
-		WHERE e.org_id = $1 AND e.source_type = $2 AND e.source_id = $3 AND e.entry_set = $4`
+const LookupSQL = lookupSQL
 
 // AccountsSQL is the account lookup of a post, for the plan test.
 const AccountsSQL = accountsSQL

@@ -53,14 +53,11 @@ func post(ctx context.Context, tx pgx.Tx, req Request, opts postOptions) (Result
 	// statement's snapshot is taken when it starts, so a lookup in the same
 	// statement as the lock wait would miss an entry committed meanwhile.
 	var base *string
-	lockSQL := `SELECT base_currency, ` + database.KeyLookupSettings + ` FROM orgs WHERE id = $1`
-	args := []any{req.OrgID}
+	query, args := noLockSQL, []any{req.OrgID}
 	if opts.lock {
-		lockSQL = `SELECT (SELECT base_currency FROM orgs WHERE id = $1), ` + database.KeyLookupSettings + `
-			FROM pg_advisory_xact_lock($2, hashtext($3))`
-		args = append(args, database.LockLedgerSourceKey, req.SourceKey.String())
+		query, args = lockSQL, []any{req.OrgID, database.LockLedgerSourceKey, req.SourceType, req.SourceID, req.EntrySet}
 	}
-	err := tx.QueryRow(ctx, lockSQL, args...).Scan(&base, nil)
+	err := tx.QueryRow(ctx, query, args...).Scan(&base, nil)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && base == nil {
 		return Result{}, apperr.New(apperr.NotFound, "no org %d", req.OrgID)
 	}
@@ -209,6 +206,15 @@ func resolveAccounts(ctx context.Context, tx pgx.Tx, req Request) (map[string]ac
 	return ids, nil
 }
 
+// lockSQL takes the source key's advisory lock, namespaced, on the hash of
+// "org/source_type/source_id/entry_set" (SourceKey.String), and reads the
+// org's base currency. It builds the key in SQL so that pgbench can send the
+// very same statement (make bench).
+const lockSQL = `SELECT (SELECT base_currency FROM orgs WHERE id = $1::bigint), ` + database.KeyLookupSettings + `
+FROM pg_advisory_xact_lock($2, hashtext($1::bigint::text || '/' || $3::text || '/' || $4::text || '/' || $5::text))`
+
+const noLockSQL = `SELECT base_currency, ` + database.KeyLookupSettings + ` FROM orgs WHERE id = $1`
+
 const accountsSQL = `SELECT code, id, name, active FROM accounts WHERE org_id = $1 AND code = ANY($2)`
 
 const insertSQL = `
@@ -268,6 +274,19 @@ func insert(ctx context.Context, tx pgx.Tx, req Request, f facts, baseCurrency s
 	return e, true, nil
 }
 
+// Statements are the SQL a post sends, in order, with their parameters
+// numbered as PostTx numbers them: for benchmarks that run the very same
+// statements through pgbench.
+var Statements = struct{ Lock, Lookup, Accounts, Insert string }{
+	Lock:     lockSQL,
+	Lookup:   lookupSQL,
+	Accounts: accountsSQL,
+	Insert:   insertSQL,
+}
+
+const lookupSQL = entrySelect + `
+WHERE e.org_id = $1 AND e.source_type = $2 AND e.source_id = $3 AND e.entry_set = $4`
+
 const entrySelect = `
 SELECT e.id, e.org_id, e.source_type, e.source_id, e.entry_set, e.entry_date::text, e.currency, e.base_currency,
        e.description, e.fingerprint, coalesce(e.reverses_id, 0), e.created_by, e.created_at,
@@ -280,9 +299,7 @@ FROM journal_entries e`
 
 // lookup reads the entry stored under a source key.
 func lookup(ctx context.Context, q database.Querier, k SourceKey) (Entry, bool, error) {
-	e, err := scanEntry(q.QueryRow(ctx, entrySelect+`
-		WHERE e.org_id = $1 AND e.source_type = $2 AND e.source_id = $3 AND e.entry_set = $4`,
-		k.OrgID, k.SourceType, k.SourceID, k.EntrySet))
+	e, err := scanEntry(q.QueryRow(ctx, lookupSQL, k.OrgID, k.SourceType, k.SourceID, k.EntrySet))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Entry{}, false, nil
 	}

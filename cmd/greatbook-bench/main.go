@@ -1,0 +1,64 @@
+// Command greatbook-bench is `make bench`: it measures greatbook's hot paths
+// beside pgbench running the same SQL on the same server, in one run, and
+// prints each figure with the ratio.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"greatbook/internal/bench"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "greatbook-bench: "+err.Error())
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("greatbook-bench", flag.ContinueOnError)
+	d := fs.Duration("duration", 5*time.Second, "how long each measurement runs")
+	only := fs.String("only", "", "comma-separated benchmarks to run (default all): "+strings.Join(names(), ","))
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	env, err := bench.Setup(ctx, os.Stdout, *d)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	fmt.Printf("greatbook-bench %s, %d s per measurement\n", time.Now().Format(time.DateOnly), int(d.Seconds()))
+	for _, b := range benchmarks {
+		if *only != "" && !strings.Contains(","+*only+",", ","+b.name+",") {
+			continue
+		}
+		if err := b.run(ctx, env); err != nil {
+			return fmt.Errorf("%s: %w", b.name, err)
+		}
+	}
+	return nil
+}
+
+var benchmarks = []struct {
+	name string
+	run  func(context.Context, *bench.Env) error
+}{
+	{"ledger", bench.Ledger},
+}
+
+func names() []string {
+	var n []string
+	for _, b := range benchmarks {
+		n = append(n, b.name)
+	}
+	return n
+}

@@ -1,0 +1,206 @@
+// Package bench measures greatbook's hot paths and prints each figure beside
+// the physical limit measured in the same run: pgbench sending the same SQL
+// statements to the same server. The ratio is what the code adds.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/database"
+	"greatbook/internal/embeddedpg"
+)
+
+// Env is one benchmark run: a durable embedded cluster in a fresh directory.
+type Env struct {
+	Out      io.Writer
+	Duration time.Duration
+	Pool     *pgxpool.Pool
+	cluster  *embeddedpg.Cluster
+	dir      string
+	db       string
+}
+
+// Setup starts a cluster with production settings (fsync on) and migrates.
+func Setup(ctx context.Context, out io.Writer, d time.Duration) (*Env, error) {
+	dir, err := os.MkdirTemp("/tmp", "greatbook-bench-")
+	if err != nil {
+		return nil, err
+	}
+	_ = os.Chmod(dir, 0o755)
+	c, err := embeddedpg.Start(ctx, embeddedpg.Options{DataDir: dir, Durable: true,
+		Settings: map[string]string{"max_connections": "200", "shared_buffers": "256MB"}})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	e := &Env{Out: out, Duration: d, cluster: c, dir: dir, db: "bench"}
+	if err := c.EnsureDatabase(ctx, e.db); err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.Pool, err = database.Open(ctx, c.ConnString(e.db), 64)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	if err := database.Migrate(ctx, e.Pool, nil); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close stops the cluster and removes its directory.
+func (e *Env) Close() {
+	if e.Pool != nil {
+		e.Pool.Close()
+	}
+	_ = e.cluster.Close()
+	os.RemoveAll(e.dir)
+}
+
+// NewPool opens a pool of exactly n connections, one per client.
+func (e *Env) NewPool(ctx context.Context, n int) (*pgxpool.Pool, error) {
+	return database.Open(ctx, e.cluster.ConnString(e.db), int32(n))
+}
+
+// Analyze refreshes the planner statistics after a bulk load.
+func (e *Env) Analyze(ctx context.Context) error {
+	_, err := e.Pool.Exec(ctx, "ANALYZE")
+	return err
+}
+
+// Script is a pgbench script: its text and the -D variables it uses.
+type Script struct {
+	Text string
+	Vars map[string]string
+}
+
+var paramPattern = regexp.MustCompile(`\$(\d+)`)
+
+// Statement turns a statement with $n parameters into pgbench text, the nth
+// parameter becoming the variable names[n-1]. pgbench -M prepared sends it
+// back as the same parameterised statement.
+func Statement(sql string, names ...string) string {
+	out := paramPattern.ReplaceAllStringFunc(sql, func(m string) string {
+		n, _ := strconv.Atoi(m[1:])
+		return ":" + names[n-1]
+	})
+	// pgbench reads one statement per line unless it ends in ';'.
+	return strings.Join(strings.Fields(out), " ") + ";\n"
+}
+
+var tpsPattern = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+// PGBench runs a script with the given number of clients for e.Duration and
+// returns transactions per second.
+func (e *Env) PGBench(ctx context.Context, s Script, clients int) (float64, error) {
+	f := filepath.Join(e.dir, fmt.Sprintf("script-%d.sql", time.Now().UnixNano()))
+	if err := os.WriteFile(f, []byte(s.Text), 0o644); err != nil {
+		return 0, err
+	}
+	args := []string{"-h", e.cluster.SocketDir(), "-p", strconv.Itoa(embeddedpg.Port), "-U", "postgres", "-n",
+		"-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)),
+		"-T", strconv.Itoa(int(e.Duration.Seconds())), "-f", f}
+	names := make([]string, 0, len(s.Vars))
+	for k := range s.Vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		args = append(args, "-D", k+"="+s.Vars[k])
+	}
+	args = append(args, e.db)
+	out, err := exec.CommandContext(ctx, "pgbench", args...).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("bench: pgbench: %v: %s", err, out)
+	}
+	m := tpsPattern.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("bench: no tps in pgbench output: %s", out)
+	}
+	if strings.Contains(string(out), "number of failed transactions: ") && !strings.Contains(string(out), "number of failed transactions: 0 ") {
+		return 0, fmt.Errorf("bench: pgbench transactions failed: %s", out)
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}
+
+// Measure runs op from clients goroutines for d and returns operations per
+// second. op gets the worker number and a per-worker sequence number.
+func Measure(ctx context.Context, clients int, d time.Duration, op func(ctx context.Context, worker, seq int) error) (float64, error) {
+	var done atomic.Int64
+	var firstErr error
+	var once sync.Once
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seq := 0; time.Now().Before(deadline); seq++ {
+				if err := op(ctx, w, seq); err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return 0, firstErr
+	}
+	return float64(done.Load()) / time.Since(start).Seconds(), nil
+}
+
+// Table prints aligned rows.
+type Table struct {
+	Title   string
+	Columns []string
+	Rows    [][]string
+}
+
+// Add appends a row.
+func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
+
+// Print writes the table.
+func (t *Table) Print(w io.Writer) {
+	fmt.Fprintf(w, "\n%s\n", t.Title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, strings.Join(t.Columns, "\t")+"\t")
+	for _, r := range t.Rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+	}
+	_ = tw.Flush()
+}
+
+// Rate formats operations per second.
+func Rate(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+
+// Ratio formats a ratio.
+func Ratio(a, b float64) string {
+	if b == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(a/b, 'f', 2, 64)
+}
+
+// ErrSkipped marks a benchmark that could not run here.
+var ErrSkipped = errors.New("bench: skipped")

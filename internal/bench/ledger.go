@@ -1,0 +1,138 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/database"
+	"greatbook/internal/ledger"
+	"greatbook/internal/org"
+)
+
+// Ledger measures new posts and exact replays of a three-line entry at 1, 4
+// and 16 clients, beside pgbench sending the same statements.
+func Ledger(ctx context.Context, e *Env) error {
+	o, _, err := org.Create(ctx, e.Pool, "bench-ledger", "Bench Ledger", "EUR", ledger.SeedDefaultChart)
+	if err != nil {
+		return err
+	}
+	accounts := map[string]int64{}
+	all, err := ledger.Accounts(ctx, e.Pool, o.ID)
+	if err != nil {
+		return err
+	}
+	for _, a := range all {
+		accounts[a.Code] = a.ID
+	}
+	const history, replayKeys = 20_000, 2_000
+	fmt.Fprintf(e.Out, "\nledger: seeding %d entries of history and %d replay targets...\n", history, replayKeys)
+	tx, err := e.Pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO journal_entries (org_id, source_type, source_id, entry_set, entry_date, currency, base_currency, description, fingerprint, created_by)
+		SELECT $1::bigint, 'history', g::text, 'main', date '2026-01-01' + (g % 300), 'EUR', 'EUR', 'history', sha256(g::text::bytea), 'seed'
+		FROM generate_series(1, $2::int) g`, o.ID, history); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO journal_lines (entry_id, org_id, line_no, account_id, debit, credit, base_debit, base_credit)
+		SELECT e.id, e.org_id, l.n, CASE l.n WHEN 0 THEN $1::bigint ELSE $2::bigint END,
+		       CASE l.n WHEN 0 THEN 100 ELSE 0 END, CASE l.n WHEN 0 THEN 0 ELSE 100 END,
+		       CASE l.n WHEN 0 THEN 100 ELSE 0 END, CASE l.n WHEN 0 THEN 0 ELSE 100 END
+		FROM journal_entries e CROSS JOIN (VALUES (0), (1)) AS l (n) WHERE e.source_type = 'history'`,
+		accounts["6000"], accounts["2000"]); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	request := func(sourceID string) ledger.Request {
+		return ledger.Request{
+			SourceKey: ledger.SourceKey{OrgID: o.ID, SourceType: "bench", SourceID: sourceID, EntrySet: "bill"},
+			Date:      "2026-11-20", Currency: "EUR", Description: "bench", Actor: "bench",
+			Lines: []ledger.Line{
+				{Account: "6000", Debit: decimal.RequireFromString("100.00")},
+				{Account: "1400", Debit: decimal.RequireFromString("25.00")},
+				{Account: "2000", Credit: decimal.RequireFromString("125.00")},
+			},
+		}
+	}
+	for i := 1; i <= replayKeys; i++ {
+		if _, err := ledger.Post(ctx, e.Pool, request(strconv.Itoa(i))); err != nil {
+			return err
+		}
+	}
+	if err := e.Analyze(ctx); err != nil {
+		return err
+	}
+
+	vars := map[string]string{
+		"org": strconv.FormatInt(o.ID, 10), "ns": strconv.Itoa(int(database.LockLedgerSourceKey)),
+		"stype": "bench", "eset": "bill", "edate": "2026-11-20", "cur": "EUR", "base": "EUR", "descr": "bench",
+		"fp": `\x` + strings.Repeat("ab", 32), "rev": "0", "actor": "bench",
+		"lineno": "{0,1,2}", "accts": fmt.Sprintf("{%d,%d,%d}", accounts["6000"], accounts["1400"], accounts["2000"]),
+		"debit": "{100,25,0}", "credit": "{0,0,125}", "bdebit": "{100,25,0}", "bcredit": "{0,0,125}", "dims": `{"{}","{}","{}"}`,
+		"codes": "{6000,1400,2000}",
+	}
+	s := ledger.Statements
+	lockAndLookup := Statement(s.Lock, "org", "ns", "stype", "sid", "eset") +
+		Statement(s.Lookup, "org", "stype", "sid", "eset")
+	newPost := Script{Vars: vars, Text: "\\set sid random(2000000000000, 9000000000000000)\nBEGIN;\n" + lockAndLookup +
+		Statement(s.Accounts, "org", "codes") +
+		Statement(s.Insert, "org", "stype", "sid", "eset", "edate", "cur", "base", "descr", "fp", "rev", "actor",
+			"lineno", "accts", "debit", "credit", "bdebit", "bcredit", "dims") + "COMMIT;\n"}
+	replay := Script{Vars: vars, Text: fmt.Sprintf("\\set sid random(1, %d)\nBEGIN;\n", replayKeys) + lockAndLookup + "COMMIT;\n"}
+
+	var next atomic.Int64
+	next.Store(1_000_000_000_000)
+	table := &Table{
+		Title:   fmt.Sprintf("ledger: posts per second, three-line entry, %d entries of history (%s each)", history, e.Duration),
+		Columns: []string{"clients", "new posts", "pgbench", "ratio", "replays", "pgbench", "ratio", "replay/new"},
+	}
+	for _, clients := range []int{1, 4, 16} {
+		pool, err := e.NewPool(ctx, clients)
+		if err != nil {
+			return err
+		}
+		goNew, err := Measure(ctx, clients, e.Duration, func(ctx context.Context, _, _ int) error {
+			_, err := ledger.Post(ctx, pool, request(strconv.FormatInt(next.Add(1), 10)))
+			return err
+		})
+		if err != nil {
+			pool.Close()
+			return err
+		}
+		goReplay, err := Measure(ctx, clients, e.Duration, func(ctx context.Context, w, seq int) error {
+			res, err := ledger.Post(ctx, pool, request(strconv.Itoa(1+(w*7919+seq*104729)%replayKeys)))
+			if err == nil && !res.Replayed {
+				err = fmt.Errorf("bench: expected a replay")
+			}
+			return err
+		})
+		pool.Close()
+		if err != nil {
+			return err
+		}
+		pgNew, err := e.PGBench(ctx, newPost, clients)
+		if err != nil {
+			return err
+		}
+		pgReplay, err := e.PGBench(ctx, replay, clients)
+		if err != nil {
+			return err
+		}
+		table.Add(strconv.Itoa(clients), Rate(goNew), Rate(pgNew), Ratio(goNew, pgNew),
+			Rate(goReplay), Rate(pgReplay), Ratio(goReplay, pgReplay), Ratio(goReplay, goNew))
+	}
+	table.Print(e.Out)
+	fmt.Fprintln(e.Out, "goal: new posts at 4 clients >= 0.80 of pgbench; replays >= 3x the new-post rate")
+	return nil
+}

@@ -1,0 +1,95 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/auth"
+	"greatbook/internal/ledger"
+	"greatbook/internal/testkit"
+)
+
+func TestLedgerPages(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := a.client(t)
+	csrf := a.signIn(t, c, u)
+	res, err := ledger.Post(context.Background(), a.db.Pool, ledger.Request{
+		SourceKey: ledger.SourceKey{OrgID: o.ID, SourceType: "intake", SourceID: "42", EntrySet: "bill"},
+		Date:      "2026-11-20", Currency: "EUR", Description: "Supplier AB INV-1",
+		Lines: []ledger.Line{{Account: "6000", Debit: decimal.RequireFromString("80")}, {Account: "2000", Credit: decimal.RequireFromString("80")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := itoa(res.Entry.ID)
+
+	resp, err := c.Get(a.URL + "/ledger/entries/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc(t, resp)
+	if got := d.Find("[data-testid=source-key]").Text(); !strings.Contains(got, "intake / 42 / bill") {
+		t.Errorf("source key shown: %q", got)
+	}
+	if href, _ := d.Find("[data-testid=intake-link]").Attr("href"); href != "/intake/42" {
+		t.Errorf("link to the intake document: %q", href)
+	}
+	if fp := strings.TrimSpace(d.Find("[data-testid=fingerprint]").Text()); len(fp) != 64 {
+		t.Errorf("fingerprint shown: %q", fp)
+	}
+	if rows := d.Find("[data-testid=lines] tbody tr").Length(); rows != 2 {
+		t.Errorf("%d lines shown", rows)
+	}
+
+	// Reverse from the page; the reversal links back.
+	resp, err = c.PostForm(a.URL+"/ledger/entries/"+id+"/reverse", map[string][]string{"_csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("reverse: %d", resp.StatusCode)
+	}
+	resp, err = c.Get(a.URL + resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if href, _ := doc(t, resp).Find("[data-testid=reverses-link]").Attr("href"); href != "/ledger/entries/"+id {
+		t.Errorf("reversal's link to the original: %q", href)
+	}
+
+	for path, testid := range map[string]string{
+		"/ledger?source_type=intake&source_id=42": "entries",
+		"/ledger?account=6000&from=2026-11-01":    "entries",
+		"/ledger/trial-balance":                   "trial-balance",
+	} {
+		resp, err := c.Get(a.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", path, resp.StatusCode)
+		}
+		if doc(t, resp).Find("[data-testid="+testid+"]").Length() != 1 {
+			t.Errorf("%s does not show %s", path, testid)
+		}
+	}
+	other := testkit.User(t, a.db, testkit.Org(t, a.db), auth.RoleReviewer)
+	oc := a.client(t)
+	a.signIn(t, oc, other)
+	resp, err = oc.Get(a.URL + "/ledger/entries/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("another org's entry page: %d", resp.StatusCode)
+	}
+}
