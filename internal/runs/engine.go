@@ -1,0 +1,520 @@
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/database"
+	"greatbook/internal/failpoint"
+	"greatbook/internal/retry"
+)
+
+// Engine executes runs: on demand (Execute), or in the background by a
+// fixed number of workers fed through Launch.
+type Engine struct {
+	pool   *pgxpool.Pool
+	owner  string
+	log    *slog.Logger
+	graphs map[string]executor
+
+	// LeaseTTL is how long a lease lasts without renewal.
+	LeaseTTL time.Duration
+	// Retry bounds the retries of a node's transient errors.
+	Retry retry.Policy
+	// BeforeLaunch, when set, is called by Launch first; an error it
+	// returns is the launch's error (tests inject launch failures).
+	BeforeLaunch func(runID string) error
+
+	mu       sync.Mutex
+	launches chan string
+	running  bool
+	wg       sync.WaitGroup
+}
+
+// Options configure an Engine.
+type Options struct {
+	Logger   *slog.Logger
+	LeaseTTL time.Duration
+	// QueueSize bounds launched runs waiting for a worker.
+	QueueSize int
+}
+
+// ErrLaunchQueueFull is a launch refused because every worker is busy and
+// the queue is full: transient, the sweep launches it later.
+var ErrLaunchQueueFull = retry.MarkTransient(errors.New("runs: launch queue is full"), 0)
+
+// ErrNotStarted is a launch on an engine whose workers are not running.
+var ErrNotStarted = retry.MarkTransient(errors.New("runs: the engine's workers are not running"), 0)
+
+// ErrLeaseLost stops a worker whose lease another worker took over.
+var ErrLeaseLost = errors.New("runs: lease lost to another worker")
+
+// NewEngine returns an engine; Register graphs, then Start the workers.
+func NewEngine(pool *pgxpool.Pool, opts Options) *Engine {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.LeaseTTL == 0 {
+		opts.LeaseTTL = 30 * time.Second
+	}
+	if opts.QueueSize == 0 {
+		opts.QueueSize = 1024
+	}
+	return &Engine{pool: pool, owner: newOwner(), log: opts.Logger, graphs: map[string]executor{},
+		LeaseTTL: opts.LeaseTTL, Retry: retry.Default, launches: make(chan string, opts.QueueSize)}
+}
+
+// Owner is this engine's lease owner id.
+func (e *Engine) Owner() string { return e.owner }
+
+// Register adds a graph to e.
+func Register[S any](e *Engine, g Graph[S]) {
+	e.graphs[g.Kind] = graphExecutor[S]{g: g}
+}
+
+// Start runs workers until ctx is done; Wait waits for them.
+func (e *Engine) Start(ctx context.Context, workers int) {
+	e.mu.Lock()
+	e.running = true
+	e.mu.Unlock()
+	for range workers {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case id := <-e.launches:
+					if err := e.Execute(ctx, id); err != nil && ctx.Err() == nil {
+						e.log.Warn("run stopped", "run_id", id, "error", err)
+					}
+				}
+			}
+		}()
+	}
+	go func() {
+		<-ctx.Done()
+		e.mu.Lock()
+		e.running = false
+		e.mu.Unlock()
+	}()
+}
+
+// Wait blocks until the workers have stopped.
+func (e *Engine) Wait() { e.wg.Wait() }
+
+// Launch hands a run to the workers. It fails, and says why, when the run
+// cannot be handed over; the run stays in the database either way.
+func (e *Engine) Launch(runID string) error {
+	if e.BeforeLaunch != nil {
+		if err := e.BeforeLaunch(runID); err != nil {
+			return err
+		}
+	}
+	if err := failpoint.Inject("runs/launch"); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.running {
+		return ErrNotStarted
+	}
+	select {
+	case e.launches <- runID:
+		return nil
+	default:
+		return ErrLaunchQueueFull
+	}
+}
+
+// ResumeAll launches every running run that no live worker holds: after a
+// restart, and periodically so that expired leases are taken over. Paused
+// runs wait for their answer. It returns how many it launched.
+func (e *Engine) ResumeAll(ctx context.Context) (int, error) {
+	rows, err := e.pool.Query(ctx, `SELECT id::text, coalesce(lease_owner, ''), lease_expires_at < now() FROM runs
+		WHERE state = 'running' AND (lease_owner IS NULL OR lease_expires_at < now() OR lease_owner <> $1)
+		ORDER BY created_at`, e.owner)
+	if err != nil {
+		return 0, fmt.Errorf("runs: find runs to resume: %w", err)
+	}
+	type cand struct {
+		id, owner string
+		expired   *bool
+	}
+	cands, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cand, error) {
+		var c cand
+		err := r.Scan(&c.id, &c.owner, &c.expired)
+		return c, err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("runs: find runs to resume: %w", err)
+	}
+	n := 0
+	for _, c := range cands {
+		if c.owner != "" && (c.expired == nil || !*c.expired) && !ownerDead(c.owner) {
+			continue // a live worker holds it
+		}
+		if err := e.Launch(c.id); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// Answer answers the question a paused run asked and launches it again.
+func (e *Engine) Answer(ctx context.Context, runID string, answer any, actor string) error {
+	data, err := json.Marshal(answer)
+	if err != nil {
+		return fmt.Errorf("runs: encode answer: %w", err)
+	}
+	err = database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		var node string
+		var state []byte
+		err := tx.QueryRow(ctx, `UPDATE runs SET state = 'running', answer = $2, question = NULL, updated_at = now()
+			WHERE id = $1::uuid AND state = 'paused' RETURNING next_node, data`, runID, data).Scan(&node, &state)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return apperr.New(apperr.InvalidState, "run %s is not waiting for an answer", runID)
+		}
+		if err != nil {
+			return fmt.Errorf("runs: answer %s: %w", runID, err)
+		}
+		return insertCheckpoint(ctx, tx, runID, node, "resumed", node, state, "answered by "+actor, actor, 0)
+	})
+	if err != nil {
+		return err
+	}
+	if err := e.Launch(runID); err != nil {
+		e.log.Warn("answered run not launched; the next resume pass will", "run_id", runID, "error", err)
+	}
+	return nil
+}
+
+// claim is a run this worker holds the lease of.
+type claim struct {
+	id, kind, node   string
+	orgID, subjectID int64
+	data, answer     []byte
+	seq              int
+	takenFrom        string
+}
+
+// Execute runs a run to its end, its next pause, or its failure, here and
+// now. It does nothing when the run is not running or another live worker
+// holds it.
+func (e *Engine) Execute(ctx context.Context, runID string) error {
+	c, ok, err := e.claim(ctx, runID)
+	if err != nil || !ok {
+		return err
+	}
+	x, found := e.graphs[c.kind]
+	if !found {
+		e.release(ctx, c.id)
+		return fmt.Errorf("runs: no graph registered for kind %q", c.kind)
+	}
+	return x.execute(ctx, e, c)
+}
+
+func (e *Engine) claim(ctx context.Context, runID string) (claim, bool, error) {
+	var current string
+	err := e.pool.QueryRow(ctx, `SELECT coalesce(lease_owner, '') FROM runs WHERE id = $1::uuid`, runID).Scan(&current)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return claim{}, false, apperr.New(apperr.NotFound, "no run %s", runID)
+	}
+	if err != nil {
+		return claim{}, false, fmt.Errorf("runs: claim %s: %w", runID, err)
+	}
+	dead := ""
+	if current != "" && current != e.owner && ownerDead(current) {
+		dead = current
+	}
+	c := claim{id: runID}
+	err = e.pool.QueryRow(ctx, `
+		UPDATE runs SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+		WHERE id = $1::uuid AND state = 'running'
+		  AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now() OR lease_owner = $4)
+		RETURNING kind, org_id, subject_id, next_node, data, answer,
+		          (SELECT coalesce(max(seq), 0) FROM run_checkpoints WHERE run_id = runs.id)`,
+		runID, e.owner, e.LeaseTTL.Seconds(), dead).
+		Scan(&c.kind, &c.orgID, &c.subjectID, &c.node, &c.data, &c.answer, &c.seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return claim{}, false, nil
+	}
+	if err != nil {
+		return claim{}, false, fmt.Errorf("runs: claim %s: %w", runID, err)
+	}
+	if current != "" && current != e.owner {
+		c.takenFrom = current
+	}
+	return c, true, nil
+}
+
+// release gives the lease up so that another worker need not wait for it.
+func (e *Engine) release(ctx context.Context, runID string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_, _ = e.pool.Exec(ctx, `UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1::uuid AND lease_owner = $2`, runID, e.owner)
+}
+
+// heartbeat renews the lease until stop; when the lease is lost it cancels
+// the node's context so the worker stops.
+func (e *Engine) heartbeat(ctx context.Context, runID string, lost context.CancelCauseFunc) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(max(e.LeaseTTL/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				tag, err := e.pool.Exec(ctx, `UPDATE runs SET lease_expires_at = now() + make_interval(secs => $3)
+					WHERE id = $1::uuid AND lease_owner = $2`, runID, e.owner, e.LeaseTTL.Seconds())
+				if err == nil && tag.RowsAffected() == 0 {
+					lost(ErrLeaseLost)
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// fencedUpdate writes the run row only while this worker holds the lease.
+func (e *Engine) fencedUpdate(ctx context.Context, tx pgx.Tx, runID, sql string, args ...any) error {
+	tag, err := tx.Exec(ctx, sql, append([]any{runID, e.owner}, args...)...)
+	if err != nil {
+		return fmt.Errorf("runs: checkpoint %s: %w", runID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+func insertCheckpoint(ctx context.Context, tx pgx.Tx, runID, node, outcome, next string, data []byte, note, worker string, ms int) error {
+	_, err := tx.Exec(ctx, `INSERT INTO run_checkpoints (run_id, seq, node, outcome, next_node, data, note, worker, duration_ms)
+		VALUES ($1::uuid, (SELECT coalesce(max(seq), 0) + 1 FROM run_checkpoints WHERE run_id = $1::uuid), $2, $3, NULLIF($4, ''), $5, $6, $7, $8)`,
+		runID, node, outcome, next, data, note, worker, ms)
+	if err != nil {
+		return fmt.Errorf("runs: checkpoint %s: %w", runID, err)
+	}
+	return nil
+}
+
+type executor interface {
+	execute(ctx context.Context, e *Engine, c claim) error
+}
+
+type graphExecutor[S any] struct{ g Graph[S] }
+
+func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) error {
+	ctx, lost := context.WithCancelCause(parent)
+	defer lost(nil)
+	stopHeartbeat := e.heartbeat(ctx, c.id, lost)
+	defer stopHeartbeat()
+
+	kind := x.g.Kind
+	saved := c.data // the state as of the last checkpoint
+	r := &Run[S]{ID: c.id, OrgID: c.orgID, SubjectID: c.subjectID, Node: c.node, Answer: c.answer}
+	if err := json.Unmarshal(saved, &r.State); err != nil {
+		return fmt.Errorf("runs: decode state of %s: %w", c.id, err)
+	}
+	if c.takenFrom != "" {
+		if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+			return insertCheckpoint(ctx, tx, c.id, r.Node, "resumed", r.Node, saved, "taken over from "+c.takenFrom, e.owner, 0)
+		}); err != nil {
+			return err
+		}
+	}
+	attempts := 0
+	for {
+		node, ok := x.g.Nodes[r.Node]
+		if !ok {
+			return x.fail(ctx, e, r, saved, retry.MarkPermanent(fmt.Errorf("runs: %s has no node %q", kind, r.Node)), 0)
+		}
+		if err := failpoint.Inject("runs/" + kind + "/before/" + r.Node); err != nil {
+			return err
+		}
+		start := time.Now()
+		step, err := node(ctx, r)
+		ms := int(time.Since(start).Milliseconds())
+		if cause := context.Cause(ctx); cause != nil {
+			// Shutting down, or the lease was lost: leave the run to the
+			// next worker without writing anything.
+			if !errors.Is(cause, ErrLeaseLost) {
+				e.release(ctx, c.id)
+			}
+			return cause
+		}
+		if err != nil {
+			attempts++
+			if retry.IsTransient(err) && attempts < max(e.Retry.Attempts, 1) {
+				wait := e.Retry.Backoff(attempts, err)
+				note := fmt.Sprintf("attempt %d failed (%v); retrying in %s", attempts, err, wait.Round(time.Millisecond))
+				if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+					if err := e.fencedUpdate(ctx, tx, c.id, `UPDATE runs SET last_error = $3, updated_at = now()
+						WHERE id = $1::uuid AND lease_owner = $2`, err.Error()); err != nil {
+						return err
+					}
+					return insertCheckpoint(ctx, tx, c.id, r.Node, "retry", r.Node, saved, note, e.owner, ms)
+				}); err != nil {
+					return err
+				}
+				sleep := e.Retry.Sleep
+				if sleep == nil {
+					sleep = retry.SleepContext
+				}
+				if err := sleep(ctx, wait); err != nil {
+					e.release(ctx, c.id)
+					return err
+				}
+				if err := json.Unmarshal(saved, &r.State); err != nil { // undo the failed node's changes
+					return err
+				}
+				continue
+			}
+			return x.fail(ctx, e, r, saved, err, ms)
+		}
+		attempts = 0
+		data, err := json.Marshal(r.State)
+		if err != nil {
+			return fmt.Errorf("runs: encode state of %s: %w", c.id, err)
+		}
+		if step.Pause != nil {
+			q, _ := json.Marshal(step.Pause)
+			return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+				if err := e.fencedUpdate(ctx, tx, c.id, `UPDATE runs SET state = 'paused', question = $3, data = $4, answer = NULL,
+					lease_owner = NULL, lease_expires_at = NULL, updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`, q, data); err != nil {
+					return err
+				}
+				return insertCheckpoint(ctx, tx, c.id, r.Node, "paused", r.Node, data, step.Pause.Prompt, e.owner, ms)
+			})
+		}
+		err = database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+			if step.Commit != nil {
+				if err := step.Commit(ctx, tx); err != nil {
+					return err
+				}
+			}
+			if step.Next == "" {
+				if err := e.fencedUpdate(ctx, tx, c.id, `UPDATE runs SET state = 'done', next_node = NULL, data = $3, answer = NULL,
+					last_error = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
+					WHERE id = $1::uuid AND lease_owner = $2`, data); err != nil {
+					return err
+				}
+			} else if err := e.fencedUpdate(ctx, tx, c.id, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
+				lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
+				step.Next, data, e.LeaseTTL.Seconds()); err != nil {
+				return err
+			}
+			return insertCheckpoint(ctx, tx, c.id, r.Node, "ok", step.Next, data, step.Note, e.owner, ms)
+		})
+		if err != nil {
+			if errors.Is(err, ErrLeaseLost) || context.Cause(ctx) != nil {
+				return err
+			}
+			// The commit failed: treat it like the node failing.
+			attempts++
+			if retry.IsTransient(err) && attempts < max(e.Retry.Attempts, 1) {
+				_ = json.Unmarshal(saved, &r.State)
+				continue
+			}
+			return x.fail(ctx, e, r, saved, err, ms)
+		}
+		if err := failpoint.Inject("runs/" + kind + "/after/" + r.Node); err != nil {
+			return err
+		}
+		saved = data
+		if step.Next == "" {
+			return nil
+		}
+		r.Node, r.Answer = step.Next, nil
+	}
+}
+
+// fail marks a run failed, and lets the graph record the failure on its
+// subject in the same transaction.
+func (x graphExecutor[S]) fail(ctx context.Context, e *Engine, r *Run[S], saved []byte, cause error, ms int) error {
+	e.log.Warn("run failed", "run_id", r.ID, "kind", x.g.Kind, "node", r.Node, "error", cause)
+	return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		if err := json.Unmarshal(saved, &r.State); err != nil {
+			return err
+		}
+		if x.g.OnFail != nil {
+			if err := x.g.OnFail(ctx, tx, r, cause); err != nil {
+				return err
+			}
+		}
+		if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET state = 'failed', next_node = NULL, last_error = $3,
+			lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
+			WHERE id = $1::uuid AND lease_owner = $2`, cause.Error()); err != nil {
+			return err
+		}
+		return insertCheckpoint(ctx, tx, r.ID, r.Node, "failed", "", saved,
+			fmt.Sprintf("%s error: %v", retry.ClassOf(cause), cause), e.owner, ms)
+	})
+}
+
+// Lease owners are "host|pid|process start time|random". An owner on this
+// host whose process no longer runs (or runs another program under a reused
+// pid) is dead, and its leases are taken over without waiting for expiry.
+func newOwner() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s|%d|%s|%s", host, os.Getpid(), processStart(os.Getpid()), hex.EncodeToString(b))
+}
+
+func ownerDead(owner string) bool {
+	parts := strings.Split(owner, "|")
+	if len(parts) != 4 {
+		return false
+	}
+	host, _ := os.Hostname()
+	if parts[0] != host {
+		return false // another machine: only expiry tells
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil {
+		return false
+	}
+	return processStart(pid) != parts[2]
+}
+
+// processStart returns a process's start time in clock ticks since boot
+// (field 22 of /proc/PID/stat), or "" when there is no such process.
+func processStart(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
+}

@@ -1,0 +1,187 @@
+// Package runs executes durable runs: small graphs of nodes whose state is
+// checkpointed in PostgreSQL after every node, so that a run survives a
+// crash or a restart and continues from its last checkpoint. A run is
+// executed by one worker at a time, whatever the number of processes: the
+// worker holds a lease, renews it while it works, and writes a checkpoint
+// only while it still holds it. A lease that expires, or whose owner on this
+// machine has died, is taken over. A run may pause with a question for a
+// person; it waits, across restarts, until the question is answered.
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/database"
+)
+
+// Status is where a run stands.
+type Status string
+
+// The statuses of a run.
+const (
+	Running Status = "running"
+	Paused  Status = "paused"
+	Done    Status = "done"
+	Failed  Status = "failed"
+)
+
+// Question is what a paused run asks a person.
+type Question struct {
+	Kind   string         `json:"kind"`
+	Prompt string         `json:"prompt"`
+	Data   map[string]any `json:"data,omitempty"`
+}
+
+// Step is what a node decided.
+type Step struct {
+	// Next is the node to run next; "" ends the run.
+	Next string
+	// Pause, when set, pauses the run at this node with a question; the
+	// node runs again, with the answer, once the question is answered.
+	Pause *Question
+	// Commit, when set, runs inside the transaction that writes the
+	// checkpoint: the node's effect and its checkpoint commit together.
+	Commit func(ctx context.Context, tx pgx.Tx) error
+	// Note is recorded on the checkpoint for people reading the history.
+	Note string
+}
+
+// Run is a run as a node sees it.
+type Run[S any] struct {
+	ID        string
+	OrgID     int64
+	SubjectID int64
+	Node      string
+	// State is the run's state; nodes change it and it is checkpointed.
+	State S
+	// Answer is the answer to the question the run paused on, when it is
+	// resumed; nil otherwise.
+	Answer json.RawMessage
+}
+
+// NodeFunc is one node of a graph.
+type NodeFunc[S any] func(ctx context.Context, r *Run[S]) (Step, error)
+
+// Graph is a kind of run: its nodes and where it starts.
+type Graph[S any] struct {
+	Kind  string
+	Start string
+	Nodes map[string]NodeFunc[S]
+	// OnFail runs in the transaction that marks a run failed (a permanent
+	// error, or retries exhausted), so the run's subject learns of it.
+	OnFail func(ctx context.Context, tx pgx.Tx, r *Run[S], cause error) error
+}
+
+// Info describes a stored run.
+type Info struct {
+	ID             string
+	OrgID          int64
+	Kind           string
+	SubjectID      int64
+	Status         Status
+	NextNode       string
+	Data           json.RawMessage
+	Question       *Question
+	LastError      string
+	LeaseOwner     string
+	LeaseExpiresAt *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	FinishedAt     *time.Time
+}
+
+// Checkpoint is one step of a run's history.
+type Checkpoint struct {
+	Seq        int
+	Node       string
+	Outcome    string
+	NextNode   string
+	Data       json.RawMessage
+	Note       string
+	Worker     string
+	DurationMS int
+	CreatedAt  time.Time
+}
+
+// NewID returns a random (version 4) UUID.
+func NewID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// Create records a new run of g in the caller's transaction (so that the run
+// exists exactly when whatever it works on does). Launch it after commit.
+func Create[S any](ctx context.Context, tx pgx.Tx, g Graph[S], orgID, subjectID int64, initial S) (string, error) {
+	data, err := json.Marshal(initial)
+	if err != nil {
+		return "", fmt.Errorf("runs: encode state: %w", err)
+	}
+	id := NewID()
+	if _, err := tx.Exec(ctx, `INSERT INTO runs (id, org_id, kind, subject_id, next_node, data) VALUES ($1, $2, $3, $4, $5, $6)`,
+		id, orgID, g.Kind, subjectID, g.Start, data); err != nil {
+		return "", fmt.Errorf("runs: create %s run: %w", g.Kind, err)
+	}
+	return id, nil
+}
+
+const infoColumns = `id::text, org_id, kind, subject_id, state, coalesce(next_node, ''), data, question,
+	coalesce(last_error, ''), coalesce(lease_owner, ''), lease_expires_at, created_at, updated_at, finished_at`
+
+func scanInfo(row pgx.Row) (Info, error) {
+	var i Info
+	var q []byte
+	err := row.Scan(&i.ID, &i.OrgID, &i.Kind, &i.SubjectID, &i.Status, &i.NextNode, &i.Data, &q,
+		&i.LastError, &i.LeaseOwner, &i.LeaseExpiresAt, &i.CreatedAt, &i.UpdatedAt, &i.FinishedAt)
+	if err == nil && q != nil {
+		i.Question = &Question{}
+		err = json.Unmarshal(q, i.Question)
+	}
+	return i, err
+}
+
+// Get returns a run.
+func Get(ctx context.Context, q database.Querier, id string) (Info, error) {
+	i, err := scanInfo(q.QueryRow(ctx, `SELECT `+infoColumns+` FROM runs WHERE id = $1::uuid`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Info{}, apperr.New(apperr.NotFound, "no run %s", id)
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("runs: get %s: %w", id, err)
+	}
+	return i, nil
+}
+
+// ForSubject returns the runs of one kind about one subject, oldest first.
+func ForSubject(ctx context.Context, q database.Querier, orgID int64, kind string, subjectID int64) ([]Info, error) {
+	rows, err := q.Query(ctx, `SELECT `+infoColumns+` FROM runs WHERE org_id = $1 AND kind = $2 AND subject_id = $3 ORDER BY created_at, id`,
+		orgID, kind, subjectID)
+	if err != nil {
+		return nil, fmt.Errorf("runs: list: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Info, error) { return scanInfo(r) })
+}
+
+// Checkpoints returns a run's history in order.
+func Checkpoints(ctx context.Context, q database.Querier, id string) ([]Checkpoint, error) {
+	rows, err := q.Query(ctx, `SELECT seq, node, outcome, coalesce(next_node, ''), data, note, worker, duration_ms, created_at
+		FROM run_checkpoints WHERE run_id = $1::uuid ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("runs: checkpoints: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Checkpoint, error) {
+		var c Checkpoint
+		err := r.Scan(&c.Seq, &c.Node, &c.Outcome, &c.NextNode, &c.Data, &c.Note, &c.Worker, &c.DurationMS, &c.CreatedAt)
+		return c, err
+	})
+}
