@@ -45,8 +45,14 @@ func assertTotals(t *testing.T, got, want Totals) {
 	}
 }
 
+// fatalHelper is what testing.T and rapid.T have in common for helpers.
+type fatalHelper interface {
+	Helper()
+	Fatal(args ...any)
+}
+
 // comparable renders a document for comparison: the storage JSON, in which equal amounts are equal text.
-func comparable(t testing.TB, d Document) string {
+func comparable(t fatalHelper, d Document) string {
 	t.Helper()
 	b, err := json.Marshal(d)
 	if err != nil {
