@@ -399,20 +399,20 @@ func decodeStream(dict pdfDict, raw []byte) ([]byte, bool) {
 	return inflate(raw)
 }
 
-// inflate decompresses zlib data, falling back to a raw deflate stream (some writers omit the zlib
-// header), and gives up past maxAttachmentSize.
+// inflate decompresses zlib data. Some writers get the zlib wrapper wrong, so a stream whose checksum
+// fails, or that has no zlib header at all, is read as raw deflate data. Past maxAttachmentSize it gives up.
 func inflate(raw []byte) ([]byte, bool) {
 	if zr, err := zlib.NewReader(bytes.NewReader(raw)); err == nil {
 		if out, ok := readLimited(zr); ok {
 			return out, true
 		}
 	}
-	if len(raw) > 2 {
+	if len(raw) > 2 && raw[0]&0x0F == 8 && (uint16(raw[0])<<8|uint16(raw[1]))%31 == 0 {
 		if out, ok := readLimited(flate.NewReader(bytes.NewReader(raw[2:]))); ok {
 			return out, true
 		}
 	}
-	return nil, false
+	return readLimited(flate.NewReader(bytes.NewReader(raw)))
 }
 
 func readLimited(r io.ReadCloser) ([]byte, bool) {
