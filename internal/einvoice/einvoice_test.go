@@ -424,6 +424,7 @@ func TestParseErrors(t *testing.T) {
 		{"ubl bad amount", strings.Replace(ubl, ">24321.00<", ">24.321,00<", 1), FormatUBL, "LegalMonetaryTotal/PayableAmount", "not a decimal"},
 		{"ubl exponent amount", strings.Replace(ubl, ">3449.07<", ">3.44907E3<", 1), FormatUBL, "TaxTotal/TaxAmount", "not a decimal"},
 		{"cii bad date format", strings.Replace(cii, `format="102">20261120`, `format="610">202611`, 1), FormatCII, "ExchangedDocument/IssueDateTime", "format 102"},
+		{"cii date in no format", strings.Replace(cii, `format="102">20261120`, `format="102">20.11.2026`, 1), FormatCII, "ExchangedDocument/IssueDateTime", "format 102"},
 		{"cii bad quantity", strings.Replace(cii, `unitCode="C62">40<`, `unitCode="C62">forty<`, 1), FormatCII, "IncludedSupplyChainTradeLineItem[0]/SpecifiedLineTradeDelivery/BilledQuantity", "not a decimal"},
 		{"cii unsupported charset", strings.Replace(cii, `encoding="UTF-8"`, `encoding="x-klingon"`, 1), FormatUnknown, "", ""},
 	}
@@ -578,5 +579,46 @@ func TestSameInvoiceAnyFormat(t *testing.T) {
 	cii.Format, pdf.Format = "", ""
 	if comparable(t, cii) != comparable(t, pdf) {
 		t.Errorf("the Factur-X PDF and its embedded CII give different documents")
+	}
+}
+
+// TestFormatParsers: each format's own parser reads its files as Parse does.
+func TestFormatParsers(t *testing.T) {
+	t.Parallel()
+	parsers := map[Format]func([]byte) (Document, error){
+		FormatUBL: ParseUBL, FormatCII: ParseCII, FormatFacturX: ParseFacturX, FormatJSON: ParseJSON,
+	}
+	for _, file := range roundTripFiles {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			data := readTestdata(t, file)
+			viaParse, err := Parse(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			direct, err := parsers[Detect(data)](data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if comparable(t, direct) != comparable(t, viaParse) {
+				t.Errorf("the format's parser and Parse disagree")
+			}
+		})
+	}
+}
+
+func TestCIIDateForms(t *testing.T) {
+	t.Parallel()
+	cii := string(readTestdata(t, "cii-invoice.xml"))
+	tests := []struct{ from, to, want string }{
+		{`format="102">20261120`, `format="102">20261120`, "2026-11-20"},
+		{`<udt:DateTimeString format="102">20261120`, `<udt:DateTimeString>20261121`, "2026-11-21"},
+		{`format="102">20261120`, `format="102">2026-11-22`, "2026-11-22"},
+	}
+	for _, tt := range tests {
+		d, err := ParseCII([]byte(strings.Replace(cii, tt.from, tt.to, 1)))
+		if err != nil || d.IssueDate != tt.want {
+			t.Errorf("%s: issue date %q, %v; want %q", tt.to, d.IssueDate, err, tt.want)
+		}
 	}
 }

@@ -13,14 +13,7 @@ import (
 	"greatbook/internal/money"
 )
 
-// The project's own JSON document format (API.md), read strictly: an unknown field is refused, and every
-// amount, quantity and rate must be a decimal string, never a JSON number (a float would lose cents).
-//
-// Beyond the fields API.md lists, the format accepts these documented additions so that any Document
-// survives MarshalOwnJSON and ParseJSON unchanged: "type_code"; the parties' "endpoint_id",
-// "endpoint_scheme" and "legal_id"; per line "net", "tax_category", "price_base_quantity",
-// "allowances" and "charges"; "tax_subtotals"; and every Totals field ("line_total", "allowances",
-// "charges", "gross", "prepaid", "rounding" next to "net", "tax" and "payable").
+// jsonDocument is the project's own JSON document format as ParseJSON reads it.
 type jsonDocument struct {
 	Type             string         `json:"type"`
 	TypeCode         string         `json:"type_code"`
@@ -119,8 +112,15 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 	return d
 }
 
-// ParseJSON reads the project's own JSON document format. Unknown fields and JSON numbers as amounts are
-// refused with a *ParseError naming the field.
+// ParseJSON reads the project's own JSON document format (API.md) strictly: an unknown field is refused,
+// and every amount, quantity and rate must be a decimal string, never a JSON number (a float would lose
+// cents); either gives a *ParseError naming the field.
+//
+// Beyond the fields API.md lists, the format accepts these documented additions, so that any Document
+// survives MarshalOwnJSON and ParseJSON unchanged: "type_code"; the parties' "endpoint_id",
+// "endpoint_scheme" and "legal_id"; per line "net", "tax_category", "price_base_quantity",
+// "allowances" and "charges"; "tax_subtotals"; and every Totals field ("line_total", "allowances",
+// "charges", "gross", "prepaid", "rounding" next to "net", "tax" and "payable").
 //
 // Missing values are computed the way the typewriter prints them: a line's net is quantity × unit price
 // (÷ price base quantity, + charges − allowances) rounded half away from zero to the currency's minor

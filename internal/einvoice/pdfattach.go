@@ -18,9 +18,11 @@ type Attachment struct {
 	Data   []byte // the decoded content
 }
 
-// Limits that keep a hostile PDF from costing unbounded memory or time.
+// Limits that keep a hostile PDF from costing unbounded memory or time. Deflate packs a thousand to one,
+// so a 20 MiB upload could otherwise ask for gigabytes.
 const (
-	maxAttachmentSize = 32 << 20 // decoded bytes per stream
+	maxAttachmentSize = 16 << 20 // decoded bytes per stream
+	maxDecodedTotal   = 64 << 20 // decoded bytes per PDF, object streams included
 	maxPDFObjects     = 200_000
 	maxAttachments    = 64
 	maxPDFDepth       = 32 // nesting of arrays and dictionaries
@@ -34,18 +36,26 @@ const (
 // streams (PDF 1.5) are opened so that file specifications stored in them are found. Damaged or
 // undecodable objects are skipped, never fatal: the result is whatever could be read, in file order.
 func CarveAttachments(pdf []byte) []Attachment {
-	c := carvePDF(pdf)
-	return c.attachments()
+	var out []Attachment
+	carvePDF(pdf).eachAttachment(func(a Attachment) bool {
+		out = append(out, a)
+		return true
+	})
+	return out
 }
 
-// findEmbeddedCII returns the first embedded file whose XML root is a CII CrossIndustryInvoice.
+// findEmbeddedCII returns the first embedded file whose XML root is a CII CrossIndustryInvoice, decoding
+// no more attachments than it needs to.
 func findEmbeddedCII(pdf []byte) ([]byte, bool) {
-	for _, a := range CarveAttachments(pdf) {
+	var found []byte
+	carvePDF(pdf).eachAttachment(func(a Attachment) bool {
 		if root, ok := xmlRoot(a.Data); ok && root.Space == nsCII && root.Local == "CrossIndustryInvoice" {
-			return a.Data, true
+			found = a.Data
+			return false
 		}
-	}
-	return nil, false
+		return true
+	})
+	return found, found != nil
 }
 
 type (
@@ -70,12 +80,13 @@ type pdfObject struct {
 type pdfCarver struct {
 	data    []byte
 	objects map[int]*pdfObject
+	budget  int // decoded bytes still allowed
 }
 
 var pdfObjectHeader = regexp.MustCompile(`(\d{1,10})[\x00\t\n\f\r ]+(\d{1,5})[\x00\t\n\f\r ]+obj`)
 
 func carvePDF(data []byte) *pdfCarver {
-	c := &pdfCarver{data: data, objects: map[int]*pdfObject{}}
+	c := &pdfCarver{data: data, objects: map[int]*pdfObject{}, budget: maxDecodedTotal}
 	pos, count := 0, 0
 	for pos < len(data) && count < maxPDFObjects {
 		loc := pdfObjectHeader.FindSubmatchIndex(data[pos:])
@@ -223,7 +234,7 @@ func (c *pdfCarver) openObjectStreams() {
 	slices.SortFunc(streams, func(a, b *pdfObject) int { return a.offset - b.offset })
 	for _, s := range streams {
 		dict := s.value.(pdfDict)
-		data, ok := decodeStream(dict, s.raw)
+		data, ok := c.decode(dict, s.raw)
 		if !ok {
 			continue
 		}
@@ -252,7 +263,17 @@ func (c *pdfCarver) openObjectStreams() {
 	}
 }
 
-func (c *pdfCarver) attachments() []Attachment {
+// decode decodes a stream within what is left of the budget.
+func (c *pdfCarver) decode(dict pdfDict, raw []byte) ([]byte, bool) {
+	data, ok := decodeStream(dict, raw, min(maxAttachmentSize, c.budget))
+	if ok {
+		c.budget -= len(data)
+	}
+	return data, ok
+}
+
+// eachAttachment decodes the embedded files in file order and hands them to yield until it returns false.
+func (c *pdfCarver) eachAttachment(yield func(Attachment) bool) {
 	ordered := make([]*pdfObject, 0, len(c.objects))
 	for _, obj := range c.objects {
 		ordered = append(ordered, obj)
@@ -289,19 +310,21 @@ func (c *pdfCarver) attachments() []Attachment {
 		})
 	}
 
-	var out []Attachment
+	decoded := 0
 	for _, num := range candidates {
-		if len(out) >= maxAttachments {
-			break
+		if decoded >= maxAttachments {
+			return
 		}
 		obj := c.objects[num]
-		data, ok := decodeStream(obj.value.(pdfDict), obj.raw)
+		data, ok := c.decode(obj.value.(pdfDict), obj.raw)
 		if !ok {
 			continue
 		}
-		out = append(out, Attachment{Object: num, Name: names[num], Data: data})
+		decoded++
+		if !yield(Attachment{Object: num, Name: names[num], Data: data}) {
+			return
+		}
 	}
-	return out
 }
 
 // walkFileSpecs calls found for every file specification dictionary (one with an /EF entry) inside v,
@@ -362,7 +385,7 @@ func decodePDFText(s pdfString) string {
 
 // decodeStream applies the stream's filter. Only no filter and /FlateDecode (without a predictor) are
 // supported: Factur-X writers use nothing else for embedded files.
-func decodeStream(dict pdfDict, raw []byte) ([]byte, bool) {
+func decodeStream(dict pdfDict, raw []byte, limit int) ([]byte, bool) {
 	var filters []pdfName
 	switch f := dict["Filter"].(type) {
 	case nil:
@@ -383,7 +406,7 @@ func decodeStream(dict pdfDict, raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	if len(filters) == 0 {
-		if len(raw) > maxAttachmentSize {
+		if len(raw) > limit {
 			return nil, false
 		}
 		return raw, true
@@ -396,29 +419,29 @@ func decodeStream(dict pdfDict, raw []byte) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	return inflate(raw)
+	return inflate(raw, limit)
 }
 
 // inflate decompresses zlib data. Some writers get the zlib wrapper wrong, so a stream whose checksum
-// fails, or that has no zlib header at all, is read as raw deflate data. Past maxAttachmentSize it gives up.
-func inflate(raw []byte) ([]byte, bool) {
+// fails, or that has no zlib header at all, is read as raw deflate data. Past limit bytes it gives up.
+func inflate(raw []byte, limit int) ([]byte, bool) {
 	if zr, err := zlib.NewReader(bytes.NewReader(raw)); err == nil {
-		if out, ok := readLimited(zr); ok {
+		if out, ok := readLimited(zr, limit); ok {
 			return out, true
 		}
 	}
 	if len(raw) > 2 && raw[0]&0x0F == 8 && (uint16(raw[0])<<8|uint16(raw[1]))%31 == 0 {
-		if out, ok := readLimited(flate.NewReader(bytes.NewReader(raw[2:]))); ok {
+		if out, ok := readLimited(flate.NewReader(bytes.NewReader(raw[2:])), limit); ok {
 			return out, true
 		}
 	}
-	return readLimited(flate.NewReader(bytes.NewReader(raw)))
+	return readLimited(flate.NewReader(bytes.NewReader(raw)), limit)
 }
 
-func readLimited(r io.ReadCloser) ([]byte, bool) {
+func readLimited(r io.ReadCloser, limit int) ([]byte, bool) {
 	defer r.Close()
-	out, err := io.ReadAll(io.LimitReader(r, maxAttachmentSize+1))
-	if err != nil && err != io.ErrUnexpectedEOF || len(out) > maxAttachmentSize || len(out) == 0 {
+	out, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil && err != io.ErrUnexpectedEOF || len(out) > limit || len(out) == 0 {
 		return nil, false
 	}
 	return out, true

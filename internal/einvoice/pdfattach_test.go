@@ -106,6 +106,21 @@ func TestCarveLimits(t *testing.T) {
 		t.Errorf("a stream inflating past %d bytes was kept", maxAttachmentSize)
 	}
 
+	// Each stream stays under the per-stream limit; together they pass the per-PDF budget.
+	var big bytes.Buffer
+	zw, _ = zlib.NewWriterLevel(&big, zlib.BestCompression)
+	zw.Write(make([]byte, 15<<20))
+	zw.Close()
+	var many strings.Builder
+	many.WriteString("%PDF-1.7\n")
+	for i := 1; i <= 6; i++ {
+		many.WriteString(strconv.Itoa(i) + " 0 obj\n<< /Type /EmbeddedFile /Filter /FlateDecode /Length " +
+			strconv.Itoa(big.Len()) + " >>\nstream\n" + big.String() + "\nendstream\nendobj\n")
+	}
+	if got := CarveAttachments([]byte(many.String())); len(got) != maxDecodedTotal/(15<<20) {
+		t.Errorf("%d attachments of 15 MiB decoded, want %d within the %d byte budget", len(got), maxDecodedTotal/(15<<20), maxDecodedTotal)
+	}
+
 	deep := "%PDF-1.7\n1 0 obj\n" + strings.Repeat("[", 100000) + "\nendobj\n"
 	if got := CarveAttachments([]byte(deep)); len(got) != 0 {
 		t.Errorf("deep nesting gave attachments")
@@ -125,11 +140,11 @@ func TestInflateVariants(t *testing.T) {
 	badChecksum := append([]byte{}, z.Bytes()...)
 	badChecksum[len(badChecksum)-1] ^= 0xFF
 	for name, data := range map[string][]byte{"zlib": z.Bytes(), "raw deflate": raw.Bytes(), "bad checksum": badChecksum} {
-		if got, ok := inflate(data); !ok || !bytes.Equal(got, want) {
+		if got, ok := inflate(data, maxAttachmentSize); !ok || !bytes.Equal(got, want) {
 			t.Errorf("%s: inflate = %q, %v", name, got, ok)
 		}
 	}
-	if _, ok := inflate([]byte("not deflate at all")); ok {
+	if _, ok := inflate([]byte("not deflate at all"), maxAttachmentSize); ok {
 		t.Errorf("garbage inflated")
 	}
 }

@@ -117,7 +117,8 @@ func isDateShape(s string) bool {
 }
 
 // date102 reads a UN/CEFACT date. Format 102 (CCYYMMDD) is the only one EN 16931 allows for the dates
-// this package reads; an absent format with eight digits is taken as 102.
+// this package reads; an absent format with eight digits is taken as 102, and a value already written
+// YYYY-MM-DD (a common slip) is taken as it is. Anything else is refused rather than guessed.
 func (r *fieldReader) date102(field, text, format string) string {
 	s := strings.TrimSpace(text)
 	f := strings.TrimSpace(format)
@@ -126,6 +127,9 @@ func (r *fieldReader) date102(field, text, format string) string {
 	}
 	if (f == "102" || f == "") && len(s) == 8 && allDigits(s) {
 		return s[:4] + "-" + s[4:6] + "-" + s[6:]
+	}
+	if isDateShape(s) {
+		return s
 	}
 	if r.err == nil {
 		r.err = parseErrorf(r.format, field, "date %q in format %q, want format 102 (CCYYMMDD)", clipText(s), clipText(f))
