@@ -1,0 +1,231 @@
+package einvoice
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ciiDocument is the part of a UN/CEFACT CrossIndustryInvoice (D16B, EN 16931 and the Factur-X profiles
+// around it) this package reads. Child elements are matched by local name.
+type ciiDocument struct {
+	Header struct {
+		ID        string  `xml:"ID"`
+		TypeCode  string  `xml:"TypeCode"`
+		IssueDate ciiDate `xml:"IssueDateTime"`
+	} `xml:"ExchangedDocument"`
+	Transaction struct {
+		Lines     []ciiLine `xml:"IncludedSupplyChainTradeLineItem"`
+		Agreement struct {
+			Seller ciiParty `xml:"SellerTradeParty"`
+			Buyer  ciiParty `xml:"BuyerTradeParty"`
+		} `xml:"ApplicableHeaderTradeAgreement"`
+		Settlement struct {
+			Currency     string   `xml:"InvoiceCurrencyCode"`
+			Taxes        []ciiTax `xml:"ApplicableTradeTax"`
+			PaymentTerms []struct {
+				DueDate ciiDate `xml:"DueDateDateTime"`
+			} `xml:"SpecifiedTradePaymentTerms"`
+			Summation struct {
+				LineTotalAmount      string       `xml:"LineTotalAmount"`
+				ChargeTotalAmount    string       `xml:"ChargeTotalAmount"`
+				AllowanceTotalAmount string       `xml:"AllowanceTotalAmount"`
+				TaxBasisTotalAmount  string       `xml:"TaxBasisTotalAmount"`
+				TaxTotalAmounts      []amountText `xml:"TaxTotalAmount"`
+				RoundingAmount       string       `xml:"RoundingAmount"`
+				GrandTotalAmount     string       `xml:"GrandTotalAmount"`
+				TotalPrepaidAmount   string       `xml:"TotalPrepaidAmount"`
+				DuePayableAmount     string       `xml:"DuePayableAmount"`
+			} `xml:"SpecifiedTradeSettlementHeaderMonetarySummation"`
+			InvoiceReferences []struct {
+				IssuerAssignedID string `xml:"IssuerAssignedID"`
+			} `xml:"InvoiceReferencedDocument"`
+		} `xml:"ApplicableHeaderTradeSettlement"`
+	} `xml:"SupplyChainTradeTransaction"`
+}
+
+type ciiDate struct {
+	String struct {
+		Value  string `xml:",chardata"`
+		Format string `xml:"format,attr"`
+	} `xml:"DateTimeString"`
+}
+
+type ciiParty struct {
+	Name             string   `xml:"Name"`
+	LegalOrgID       string   `xml:"SpecifiedLegalOrganization>ID"`
+	URIs             []idText `xml:"URIUniversalCommunication>URIID"`
+	TaxRegistrations []idText `xml:"SpecifiedTaxRegistration>ID"`
+}
+
+type ciiTax struct {
+	CalculatedAmount string `xml:"CalculatedAmount"`
+	BasisAmount      string `xml:"BasisAmount"`
+	CategoryCode     string `xml:"CategoryCode"`
+	Rate             string `xml:"RateApplicablePercent"`
+}
+
+type ciiLine struct {
+	Product struct {
+		Name        string `xml:"Name"`
+		Description string `xml:"Description"`
+	} `xml:"SpecifiedTradeProduct"`
+	NetPrice struct {
+		ChargeAmount  string     `xml:"ChargeAmount"`
+		BasisQuantity amountText `xml:"BasisQuantity"`
+	} `xml:"SpecifiedLineTradeAgreement>NetPriceProductTradePrice"`
+	BilledQuantity amountText `xml:"SpecifiedLineTradeDelivery>BilledQuantity"`
+	Settlement     struct {
+		Tax              ciiTax `xml:"ApplicableTradeTax"`
+		AllowanceCharges []struct {
+			ChargeIndicator string `xml:"ChargeIndicator>Indicator"`
+			ActualAmount    string `xml:"ActualAmount"`
+		} `xml:"SpecifiedTradeAllowanceCharge"`
+		LineTotalAmount string `xml:"SpecifiedTradeSettlementLineMonetarySummation>LineTotalAmount"`
+	} `xml:"SpecifiedLineTradeSettlement"`
+}
+
+// ParseCII extracts a UN/CEFACT CrossIndustryInvoice (EN 16931 profile; BASIC and EXTENDED documents read
+// the same way, their extra elements ignored). Dates must be in format 102 (CCYYMMDD). The due date is the
+// first SpecifiedTradePaymentTerms/DueDateDateTime. Of several TaxTotalAmount elements, the one in the
+// invoice currency is used.
+func ParseCII(data []byte) (Document, error) {
+	return parseCII(FormatCII, data)
+}
+
+func parseCII(format Format, data []byte) (Document, error) {
+	root, ok := xmlRoot(data)
+	if !ok {
+		return Document{}, parseErrorf(format, "", "no root element")
+	}
+	if root.Space != nsCII || root.Local != "CrossIndustryInvoice" {
+		return Document{}, parseErrorf(format, "", "root element {%s}%s is not a CII CrossIndustryInvoice", clipText(root.Space), clipText(root.Local))
+	}
+	var src ciiDocument
+	if err := decodeXML(format, data, &src); err != nil {
+		return Document{}, err
+	}
+	r := &fieldReader{format: format}
+	tx := src.Transaction
+	settlement := tx.Settlement
+
+	doc := Document{
+		Format:       format,
+		TypeCode:     text(src.Header.TypeCode),
+		Number:       text(src.Header.ID),
+		IssueDate:    r.ciiDate("ExchangedDocument/IssueDateTime", src.Header.IssueDate),
+		Currency:     text(settlement.Currency),
+		Seller:       tx.Agreement.Seller.party(),
+		Buyer:        tx.Agreement.Buyer.party(),
+		Lines:        []Line{},
+		TaxSubtotals: []TaxSubtotal{},
+	}
+	doc.Type = docTypeFor(doc.TypeCode)
+	for i, terms := range settlement.PaymentTerms {
+		if due := r.ciiDate(fmt.Sprintf("SpecifiedTradePaymentTerms[%d]/DueDateDateTime", i), terms.DueDate); due != "" {
+			doc.DueDate = due
+			break
+		}
+	}
+	for _, ref := range settlement.InvoiceReferences {
+		if id := text(ref.IssuerAssignedID); id != "" {
+			doc.BillingReference = id
+			break
+		}
+	}
+
+	for i, l := range tx.Lines {
+		doc.Lines = append(doc.Lines, l.line(r, fmt.Sprintf("IncludedSupplyChainTradeLineItem[%d]", i)))
+	}
+	for i, t := range settlement.Taxes {
+		field := fmt.Sprintf("ApplicableHeaderTradeSettlement/ApplicableTradeTax[%d]", i)
+		doc.TaxSubtotals = append(doc.TaxSubtotals, TaxSubtotal{
+			Category: text(t.CategoryCode),
+			Rate:     r.decimal(field+"/RateApplicablePercent", t.Rate),
+			Taxable:  r.decimal(field+"/BasisAmount", t.BasisAmount),
+			Tax:      r.decimal(field+"/CalculatedAmount", t.CalculatedAmount),
+		})
+	}
+
+	s := settlement.Summation
+	const sum = "SpecifiedTradeSettlementHeaderMonetarySummation/"
+	doc.Totals = Totals{
+		LineTotal:      r.decimal(sum+"LineTotalAmount", s.LineTotalAmount),
+		AllowanceTotal: r.decimal(sum+"AllowanceTotalAmount", s.AllowanceTotalAmount),
+		ChargeTotal:    r.decimal(sum+"ChargeTotalAmount", s.ChargeTotalAmount),
+		Net:            r.decimal(sum+"TaxBasisTotalAmount", s.TaxBasisTotalAmount),
+		Tax:            r.decimal(sum+"TaxTotalAmount", invoiceCurrencyTax(s.TaxTotalAmounts, doc.Currency)),
+		Gross:          r.decimal(sum+"GrandTotalAmount", s.GrandTotalAmount),
+		Prepaid:        r.decimal(sum+"TotalPrepaidAmount", s.TotalPrepaidAmount),
+		Rounding:       r.decimal(sum+"RoundingAmount", s.RoundingAmount),
+		Payable:        r.decimal(sum+"DuePayableAmount", s.DuePayableAmount),
+	}
+
+	if r.err != nil {
+		return Document{}, r.err
+	}
+	return doc, nil
+}
+
+func (r *fieldReader) ciiDate(field string, d ciiDate) string {
+	if text(d.String.Value) == "" {
+		return ""
+	}
+	return r.date102(field, d.String.Value, d.String.Format)
+}
+
+func (p ciiParty) party() Party {
+	party := Party{Name: text(p.Name), LegalID: text(p.LegalOrgID)}
+	for _, id := range p.TaxRegistrations {
+		if strings.EqualFold(text(id.Scheme), "VA") && text(id.Value) != "" {
+			party.VATID = text(id.Value)
+			break
+		}
+	}
+	for _, uri := range p.URIs {
+		if text(uri.Value) != "" {
+			party.EndpointID, party.EndpointScheme = text(uri.Value), text(uri.Scheme)
+			break
+		}
+	}
+	return party
+}
+
+func (l ciiLine) line(r *fieldReader, field string) Line {
+	line := Line{
+		Description:       firstText(l.Product.Name, l.Product.Description),
+		Quantity:          r.decimal(field+"/SpecifiedLineTradeDelivery/BilledQuantity", l.BilledQuantity.Value),
+		UnitPrice:         r.decimal(field+"/NetPriceProductTradePrice/ChargeAmount", l.NetPrice.ChargeAmount),
+		PriceBaseQuantity: r.decimal(field+"/NetPriceProductTradePrice/BasisQuantity", l.NetPrice.BasisQuantity.Value),
+		Net:               r.decimal(field+"/SpecifiedTradeSettlementLineMonetarySummation/LineTotalAmount", l.Settlement.LineTotalAmount),
+		TaxRate:           r.decimal(field+"/ApplicableTradeTax/RateApplicablePercent", l.Settlement.Tax.Rate),
+		TaxCategory:       text(l.Settlement.Tax.CategoryCode),
+	}
+	for i, ac := range l.Settlement.AllowanceCharges {
+		amount := r.decimal(fmt.Sprintf("%s/SpecifiedTradeAllowanceCharge[%d]/ActualAmount", field, i), ac.ActualAmount)
+		if isTrue(ac.ChargeIndicator) {
+			line.Charges = line.Charges.Add(amount)
+		} else {
+			line.Allowances = line.Allowances.Add(amount)
+		}
+	}
+	return line
+}
+
+// invoiceCurrencyTax picks the TaxTotalAmount in the invoice currency; failing a match, one without a
+// currency; failing that, the first.
+func invoiceCurrencyTax(amounts []amountText, currency string) string {
+	for _, a := range amounts {
+		if currency != "" && strings.EqualFold(text(a.Currency), currency) {
+			return a.Value
+		}
+	}
+	for _, a := range amounts {
+		if text(a.Currency) == "" {
+			return a.Value
+		}
+	}
+	if len(amounts) > 0 {
+		return amounts[0].Value
+	}
+	return ""
+}

@@ -1,0 +1,82 @@
+package einvoice
+
+import (
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/money"
+)
+
+var (
+	one     = decimal.NewFromInt(1)
+	hundred = decimal.NewFromInt(100)
+)
+
+// minorUnitsOf returns the minor units of a currency, and two for a code ISO 4217 does not know (Validate
+// reports the code; the arithmetic still needs a precision).
+func minorUnitsOf(currency string) int32 {
+	if c, ok := money.Lookup(currency); ok {
+		return c.MinorUnits
+	}
+	return 2
+}
+
+// baseQuantity returns the price base quantity of a line, one when the source gave none.
+func (l Line) baseQuantity() decimal.Decimal {
+	if l.PriceBaseQuantity.IsZero() {
+		return one
+	}
+	return l.PriceBaseQuantity
+}
+
+// expectedNet is quantity × unit price / base quantity + charges − allowances, unrounded (EN 16931's
+// calculation of BT-131, which Peppol enforces as PEPPOL-EN16931-R120).
+func (l Line) expectedNet(useBase bool) decimal.Decimal {
+	gross := l.Quantity.Mul(l.UnitPrice)
+	if useBase {
+		gross = gross.Div(l.baseQuantity())
+	}
+	return gross.Add(l.Charges).Sub(l.Allowances)
+}
+
+// computeSubtotals groups line nets by VAT category and rate, in the order the groups first appear, and
+// computes each group's tax rounded half away from zero to the currency's minor units.
+func computeSubtotals(lines []Line, minor int32) []TaxSubtotal {
+	type key struct{ category, rate string }
+	index := map[key]int{}
+	subtotals := []TaxSubtotal{}
+	for _, l := range lines {
+		k := key{l.TaxCategory, money.Canonical(l.TaxRate)}
+		i, ok := index[k]
+		if !ok {
+			i = len(subtotals)
+			index[k] = i
+			subtotals = append(subtotals, TaxSubtotal{Category: l.TaxCategory, Rate: l.TaxRate})
+		}
+		subtotals[i].Taxable = subtotals[i].Taxable.Add(l.Net)
+	}
+	for i := range subtotals {
+		subtotals[i].Tax = taxOf(subtotals[i].Taxable, subtotals[i].Rate, minor)
+	}
+	return subtotals
+}
+
+// taxOf is taxable × rate / 100, rounded half away from zero to minor units.
+func taxOf(taxable, rate decimal.Decimal, minor int32) decimal.Decimal {
+	return taxable.Mul(rate).Div(hundred).Round(minor)
+}
+
+func sumLineNets(lines []Line) decimal.Decimal {
+	var sum decimal.Decimal
+	for _, l := range lines {
+		sum = sum.Add(l.Net)
+	}
+	return sum
+}
+
+func sumSubtotalTax(subtotals []TaxSubtotal) decimal.Decimal {
+	var sum decimal.Decimal
+	for _, s := range subtotals {
+		sum = sum.Add(s.Tax)
+	}
+	return sum
+}

@@ -1,0 +1,76 @@
+package einvoice
+
+import (
+	"bytes"
+)
+
+// XML namespaces of the root elements Detect recognises.
+const (
+	nsUBLInvoice    = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
+	nsUBLCreditNote = "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"
+	nsCII           = "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
+)
+
+// pdfHeaderWindow is how far into a file Detect looks for the PDF header; readers accept leading junk
+// within the first kilobyte.
+const pdfHeaderWindow = 1024
+
+// Detect names the format of data from its content alone; a declared media type is never trusted.
+// A PDF is facturx only when it embeds a CII invoice, and unknown otherwise.
+func Detect(data []byte) Format {
+	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")
+	switch {
+	case isPDF(trimmed):
+		if _, ok := findEmbeddedCII(data); ok {
+			return FormatFacturX
+		}
+		return FormatUnknown
+	case len(trimmed) > 0 && trimmed[0] == '{':
+		return FormatJSON
+	case len(trimmed) > 0 && trimmed[0] == '<':
+		root, ok := xmlRoot(data)
+		if !ok {
+			return FormatUnknown
+		}
+		switch {
+		case root.Space == nsUBLInvoice && root.Local == "Invoice",
+			root.Space == nsUBLCreditNote && root.Local == "CreditNote":
+			return FormatUBL
+		case root.Space == nsCII && root.Local == "CrossIndustryInvoice":
+			return FormatCII
+		}
+	}
+	return FormatUnknown
+}
+
+// Parse extracts a document from data in whichever format Detect finds. It returns a *ParseError for
+// malformed input in a recognised format and ErrNoStructuredData for anything else. It never panics.
+func Parse(data []byte) (Document, error) {
+	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
+		return ParseFacturX(data)
+	}
+	switch Detect(data) {
+	case FormatUBL:
+		return ParseUBL(data)
+	case FormatCII:
+		return ParseCII(data)
+	case FormatJSON:
+		return ParseJSON(data)
+	}
+	return Document{}, ErrNoStructuredData
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// isPDF reports a PDF header near the start of data. JSON and XML are recognised by their first byte,
+// so a "%PDF-" inside them never counts.
+func isPDF(data []byte) bool {
+	if len(data) > 0 && (data[0] == '{' || data[0] == '<') {
+		return false
+	}
+	window := data
+	if len(window) > pdfHeaderWindow {
+		window = window[:pdfHeaderWindow]
+	}
+	return bytes.Contains(window, []byte("%PDF-"))
+}

@@ -1,0 +1,169 @@
+// Package einvoice turns supplier invoices and credit notes into one model, whatever they arrived as:
+// UBL 2.1 (Peppol BIS Billing 3.0), UN/CEFACT CII, a Factur-X / ZUGFeRD PDF carrying CII, or the project's
+// own JSON document format. Extraction is deterministic (no guessing from layout or free text), and
+// Validate says which of the standard's arithmetic and required-field rules a document breaks.
+//
+// Amounts keep the sign the source document states. EN 16931 credit notes state positive amounts (the
+// document type carries the direction), and invoices may hold negative lines (returns); neither is
+// flipped or refused here, so the ledger decides the posting direction from Type.
+package einvoice
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/shopspring/decimal"
+	"golang.org/x/text/unicode/norm"
+)
+
+// DocType says whether a document asks the buyer to pay (invoice) or credits the buyer (credit_note).
+type DocType string
+
+// The document types the ledger posts.
+const (
+	TypeInvoice    DocType = "invoice"
+	TypeCreditNote DocType = "credit_note"
+)
+
+// Format names the syntax a document was extracted from.
+type Format string
+
+// The formats Detect recognises.
+const (
+	FormatUBL     Format = "ubl"
+	FormatCII     Format = "cii"
+	FormatFacturX Format = "facturx"
+	FormatJSON    Format = "json"
+	FormatUnknown Format = "unknown"
+)
+
+// Party is the seller or the buyer of a document, with the identifiers that tell companies apart.
+type Party struct {
+	Name           string `json:"name"`
+	VATID          string `json:"vat_id,omitempty"`
+	EndpointID     string `json:"endpoint_id,omitempty"`
+	EndpointScheme string `json:"endpoint_scheme,omitempty"`
+	LegalID        string `json:"legal_id,omitempty"`
+}
+
+// Line is one invoice or credit note line. Net is the line net amount as the source states it.
+//
+// Beyond the fields every format has, a line keeps what is needed to check Net honestly:
+// PriceBaseQuantity (EN 16931 BT-149, the number of units UnitPrice is for; zero means one) and the sums
+// of the line-level allowances and charges (BG-27, BG-28) the source applied to Net. These three are
+// omitted from JSON when zero.
+type Line struct {
+	Description       string          `json:"description"`
+	Quantity          decimal.Decimal `json:"quantity"`
+	UnitPrice         decimal.Decimal `json:"unit_price"`
+	PriceBaseQuantity decimal.Decimal `json:"price_base_quantity,omitzero"`
+	Allowances        decimal.Decimal `json:"allowances,omitzero"`
+	Charges           decimal.Decimal `json:"charges,omitzero"`
+	Net               decimal.Decimal `json:"net"`
+	TaxRate           decimal.Decimal `json:"tax_rate"`
+	TaxCategory       string          `json:"tax_category,omitempty"`
+}
+
+// TaxSubtotal is the tax of one VAT category and rate: the amount taxed and the tax on it.
+type TaxSubtotal struct {
+	Category string          `json:"category,omitempty"`
+	Rate     decimal.Decimal `json:"rate"`
+	Taxable  decimal.Decimal `json:"taxable"`
+	Tax      decimal.Decimal `json:"tax"`
+}
+
+// Totals are the document-level amounts (EN 16931 BG-22). Net is the total without VAT after document
+// allowances and charges, Gross the total with VAT, Payable what is left to pay after Prepaid and Rounding.
+type Totals struct {
+	LineTotal      decimal.Decimal `json:"line_total"`
+	AllowanceTotal decimal.Decimal `json:"allowances"`
+	ChargeTotal    decimal.Decimal `json:"charges"`
+	Net            decimal.Decimal `json:"net"`
+	Tax            decimal.Decimal `json:"tax"`
+	Gross          decimal.Decimal `json:"gross"`
+	Prepaid        decimal.Decimal `json:"prepaid"`
+	Rounding       decimal.Decimal `json:"rounding"`
+	Payable        decimal.Decimal `json:"payable"`
+}
+
+// Document is an extracted invoice or credit note, the same shape whatever format it came from.
+// Dates are YYYY-MM-DD; Currency is the ISO 4217 code of every amount.
+type Document struct {
+	Format           Format        `json:"format"`
+	Type             DocType       `json:"type"`
+	TypeCode         string        `json:"type_code,omitempty"` // UNTDID 1001: 380, 381, 384, ...
+	Number           string        `json:"number"`
+	IssueDate        string        `json:"issue_date"`
+	DueDate          string        `json:"due_date,omitempty"`
+	Currency         string        `json:"currency"`
+	Seller           Party         `json:"seller"`
+	Buyer            Party         `json:"buyer"`
+	Lines            []Line        `json:"lines"`
+	TaxSubtotals     []TaxSubtotal `json:"tax_subtotals"`
+	Totals           Totals        `json:"totals"`
+	BillingReference string        `json:"billing_reference,omitempty"` // the invoice a credit note or a corrected invoice (384) refers to
+}
+
+// SourceRef names the document the way its seller does, so that the same document sent twice (as UBL
+// one day and as a Factur-X PDF the next, or with different spacing or case in its number) gets the same
+// reference, while two sellers' INV-001 never collide. It is "<seller identity>/<number>".
+//
+// The seller identity is the first identifier present, in this order:
+//   - VAT id, upper case, without whitespace, dots and dashes: "vat:SE556677889901";
+//   - electronic address: "endpoint:<scheme>:<id>", both upper case without whitespace;
+//   - legal registration id: "legal:<id>", upper case without whitespace;
+//   - otherwise the name: "name:acme ab", NFKC-normalised, lower case, whitespace collapsed to one space.
+//
+// Every part is NFKC-normalised first, so full-width and compatibility characters compare equal. In the
+// identity, '%' and '/' are escaped as %25 and %2F, so the first '/' always separates it from the number.
+// The number is NFKC-normalised, trimmed, inner whitespace collapsed to one space, and upper case.
+func (d Document) SourceRef() string {
+	return sellerIdentity(d.Seller) + "/" + normaliseNumber(d.Number)
+}
+
+func sellerIdentity(p Party) string {
+	var identity string
+	switch {
+	case normaliseID(p.VATID, ".-") != "":
+		identity = "vat:" + normaliseID(p.VATID, ".-")
+	case normaliseID(p.EndpointID, "") != "":
+		identity = "endpoint:" + normaliseID(p.EndpointScheme, "") + ":" + normaliseID(p.EndpointID, "")
+	case normaliseID(p.LegalID, "") != "":
+		identity = "legal:" + normaliseID(p.LegalID, "")
+	default:
+		identity = "name:" + normaliseName(p.Name)
+	}
+	return escapeIdentity(identity)
+}
+
+// normaliseID upper-cases an identifier and drops whitespace and the given separator characters.
+func normaliseID(s, drop string) string {
+	s = norm.NFKC.String(s)
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsSpace(r) || strings.ContainsRune(drop, r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return norm.NFKC.String(strings.ToUpper(b.String()))
+}
+
+// normaliseName lower-cases a name and collapses its whitespace.
+func normaliseName(s string) string {
+	s = norm.NFKC.String(strings.ToLower(norm.NFKC.String(s)))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// normaliseNumber upper-cases a document number and collapses its whitespace.
+func normaliseNumber(s string) string {
+	s = norm.NFKC.String(strings.ToUpper(norm.NFKC.String(s)))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func escapeIdentity(s string) string {
+	if !strings.ContainsAny(s, "%/") {
+		return s
+	}
+	return strings.NewReplacer("%", "%25", "/", "%2F").Replace(s)
+}

@@ -1,0 +1,731 @@
+package einvoice
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/zlib"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+)
+
+// Attachment is one embedded file carved out of a PDF.
+type Attachment struct {
+	Object int    // the object number of the stream that holds the file
+	Name   string // the file name its file specification gives, when one does
+	Data   []byte // the decoded content
+}
+
+// Limits that keep a hostile PDF from costing unbounded memory or time. Deflate packs a thousand to one,
+// so a 20 MiB upload could otherwise ask for gigabytes.
+const (
+	maxAttachmentSize = 16 << 20 // decoded bytes per stream
+	maxDecodedTotal   = 64 << 20 // decoded bytes per PDF, object streams included
+	maxPDFObjects     = 200_000
+	maxAttachments    = 64
+	maxPDFDepth       = 32 // nesting of arrays and dictionaries
+)
+
+// CarveAttachments returns the embedded files of a PDF without interpreting the document: it scans for
+// indirect objects, takes every stream whose dictionary says /Type /EmbeddedFile and every stream a file
+// specification's /EF entry points to (the /EmbeddedFiles name tree and /AF arrays both use those), and
+// decodes them. Only unfiltered and /FlateDecode streams are decoded; a /Length given as an indirect
+// reference is resolved, and when it cannot be trusted the stream runs to the next "endstream". Object
+// streams (PDF 1.5) are opened so that file specifications stored in them are found. Damaged or
+// undecodable objects are skipped, never fatal: the result is whatever could be read, in file order.
+func CarveAttachments(pdf []byte) []Attachment {
+	var out []Attachment
+	carvePDF(pdf).eachAttachment(func(a Attachment) bool {
+		out = append(out, a)
+		return true
+	})
+	return out
+}
+
+// findEmbeddedCII returns the first embedded file whose XML root is a CII CrossIndustryInvoice, decoding
+// no more attachments than it needs to.
+func findEmbeddedCII(pdf []byte) ([]byte, bool) {
+	var found []byte
+	carvePDF(pdf).eachAttachment(func(a Attachment) bool {
+		if root, ok := xmlRoot(a.Data); ok && root.Space == nsCII && root.Local == "CrossIndustryInvoice" {
+			found = a.Data
+			return false
+		}
+		return true
+	})
+	return found, found != nil
+}
+
+type (
+	pdfName    string
+	pdfString  []byte
+	pdfKeyword string
+	pdfArray   []any
+	pdfDict    map[pdfName]any
+	pdfRef     struct{ num, gen int }
+)
+
+type pdfObject struct {
+	num       int
+	offset    int // where the object starts; objects from an object stream take the stream's offset
+	value     any
+	hasStream bool
+	raw       []byte // undecoded stream data
+	data      []byte // the whole file, to re-slice raw once an indirect /Length is known
+	start     int    // offset of the first stream byte in data
+}
+
+type pdfCarver struct {
+	data    []byte
+	objects map[int]*pdfObject
+	budget  int // decoded bytes still allowed
+}
+
+var pdfObjectHeader = regexp.MustCompile(`(\d{1,10})[\x00\t\n\f\r ]+(\d{1,5})[\x00\t\n\f\r ]+obj`)
+
+func carvePDF(data []byte) *pdfCarver {
+	c := &pdfCarver{data: data, objects: map[int]*pdfObject{}, budget: maxDecodedTotal}
+	pos, count := 0, 0
+	for pos < len(data) && count < maxPDFObjects {
+		loc := pdfObjectHeader.FindSubmatchIndex(data[pos:])
+		if loc == nil {
+			break
+		}
+		start, headerEnd := pos+loc[0], pos+loc[1]
+		if headerEnd < len(data) && !isPDFDelimiterOrSpace(data[headerEnd]) {
+			pos = headerEnd
+			continue
+		}
+		num, err := strconv.Atoi(string(data[pos+loc[2] : pos+loc[3]]))
+		if err != nil {
+			pos = headerEnd
+			continue
+		}
+		obj, end, ok := c.parseIndirect(num, start, headerEnd)
+		count++
+		if !ok {
+			pos = headerEnd
+			continue
+		}
+		c.objects[num] = obj // a later definition (incremental update) replaces an earlier one
+		pos = max(end, headerEnd)
+	}
+	c.resolveIndirectLengths()
+	c.openObjectStreams()
+	return c
+}
+
+// parseIndirect parses the object whose "N G obj" header ends at headerEnd.
+func (c *pdfCarver) parseIndirect(num, start, headerEnd int) (*pdfObject, int, bool) {
+	lex := &pdfLexer{data: c.data, pos: headerEnd}
+	value, ok := lex.value(0)
+	if !ok {
+		return nil, 0, false
+	}
+	obj := &pdfObject{num: num, offset: start, value: value}
+	afterValue := lex.pos
+	tok, ok := lex.token()
+	if !ok {
+		return obj, afterValue, true
+	}
+	switch tok {
+	case pdfKeyword("endobj"):
+		return obj, lex.pos, true
+	case pdfKeyword("stream"):
+	default:
+		return obj, afterValue, true
+	}
+	dict, isDict := value.(pdfDict)
+	if !isDict {
+		return obj, lex.pos, true
+	}
+	begin := lex.pos
+	if begin < len(c.data) && c.data[begin] == '\r' {
+		begin++
+	}
+	if begin < len(c.data) && c.data[begin] == '\n' {
+		begin++
+	}
+	obj.hasStream, obj.data, obj.start = true, c.data, begin
+	end := -1
+	if length, ok := dict["Length"].(int64); ok {
+		end = streamEndAt(c.data, begin, length)
+	}
+	if end < 0 {
+		end = scanEndstream(c.data, begin)
+	}
+	obj.raw = c.data[begin:end]
+	next := end
+	if i := bytes.Index(c.data[end:min(len(c.data), end+64)], []byte("endstream")); i >= 0 {
+		next = end + i + len("endstream")
+	}
+	lex.pos = next
+	if tok, ok := lex.token(); ok && tok == pdfKeyword("endobj") {
+		next = lex.pos
+	}
+	return obj, next, true
+}
+
+// streamEndAt returns begin+length when that is where the stream's data ends (only whitespace before
+// "endstream"), and -1 when /Length cannot be trusted.
+func streamEndAt(data []byte, begin int, length int64) int {
+	if length < 0 || length > int64(len(data)-begin) {
+		return -1
+	}
+	end := begin + int(length)
+	rest := bytes.TrimLeft(data[end:min(len(data), end+32)], "\x00\t\n\f\r ")
+	if !bytes.HasPrefix(rest, []byte("endstream")) {
+		return -1
+	}
+	return end
+}
+
+// scanEndstream finds the end of stream data without a usable /Length: the next "endstream", less the
+// end-of-line marker before it; the end of the file when there is none.
+func scanEndstream(data []byte, begin int) int {
+	i := bytes.Index(data[begin:], []byte("endstream"))
+	if i < 0 {
+		return len(data)
+	}
+	end := begin + i
+	if end > begin && data[end-1] == '\n' {
+		end--
+	}
+	if end > begin && data[end-1] == '\r' {
+		end--
+	}
+	return end
+}
+
+// resolveIndirectLengths re-slices streams whose /Length is a reference to an integer object, now that
+// every object is known; a trusted length survives an "endstream" inside compressed data.
+func (c *pdfCarver) resolveIndirectLengths() {
+	for _, obj := range c.objects {
+		if !obj.hasStream {
+			continue
+		}
+		ref, ok := obj.value.(pdfDict)["Length"].(pdfRef)
+		if !ok {
+			continue
+		}
+		target, ok := c.objects[ref.num]
+		if !ok || target.hasStream {
+			continue
+		}
+		if length, ok := target.value.(int64); ok {
+			if end := streamEndAt(obj.data, obj.start, length); end >= 0 {
+				obj.raw = obj.data[obj.start:end]
+			}
+		}
+	}
+}
+
+// openObjectStreams adds the objects stored in /Type /ObjStm streams, unless a direct object with the
+// same number exists.
+func (c *pdfCarver) openObjectStreams() {
+	streams := make([]*pdfObject, 0)
+	for _, obj := range c.objects {
+		if obj.hasStream && obj.value.(pdfDict)["Type"] == pdfName("ObjStm") {
+			streams = append(streams, obj)
+		}
+	}
+	slices.SortFunc(streams, func(a, b *pdfObject) int { return a.offset - b.offset })
+	for _, s := range streams {
+		dict := s.value.(pdfDict)
+		data, ok := c.decode(dict, s.raw)
+		if !ok {
+			continue
+		}
+		n, okN := dict["N"].(int64)
+		first, okFirst := dict["First"].(int64)
+		if !okN || !okFirst || n < 0 || first < 0 || first > int64(len(data)) || len(c.objects) >= maxPDFObjects {
+			continue
+		}
+		header := &pdfLexer{data: data[:first]}
+		for i := int64(0); i < n && len(c.objects) < maxPDFObjects; i++ {
+			numTok, ok1 := header.token()
+			offTok, ok2 := header.token()
+			num, isInt1 := numTok.(int64)
+			off, isInt2 := offTok.(int64)
+			if !ok1 || !ok2 || !isInt1 || !isInt2 || num < 0 || num > 1<<31 || off < 0 || off > int64(len(data))-first {
+				break
+			}
+			if _, exists := c.objects[int(num)]; exists {
+				continue
+			}
+			lex := &pdfLexer{data: data, pos: int(first + off)}
+			if value, ok := lex.value(0); ok {
+				c.objects[int(num)] = &pdfObject{num: int(num), offset: s.offset, value: value}
+			}
+		}
+	}
+}
+
+// decode decodes a stream within what is left of the budget.
+func (c *pdfCarver) decode(dict pdfDict, raw []byte) ([]byte, bool) {
+	data, ok := decodeStream(dict, raw, min(maxAttachmentSize, c.budget))
+	if ok {
+		c.budget -= len(data)
+	}
+	return data, ok
+}
+
+// eachAttachment decodes the embedded files in file order and hands them to yield until it returns false.
+func (c *pdfCarver) eachAttachment(yield func(Attachment) bool) {
+	ordered := make([]*pdfObject, 0, len(c.objects))
+	for _, obj := range c.objects {
+		ordered = append(ordered, obj)
+	}
+	slices.SortFunc(ordered, func(a, b *pdfObject) int {
+		if a.offset != b.offset {
+			return a.offset - b.offset
+		}
+		return a.num - b.num
+	})
+
+	var candidates []int
+	seen := map[int]bool{}
+	names := map[int]string{}
+	add := func(num int) {
+		if !seen[num] {
+			seen[num] = true
+			candidates = append(candidates, num)
+		}
+	}
+	for _, obj := range ordered {
+		if obj.hasStream && obj.value.(pdfDict)["Type"] == pdfName("EmbeddedFile") {
+			add(obj.num)
+		}
+	}
+	for _, obj := range ordered {
+		walkFileSpecs(obj.value, 0, func(spec pdfDict, target pdfRef) {
+			if t, ok := c.objects[target.num]; ok && t.hasStream {
+				add(target.num)
+				if _, named := names[target.num]; !named {
+					names[target.num] = fileSpecName(spec)
+				}
+			}
+		})
+	}
+
+	decoded := 0
+	for _, num := range candidates {
+		if decoded >= maxAttachments {
+			return
+		}
+		obj := c.objects[num]
+		data, ok := c.decode(obj.value.(pdfDict), obj.raw)
+		if !ok {
+			continue
+		}
+		decoded++
+		if !yield(Attachment{Object: num, Name: names[num], Data: data}) {
+			return
+		}
+	}
+}
+
+// walkFileSpecs calls found for every file specification dictionary (one with an /EF entry) inside v,
+// with the embedded file stream its /EF names.
+func walkFileSpecs(v any, depth int, found func(spec pdfDict, target pdfRef)) {
+	if depth > maxPDFDepth {
+		return
+	}
+	switch v := v.(type) {
+	case pdfDict:
+		if ef, ok := v["EF"].(pdfDict); ok {
+			for _, key := range []pdfName{"UF", "F"} {
+				if ref, ok := ef[key].(pdfRef); ok {
+					found(v, ref)
+					break
+				}
+			}
+		}
+		keys := make([]pdfName, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			walkFileSpecs(v[k], depth+1, found)
+		}
+	case pdfArray:
+		for _, item := range v {
+			walkFileSpecs(item, depth+1, found)
+		}
+	}
+}
+
+func fileSpecName(spec pdfDict) string {
+	for _, key := range []pdfName{"UF", "F"} {
+		if s, ok := spec[key].(pdfString); ok {
+			return decodePDFText(s)
+		}
+	}
+	return ""
+}
+
+// decodePDFText reads a PDF text string: UTF-16BE with a byte order mark, otherwise one byte a character.
+func decodePDFText(s pdfString) string {
+	if len(s) >= 2 && s[0] == 0xFE && s[1] == 0xFF {
+		units := make([]uint16, 0, len(s)/2)
+		for i := 2; i+1 < len(s); i += 2 {
+			units = append(units, uint16(s[i])<<8|uint16(s[i+1]))
+		}
+		return string(utf16.Decode(units))
+	}
+	runes := make([]rune, len(s))
+	for i, b := range s {
+		runes[i] = rune(b)
+	}
+	return string(runes)
+}
+
+// decodeStream applies the stream's filter. Only no filter and /FlateDecode (without a predictor) are
+// supported: Factur-X writers use nothing else for embedded files.
+func decodeStream(dict pdfDict, raw []byte, limit int) ([]byte, bool) {
+	var filters []pdfName
+	switch f := dict["Filter"].(type) {
+	case nil:
+	case pdfName:
+		filters = []pdfName{f}
+	case pdfArray:
+		for _, item := range f {
+			name, ok := item.(pdfName)
+			if !ok {
+				return nil, false
+			}
+			filters = append(filters, name)
+		}
+	default:
+		return nil, false
+	}
+	if len(filters) > 1 {
+		return nil, false
+	}
+	if len(filters) == 0 {
+		if len(raw) > limit {
+			return nil, false
+		}
+		return raw, true
+	}
+	if filters[0] != "FlateDecode" && filters[0] != "Fl" {
+		return nil, false
+	}
+	if parms, ok := dict["DecodeParms"].(pdfDict); ok {
+		if p, ok := parms["Predictor"].(int64); ok && p > 1 {
+			return nil, false
+		}
+	}
+	return inflate(raw, limit)
+}
+
+// inflate decompresses zlib data. Some writers get the zlib wrapper wrong, so a stream whose checksum
+// fails, or that has no zlib header at all, is read as raw deflate data. Past limit bytes it gives up.
+func inflate(raw []byte, limit int) ([]byte, bool) {
+	if zr, err := zlib.NewReader(bytes.NewReader(raw)); err == nil {
+		if out, ok := readLimited(zr, limit); ok {
+			return out, true
+		}
+	}
+	if len(raw) > 2 && raw[0]&0x0F == 8 && (uint16(raw[0])<<8|uint16(raw[1]))%31 == 0 {
+		if out, ok := readLimited(flate.NewReader(bytes.NewReader(raw[2:])), limit); ok {
+			return out, true
+		}
+	}
+	return readLimited(flate.NewReader(bytes.NewReader(raw)), limit)
+}
+
+func readLimited(r io.ReadCloser, limit int) ([]byte, bool) {
+	defer r.Close()
+	out, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil && err != io.ErrUnexpectedEOF || len(out) > limit || len(out) == 0 {
+		return nil, false
+	}
+	return out, true
+}
+
+// pdfLexer reads PDF tokens and values from data.
+type pdfLexer struct {
+	data []byte
+	pos  int
+}
+
+func isPDFSpace(b byte) bool {
+	return b == 0 || b == '\t' || b == '\n' || b == '\f' || b == '\r' || b == ' '
+}
+
+func isPDFDelimiter(b byte) bool {
+	return b == '(' || b == ')' || b == '<' || b == '>' || b == '[' || b == ']' || b == '{' || b == '}' || b == '/' || b == '%'
+}
+
+func isPDFDelimiterOrSpace(b byte) bool { return isPDFSpace(b) || isPDFDelimiter(b) }
+
+func (l *pdfLexer) skipSpace() {
+	for l.pos < len(l.data) {
+		b := l.data[l.pos]
+		switch {
+		case isPDFSpace(b):
+			l.pos++
+		case b == '%':
+			for l.pos < len(l.data) && l.data[l.pos] != '\n' && l.data[l.pos] != '\r' {
+				l.pos++
+			}
+		default:
+			return
+		}
+	}
+}
+
+type pdfDelimiter string
+
+// token reads one token: int64, float64, pdfName, pdfString, pdfKeyword, or a pdfDelimiter for
+// "<<", ">>", "[" and "]".
+func (l *pdfLexer) token() (any, bool) {
+	l.skipSpace()
+	if l.pos >= len(l.data) {
+		return nil, false
+	}
+	b := l.data[l.pos]
+	switch {
+	case b == '<' && l.pos+1 < len(l.data) && l.data[l.pos+1] == '<':
+		l.pos += 2
+		return pdfDelimiter("<<"), true
+	case b == '>' && l.pos+1 < len(l.data) && l.data[l.pos+1] == '>':
+		l.pos += 2
+		return pdfDelimiter(">>"), true
+	case b == '[' || b == ']':
+		l.pos++
+		return pdfDelimiter(string(b)), true
+	case b == '/':
+		return l.name(), true
+	case b == '(':
+		return l.literalString()
+	case b == '<':
+		return l.hexString()
+	case b == ')' || b == '>' || b == '{' || b == '}':
+		return nil, false
+	}
+	start := l.pos
+	for l.pos < len(l.data) && !isPDFDelimiterOrSpace(l.data[l.pos]) {
+		l.pos++
+	}
+	word := string(l.data[start:l.pos])
+	if n, err := strconv.ParseInt(word, 10, 64); err == nil {
+		return n, true
+	}
+	if isPDFReal(word) {
+		if f, err := strconv.ParseFloat(word, 64); err == nil {
+			return f, true
+		}
+	}
+	return pdfKeyword(word), true
+}
+
+func isPDFReal(word string) bool {
+	if word == "" {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+') {
+			return false
+		}
+	}
+	return true
+}
+
+func (l *pdfLexer) name() pdfName {
+	l.pos++ // '/'
+	var b []byte
+	for l.pos < len(l.data) && !isPDFDelimiterOrSpace(l.data[l.pos]) {
+		c := l.data[l.pos]
+		if c == '#' && l.pos+2 < len(l.data) {
+			if v, err := strconv.ParseUint(string(l.data[l.pos+1:l.pos+3]), 16, 8); err == nil {
+				b = append(b, byte(v))
+				l.pos += 3
+				continue
+			}
+		}
+		b = append(b, c)
+		l.pos++
+	}
+	return pdfName(b)
+}
+
+func (l *pdfLexer) literalString() (any, bool) {
+	l.pos++ // '('
+	var out []byte
+	depth := 1
+	for l.pos < len(l.data) {
+		c := l.data[l.pos]
+		l.pos++
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return pdfString(out), true
+			}
+		case '\\':
+			if l.pos >= len(l.data) {
+				return nil, false
+			}
+			e := l.data[l.pos]
+			l.pos++
+			switch e {
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case '\r':
+				if l.pos < len(l.data) && l.data[l.pos] == '\n' {
+					l.pos++
+				}
+				continue
+			case '\n':
+				continue
+			default:
+				if e >= '0' && e <= '7' {
+					v := int(e - '0')
+					for i := 0; i < 2 && l.pos < len(l.data) && l.data[l.pos] >= '0' && l.data[l.pos] <= '7'; i++ {
+						v = v*8 + int(l.data[l.pos]-'0')
+						l.pos++
+					}
+					c = byte(v)
+				} else {
+					c = e
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return nil, false
+}
+
+func (l *pdfLexer) hexString() (any, bool) {
+	l.pos++ // '<'
+	var out []byte
+	var pending int = -1
+	for l.pos < len(l.data) {
+		c := l.data[l.pos]
+		l.pos++
+		if c == '>' {
+			if pending >= 0 {
+				out = append(out, byte(pending<<4))
+			}
+			return pdfString(out), true
+		}
+		if isPDFSpace(c) {
+			continue
+		}
+		v, err := strconv.ParseUint(string(c), 16, 8)
+		if err != nil {
+			return nil, false
+		}
+		if pending < 0 {
+			pending = int(v)
+		} else {
+			out = append(out, byte(pending<<4|int(v)))
+			pending = -1
+		}
+	}
+	return nil, false
+}
+
+// value reads one PDF object: a number, reference, name, string, array, dictionary, boolean or null.
+func (l *pdfLexer) value(depth int) (any, bool) {
+	if depth > maxPDFDepth {
+		return nil, false
+	}
+	tok, ok := l.token()
+	if !ok {
+		return nil, false
+	}
+	switch t := tok.(type) {
+	case int64:
+		if ref, ok := l.reference(t); ok {
+			return ref, true
+		}
+		return t, true
+	case pdfDelimiter:
+		switch t {
+		case "[":
+			return l.array(depth)
+		case "<<":
+			return l.dict(depth)
+		}
+		return nil, false
+	case pdfKeyword:
+		switch t {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		case "null":
+			return nil, true
+		}
+		return nil, false
+	}
+	return tok, true
+}
+
+// reference reads the "G R" after an object number, restoring the position when they are not there.
+func (l *pdfLexer) reference(num int64) (pdfRef, bool) {
+	save := l.pos
+	gen, ok1 := l.token()
+	r, ok2 := l.token()
+	g, isInt := gen.(int64)
+	if ok1 && ok2 && isInt && r == pdfKeyword("R") && num >= 0 && num <= 1<<31 && g >= 0 && g <= 1<<16 {
+		return pdfRef{num: int(num), gen: int(g)}, true
+	}
+	l.pos = save
+	return pdfRef{}, false
+}
+
+func (l *pdfLexer) array(depth int) (any, bool) {
+	var out pdfArray
+	for {
+		l.skipSpace()
+		if l.pos < len(l.data) && l.data[l.pos] == ']' {
+			l.pos++
+			return out, true
+		}
+		v, ok := l.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+}
+
+func (l *pdfLexer) dict(depth int) (any, bool) {
+	out := pdfDict{}
+	for {
+		tok, ok := l.token()
+		if !ok {
+			return nil, false
+		}
+		if tok == pdfDelimiter(">>") {
+			return out, true
+		}
+		key, isName := tok.(pdfName)
+		if !isName {
+			return nil, false
+		}
+		v, ok := l.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		out[key] = v
+	}
+}

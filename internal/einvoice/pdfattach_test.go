@@ -1,0 +1,150 @@
+package einvoice
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/zlib"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestCarveAttachments(t *testing.T) {
+	t.Parallel()
+	cii := readTestdata(t, "cii-invoice.xml")
+	withEndstream := []byte(`<?xml version="1.0"?><note>a stream may contain endstream and endobj</note>`)
+	tests := []struct {
+		name  string
+		pdf   []byte
+		names []string
+		data  [][]byte
+	}{
+		{"flate, direct length", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true}}}.build(),
+			[]string{"factur-x.xml"}, [][]byte{cii}},
+		{"flate, indirect length", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, length: "indirect"}}}.build(),
+			[]string{"factur-x.xml"}, [][]byte{cii}},
+		{"wrong length falls back to endstream", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, length: "wrong"}}}.build(),
+			[]string{"factur-x.xml"}, [][]byte{cii}},
+		{"unfiltered", testPDF{attachments: []testAttachment{{name: "zugferd-invoice.xml", data: cii}}}.build(),
+			[]string{"zugferd-invoice.xml"}, [][]byte{cii}},
+		{"indirect length keeps an endstream inside the data", testPDF{attachments: []testAttachment{{name: "a.xml", data: withEndstream, length: "indirect"}}}.build(),
+			[]string{"a.xml"}, [][]byte{withEndstream}},
+		{"stream without /Type found through /EF", testPDF{attachments: []testAttachment{{name: "xrechnung.xml", data: cii, flate: true, untyped: true}}}.build(),
+			[]string{"xrechnung.xml"}, [][]byte{cii}},
+		{"typed stream outside the name tree", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, noNameRef: true}}}.build(),
+			[]string{"factur-x.xml"}, [][]byte{cii}},
+		{"file specification in an object stream", testPDF{objectStream: true, attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, untyped: true}}}.build(),
+			[]string{"factur-x.xml"}, [][]byte{cii}},
+		{"two attachments in file order", testPDF{attachments: []testAttachment{
+			{name: "notes.txt", data: []byte("hello"), flate: true},
+			{name: "factur-x.xml", data: cii, flate: true},
+		}}.build(), []string{"notes.txt", "factur-x.xml"}, [][]byte{[]byte("hello"), cii}},
+		{"no attachments", testPDF{lines: []string{"just text"}}.build(), nil, nil},
+		{"crlf after stream", bytes.ReplaceAll(testPDF{attachments: []testAttachment{{name: "a.xml", data: []byte("<a/>")}}}.build(),
+			[]byte("stream\n<a/>"), []byte("stream\r\n<a/>")), []string{"a.xml"}, [][]byte{[]byte("<a/>")}},
+		{"unsupported filter is skipped", bytes.Replace(testPDF{attachments: []testAttachment{{name: "a.xml", data: []byte("3C612F3E")}}}.build(),
+			[]byte("/Type /EmbeddedFile"), []byte("/Type /EmbeddedFile /Filter /ASCIIHexDecode"), 1), nil, nil},
+		{"not a pdf", []byte("hello"), nil, nil},
+		{"empty", nil, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := CarveAttachments(tt.pdf)
+			if len(got) != len(tt.data) {
+				t.Fatalf("%d attachments, want %d: %+v", len(got), len(tt.data), got)
+			}
+			for i, a := range got {
+				if a.Name != tt.names[i] || !bytes.Equal(a.Data, tt.data[i]) {
+					t.Errorf("attachment %d = %q (%d bytes), want %q (%d bytes)", i, a.Name, len(a.Data), tt.names[i], len(tt.data[i]))
+				}
+			}
+		})
+	}
+}
+
+func TestCarveMustang(t *testing.T) {
+	t.Parallel()
+	got := CarveAttachments(readTestdata(t, "samples/mustang-EN16931_Einfach.pdf"))
+	if len(got) != 1 || got[0].Name != "factur-x.xml" || got[0].Object != 22 || len(got[0].Data) != 13397 {
+		t.Fatalf("attachments %+v, want factur-x.xml, object 22, 13397 bytes (its /Params /Size)", got)
+	}
+}
+
+func TestFacturXPicksTheInvoice(t *testing.T) {
+	t.Parallel()
+	pdf := testPDF{attachments: []testAttachment{
+		{name: "notes.xml", data: []byte("<notes>not an invoice</notes>"), flate: true},
+		{name: "factur-x.xml", data: readTestdata(t, "cii-invoice.xml"), flate: true},
+	}}.build()
+	d, err := Parse(pdf)
+	if err != nil || d.Format != FormatFacturX || d.Number != "RE-2026-1187" {
+		t.Fatalf("Parse = %s %q, %v", d.Format, d.Number, err)
+	}
+}
+
+func TestFacturXBrokenCII(t *testing.T) {
+	t.Parallel()
+	broken := strings.Replace(string(readTestdata(t, "cii-invoice.xml")), ">216.15<", ">two hundred<", 1)
+	pdf := testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: []byte(broken), flate: true}}}.build()
+	_, err := Parse(pdf)
+	pe, ok := err.(*ParseError)
+	if !ok || pe.Format != FormatFacturX || !strings.Contains(pe.Field, "DuePayableAmount") {
+		t.Fatalf("error = %v, want a facturx ParseError naming DuePayableAmount", err)
+	}
+}
+
+func TestCarveLimits(t *testing.T) {
+	t.Parallel()
+	var bomb bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&bomb, zlib.BestCompression)
+	zw.Write(make([]byte, maxAttachmentSize+1))
+	zw.Close()
+	pdf := []byte("%PDF-1.7\n1 0 obj\n<< /Type /EmbeddedFile /Filter /FlateDecode /Length " +
+		strconv.Itoa(bomb.Len()) + " >>\nstream\n" + bomb.String() + "\nendstream\nendobj\n")
+	if got := CarveAttachments(pdf); len(got) != 0 {
+		t.Errorf("a stream inflating past %d bytes was kept", maxAttachmentSize)
+	}
+
+	// Each stream stays under the per-stream limit; together they pass the per-PDF budget.
+	var big bytes.Buffer
+	zw, _ = zlib.NewWriterLevel(&big, zlib.BestCompression)
+	zw.Write(make([]byte, 15<<20))
+	zw.Close()
+	var many strings.Builder
+	many.WriteString("%PDF-1.7\n")
+	for i := 1; i <= 6; i++ {
+		many.WriteString(strconv.Itoa(i) + " 0 obj\n<< /Type /EmbeddedFile /Filter /FlateDecode /Length " +
+			strconv.Itoa(big.Len()) + " >>\nstream\n" + big.String() + "\nendstream\nendobj\n")
+	}
+	if got := CarveAttachments([]byte(many.String())); len(got) != maxDecodedTotal/(15<<20) {
+		t.Errorf("%d attachments of 15 MiB decoded, want %d within the %d byte budget", len(got), maxDecodedTotal/(15<<20), maxDecodedTotal)
+	}
+
+	deep := "%PDF-1.7\n1 0 obj\n" + strings.Repeat("[", 100000) + "\nendobj\n"
+	if got := CarveAttachments([]byte(deep)); len(got) != 0 {
+		t.Errorf("deep nesting gave attachments")
+	}
+}
+
+func TestInflateVariants(t *testing.T) {
+	t.Parallel()
+	want := []byte("<rsm:CrossIndustryInvoice/>")
+	var z, raw bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(want)
+	zw.Close()
+	fw, _ := flate.NewWriter(&raw, flate.BestCompression)
+	fw.Write(want)
+	fw.Close()
+	badChecksum := append([]byte{}, z.Bytes()...)
+	badChecksum[len(badChecksum)-1] ^= 0xFF
+	for name, data := range map[string][]byte{"zlib": z.Bytes(), "raw deflate": raw.Bytes(), "bad checksum": badChecksum} {
+		if got, ok := inflate(data, maxAttachmentSize); !ok || !bytes.Equal(got, want) {
+			t.Errorf("%s: inflate = %q, %v", name, got, ok)
+		}
+	}
+	if _, ok := inflate([]byte("not deflate at all"), maxAttachmentSize); ok {
+		t.Errorf("garbage inflated")
+	}
+}

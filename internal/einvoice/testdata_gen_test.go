@@ -1,0 +1,82 @@
+package einvoice
+
+import (
+	"bytes"
+	"flag"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated files in testdata")
+
+// generatedTestdata are the test files written by code rather than by hand. They are committed; run
+// `go test -run TestGeneratedTestdata -update ./internal/einvoice` to rewrite them (zlib output may differ
+// between Go releases, so they are only rewritten on request).
+var generatedTestdata = map[string]func(t *testing.T) []byte{
+	"facturx-invoice.pdf": func(t *testing.T) []byte {
+		cii := readTestdata(t, "cii-invoice.xml")
+		return testPDF{
+			lines: []string{
+				"Papeterie Mueller GmbH - Rechnung RE-2026-1187",
+				"Rechnungsdatum 20.11.2026, faellig 20.12.2026",
+				"Zu zahlen: 216,15 EUR",
+				"Die Rechnungsdaten sind als factur-x.xml eingebettet (Factur-X EN 16931).",
+			},
+			attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, length: "indirect"}},
+			factorXMP:   true,
+		}.build()
+	},
+	"no-embedded-xml.pdf": func(t *testing.T) []byte {
+		return testPDF{lines: []string{
+			"Scanned invoice 2026-11 from a supplier without e-invoicing.",
+			"Total due: 1 250,00 SEK",
+		}}.build()
+	},
+	"scanned-invoice.png": func(t *testing.T) []byte {
+		img := image.NewGray(image.Rect(0, 0, 48, 64))
+		for y := 0; y < 64; y++ {
+			for x := 0; x < 48; x++ {
+				c := uint8(245)
+				if y%8 == 4 && x > 4 && x < 44-(y%16) {
+					c = 40 // lines of "text"
+				}
+				img.SetGray(x, y, color.Gray{Y: c})
+			}
+		}
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	},
+}
+
+func TestGeneratedTestdata(t *testing.T) {
+	for name, generate := range generatedTestdata {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join("testdata", name)
+			if *update {
+				if err := os.WriteFile(path, generate(t), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("%v: run the tests with -update to generate it", err)
+			}
+		})
+	}
+}
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

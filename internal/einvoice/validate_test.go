@@ -1,0 +1,186 @@
+package einvoice
+
+import (
+	"strings"
+	"testing"
+)
+
+// testInvoice returns a valid invoice to break one rule at a time.
+func testInvoice() Document {
+	return Document{
+		Format: FormatJSON, Type: TypeInvoice, TypeCode: "380",
+		Number: "INV-1", IssueDate: "2026-11-20", DueDate: "2026-12-20", Currency: "EUR",
+		Seller: Party{Name: "Supplier AB", VATID: "SE556677889901"},
+		Buyer:  Party{Name: "Acme Ltd"},
+		Lines: []Line{
+			{Description: "Widget", Quantity: dec("2"), UnitPrice: dec("50.00"), Net: dec("100.00"), TaxRate: dec("25"), TaxCategory: "S"},
+			{Description: "Book", Quantity: dec("3"), UnitPrice: dec("10.00"), Net: dec("30.00"), TaxRate: dec("6"), TaxCategory: "S"},
+		},
+		TaxSubtotals: []TaxSubtotal{
+			{Category: "S", Rate: dec("25"), Taxable: dec("100.00"), Tax: dec("25.00")},
+			{Category: "S", Rate: dec("6"), Taxable: dec("30.00"), Tax: dec("1.80")},
+		},
+		Totals: totals("130.00", "0", "0", "130.00", "26.80", "156.80", "0", "0", "156.80"),
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	type finding struct{ code, field string }
+	tests := []struct {
+		name   string
+		change func(d *Document)
+		want   []finding
+	}{
+		{"valid", func(d *Document) {}, nil},
+
+		{"type missing", func(d *Document) { d.Type = "" }, []finding{{CodeRequired, "type"}}},
+		{"type unknown", func(d *Document) { d.Type = "bill" }, []finding{{CodeInvalidType, "type"}}},
+		{"number missing", func(d *Document) { d.Number = " " }, []finding{{CodeRequired, "number"}}},
+		{"currency missing", func(d *Document) { d.Currency = "" }, []finding{{CodeRequired, "currency"}}},
+		{"currency lower case", func(d *Document) { d.Currency = "eur" }, []finding{{CodeInvalidCurrency, "currency"}}},
+		{"currency not iso", func(d *Document) { d.Currency = "EURO" }, []finding{{CodeInvalidCurrency, "currency"}}},
+		{"currency a metal", func(d *Document) { d.Currency = "XAU" }, []finding{{CodeInvalidCurrency, "currency"}}},
+		{"seller without name or id", func(d *Document) { d.Seller = Party{} }, []finding{{CodeRequired, "seller"}}},
+		{"seller with only a vat id", func(d *Document) { d.Seller = Party{VATID: "SE556677889901"} }, nil},
+		{"seller with only an endpoint", func(d *Document) { d.Seller = Party{EndpointID: "5566778899", EndpointScheme: "0007"} }, nil},
+		{"no lines", func(d *Document) { d.Lines = nil }, []finding{{CodeRequired, "lines"}, {CodeLineTotal, "totals.line_total"}}},
+
+		{"issue date missing", func(d *Document) { d.IssueDate = "" }, []finding{{CodeRequired, "issue_date"}}},
+		{"issue date not a day", func(d *Document) { d.IssueDate = "2026-02-30" }, []finding{{CodeInvalidDate, "issue_date"}}},
+		{"issue date in another form", func(d *Document) { d.IssueDate = "20.11.2026" }, []finding{{CodeInvalidDate, "issue_date"}}},
+		{"issue date before 2000", func(d *Document) { d.IssueDate, d.DueDate = "1999-12-31", "" }, []finding{{CodeIssueDateOutOfRange, "issue_date"}}},
+		{"issue date 2000-01-01", func(d *Document) { d.IssueDate, d.DueDate = "2000-01-01", "" }, nil},
+		{"issue date eleven months ahead", func(d *Document) { d.IssueDate, d.DueDate = "2027-11-01", "" }, nil},
+		{"issue date over a year ahead", func(d *Document) { d.IssueDate, d.DueDate = "2027-12-03", "" }, []finding{{CodeIssueDateOutOfRange, "issue_date"}}},
+		{"due date before issue", func(d *Document) { d.DueDate = "2026-11-19" }, []finding{{CodeDueBeforeIssue, "due_date"}}},
+		{"due date on issue", func(d *Document) { d.DueDate = "2026-11-20" }, nil},
+		{"due date not a date", func(d *Document) { d.DueDate = "soon" }, []finding{{CodeInvalidDate, "due_date"}}},
+
+		{"line net wrong", func(d *Document) { d.Lines[1].Net = dec("33.00"); d.fixSums() }, []finding{{CodeLineNet, "lines[1].net"}}},
+		{"line net within half a cent", func(d *Document) {
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice = dec("3"), dec("9.9999")
+		}, nil},
+		{"line net a cent off", func(d *Document) {
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice = dec("3"), dec("9.9966")
+		}, []finding{{CodeLineNet, "lines[1].net"}}},
+		{"price per base quantity", func(d *Document) {
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = dec("1500"), dec("2.00"), dec("100")
+		}, nil},
+		{"base quantity wrongly holding the price", func(d *Document) {
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = dec("3"), dec("10.00"), dec("10.00")
+		}, nil},
+		{"base quantity that fits neither reading", func(d *Document) {
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = dec("3"), dec("12.00"), dec("2")
+		}, []finding{{CodeLineNet, "lines[1].net"}}},
+		{"line with line-level allowances is not recomputed", func(d *Document) {
+			d.Lines[1].Net, d.Lines[1].Allowances = dec("33.00"), dec("1.00")
+			d.fixSums()
+		}, nil},
+
+		{"line total not the sum", func(d *Document) { d.Totals.LineTotal = dec("131.00") }, []finding{
+			{CodeLineTotal, "totals.line_total"}, {CodeNetTotal, "totals.net"},
+		}},
+		{"document allowance not subtracted", func(d *Document) { d.Totals.AllowanceTotal = dec("10.00") }, []finding{{CodeNetTotal, "totals.net"}}},
+		{"document allowance and charge", func(d *Document) {
+			d.Totals.AllowanceTotal, d.Totals.ChargeTotal, d.Totals.Net = dec("10.00"), dec("4.00"), dec("124.00")
+			d.TaxSubtotals[0].Taxable, d.TaxSubtotals[0].Tax = dec("94.00"), dec("23.50")
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("25.30"), dec("149.30"), dec("149.30")
+		}, nil},
+		{"tax not the sum of subtotals", func(d *Document) {
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("26.00"), dec("156.00"), dec("156.00")
+		}, []finding{{CodeTaxTotal, "totals.tax"}}},
+		{"subtotal tax a cent off is rounding", func(d *Document) {
+			d.TaxSubtotals[1].Tax = dec("1.81")
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("26.81"), dec("156.81"), dec("156.81")
+		}, nil},
+		{"subtotal tax two cents off", func(d *Document) {
+			d.TaxSubtotals[1].Tax = dec("1.82")
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("26.82"), dec("156.82"), dec("156.82")
+		}, []finding{{CodeSubtotalTax, "tax_subtotals[1].tax"}}},
+		{"gross not net plus tax", func(d *Document) { d.Totals.Gross = dec("156.08") }, []finding{
+			{CodeGrossTotal, "totals.gross"}, {CodePayable, "totals.payable"},
+		}},
+		{"payable ignores prepaid", func(d *Document) { d.Totals.Prepaid = dec("50.00") }, []finding{{CodePayable, "totals.payable"}}},
+		{"payable with prepaid and rounding", func(d *Document) {
+			d.Totals.Prepaid, d.Totals.Rounding, d.Totals.Payable = dec("50.00"), dec("0.20"), dec("107.00")
+		}, nil},
+
+		{"credit note with the standard's positive amounts", func(d *Document) { d.Type, d.TypeCode = TypeCreditNote, "381" }, nil},
+		{"credit note with negative amounts that add up", func(d *Document) {
+			d.Type, d.TypeCode = TypeCreditNote, "381"
+			for i := range d.Lines {
+				d.Lines[i].Quantity, d.Lines[i].Net = d.Lines[i].Quantity.Neg(), d.Lines[i].Net.Neg()
+			}
+			for i := range d.TaxSubtotals {
+				d.TaxSubtotals[i].Taxable, d.TaxSubtotals[i].Tax = d.TaxSubtotals[i].Taxable.Neg(), d.TaxSubtotals[i].Tax.Neg()
+			}
+			d.Totals = totals("-130.00", "0", "0", "-130.00", "-26.80", "-156.80", "0", "0", "-156.80")
+		}, nil},
+		{"yen are compared to the yen", func(d *Document) {
+			d.Currency = "JPY"
+			d.Lines[0].UnitPrice, d.Lines[0].Net = dec("50.2"), dec("100")
+			d.Totals.LineTotal = dec("130.4")
+		}, nil},
+		{"three-decimal currency", func(d *Document) {
+			d.Currency = "KWD"
+			d.Lines[0].UnitPrice, d.Lines[0].Net = dec("50.0005"), dec("100.001")
+			d.fixSums()
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := testInvoice()
+			tt.change(&d)
+			got := ValidateAt(d, testNow)
+			var gotPairs, wantPairs []string
+			for _, f := range got {
+				gotPairs = append(gotPairs, f.Code+" "+f.Field)
+				if f.Message == "" {
+					t.Errorf("finding %+v has no message", f)
+				}
+			}
+			for _, f := range tt.want {
+				wantPairs = append(wantPairs, f.code+" "+f.field)
+			}
+			if strings.Join(gotPairs, "; ") != strings.Join(wantPairs, "; ") {
+				t.Errorf("findings\n got %v\nwant %v\n%+v", gotPairs, wantPairs, got)
+			}
+			if len(tt.want) == 0 && got != nil {
+				t.Errorf("ValidateAt returned %#v, want nil", got)
+			}
+		})
+	}
+}
+
+// fixSums recomputes the totals from the lines, so a test can break one line rule alone.
+func (d *Document) fixSums() {
+	minor := minorUnitsOf(d.Currency)
+	d.TaxSubtotals = computeSubtotals(d.Lines, minor)
+	d.Totals.LineTotal = sumLineNets(d.Lines)
+	d.Totals.Net = d.Totals.LineTotal.Sub(d.Totals.AllowanceTotal).Add(d.Totals.ChargeTotal)
+	d.Totals.Tax = sumSubtotalTax(d.TaxSubtotals)
+	d.Totals.Gross = d.Totals.Net.Add(d.Totals.Tax)
+	d.Totals.Payable = d.Totals.Gross.Sub(d.Totals.Prepaid).Add(d.Totals.Rounding)
+}
+
+func TestValidateMessages(t *testing.T) {
+	t.Parallel()
+	d, err := Parse(readTestdata(t, "ubl-invoice-bad-total.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings := ValidateAt(d, testNow)
+	if len(findings) != 1 {
+		t.Fatalf("findings %+v, want one", findings)
+	}
+	want := Finding{
+		Code:    CodePayable,
+		Field:   "totals.payable",
+		Message: "payable 24231.00 is not gross 24321.07 − prepaid 0.00 + rounding -0.07 = 24321.00",
+	}
+	if findings[0] != want {
+		t.Errorf("finding\n got %+v\nwant %+v", findings[0], want)
+	}
+}

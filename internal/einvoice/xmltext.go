@@ -1,0 +1,173 @@
+package einvoice
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shopspring/decimal"
+	"golang.org/x/text/encoding/ianaindex"
+
+	"greatbook/internal/money"
+)
+
+// newXMLDecoder returns a strict decoder that also reads the legacy charsets an XML declaration may name
+// (ISO-8859-1, windows-1252, ...), as some ERP exports still do.
+func newXMLDecoder(data []byte) *xml.Decoder {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
+		enc, err := ianaindex.IANA.Encoding(label)
+		if err != nil || enc == nil {
+			return nil, fmt.Errorf("unsupported charset %q", label)
+		}
+		return enc.NewDecoder().Reader(input), nil
+	}
+	return dec
+}
+
+// xmlRoot returns the name of the first element of an XML document.
+func xmlRoot(data []byte) (xml.Name, bool) {
+	dec := newXMLDecoder(data)
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return xml.Name{}, false
+		}
+		if start, ok := tok.(xml.StartElement); ok {
+			return start.Name, true
+		}
+	}
+}
+
+// decodeXML unmarshals data into v, turning a syntax error into a ParseError for format.
+func decodeXML(format Format, data []byte, v any) error {
+	if err := newXMLDecoder(data).Decode(v); err != nil {
+		return parseErrorf(format, "", "malformed XML: %v", err)
+	}
+	return nil
+}
+
+// amountText is an XML amount or quantity with the attributes EN 16931 puts on them.
+type amountText struct {
+	Value    string `xml:",chardata"`
+	Currency string `xml:"currencyID,attr"`
+	Unit     string `xml:"unitCode,attr"`
+}
+
+// idText is an XML identifier with its scheme.
+type idText struct {
+	Value  string `xml:",chardata"`
+	Scheme string `xml:"schemeID,attr"`
+}
+
+// fieldReader converts the text of XML elements into model values, keeping the first error so that the
+// extraction code reads straight through.
+type fieldReader struct {
+	format Format
+	err    *ParseError
+}
+
+// decimal reads an xs:decimal: surrounding whitespace and a leading '+' are allowed, as are ".5" and
+// "5."; an absent or empty element reads as zero.
+func (r *fieldReader) decimal(field, text string) decimal.Decimal {
+	s := strings.TrimSpace(text)
+	if s == "" {
+		return decimal.Decimal{}
+	}
+	s = strings.TrimPrefix(s, "+")
+	neg := strings.HasPrefix(s, "-")
+	body := strings.TrimPrefix(s, "-")
+	if strings.HasPrefix(body, ".") {
+		body = "0" + body
+	}
+	body = strings.TrimSuffix(body, ".")
+	if neg {
+		body = "-" + body
+	}
+	d, err := money.Parse(body)
+	if err != nil {
+		if r.err == nil {
+			r.err = parseErrorf(r.format, field, "not a decimal: %q", clipText(s))
+		}
+		return decimal.Decimal{}
+	}
+	return d
+}
+
+// isoDate reads an xs:date, dropping a time zone suffix. Text that is not a date is kept as it is, for
+// Validate to report.
+func isoDate(text string) string {
+	s := strings.TrimSpace(text)
+	if len(s) > 10 && isDateShape(s[:10]) {
+		rest := s[10:]
+		if rest == "Z" || (len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':') {
+			return s[:10]
+		}
+	}
+	return s
+}
+
+func isDateShape(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	return allDigits(s[:4]) && allDigits(s[5:7]) && allDigits(s[8:])
+}
+
+// date102 reads a UN/CEFACT date. Format 102 (CCYYMMDD) is the only one EN 16931 allows for the dates
+// this package reads; an absent format with eight digits is taken as 102, and a value already written
+// YYYY-MM-DD (a common slip) is taken as it is. Anything else is refused rather than guessed.
+func (r *fieldReader) date102(field, text, format string) string {
+	s := strings.TrimSpace(text)
+	f := strings.TrimSpace(format)
+	if s == "" {
+		return ""
+	}
+	if (f == "102" || f == "") && len(s) == 8 && allDigits(s) {
+		return s[:4] + "-" + s[4:6] + "-" + s[6:]
+	}
+	if isDateShape(s) {
+		return s
+	}
+	if r.err == nil {
+		r.err = parseErrorf(r.format, field, "date %q in format %q, want format 102 (CCYYMMDD)", clipText(s), clipText(f))
+	}
+	return ""
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// text trims the whitespace XML pretty-printing puts around values.
+func text(s string) string { return strings.TrimSpace(s) }
+
+// firstText returns the first non-empty trimmed value.
+func firstText(values ...string) string {
+	for _, v := range values {
+		if t := text(v); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// isTrue reads an xs:boolean.
+func isTrue(s string) bool {
+	t := text(s)
+	return t == "true" || t == "1"
+}
+
+func clipText(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
