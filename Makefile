@@ -66,7 +66,7 @@ test: test-deps check-generated vet ## run every test (with -race), then each fu
 fuzz: ## run each fuzz target for FUZZTIME
 	@for pkg in $$(go list ./...); do \
 	  for f in $$(go test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
-	    echo "fuzz $$pkg $$f"; go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null; \
+	    echo "fuzz $$pkg $$f"; go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime=3s $$pkg >/dev/null; \
 	  done; \
 	done
 
