@@ -1,0 +1,119 @@
+// Package intake holds documents from their arrival until a reviewer's
+// decision: the queue, its natural-key duplicate flags, duplicate groups,
+// and (with the approve issue) the guarded approval and its outbox.
+package intake
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Status is where a document stands.
+type Status string
+
+// The statuses of a document.
+const (
+	Received Status = "received" // stored; the pipeline has not filed it yet
+	Pending  Status = "pending"  // filed, waiting for a reviewer
+	Flagged  Status = "flagged"  // filed with a reason a person must look at
+	Active   Status = "active"   // approved; the bookkeeper posts it
+	Posted   Status = "posted"   // in the ledger
+	Rejected Status = "rejected"
+)
+
+// Flag reasons.
+const (
+	FlagDuplicate             = "duplicate"
+	FlagExtractionFailed      = "extraction_failed"
+	FlagNeedsManualExtraction = "needs_manual_extraction"
+)
+
+// Why one document was filed as a duplicate of another.
+const (
+	SameReference = "same_reference" // same seller and number (the natural key)
+	SameContent   = "same_content"   // same seller, date, currency and total under another number
+	NewerVersion  = "newer_version"  // a later version of a typewriter document
+	Manual        = "manual"         // typed in by hand and matching another
+)
+
+// Document is an intake row.
+type Document struct {
+	ID              int64
+	OrgID           int64
+	ContentHash     string
+	MediaType       string
+	Filename        string
+	Size            int
+	Via             string
+	ReceivedBy      string
+	PipelineRunID   string
+	Status          Status
+	DocType         string
+	SourceRef       string
+	ContentKey      string
+	Format          string
+	Fields          json.RawMessage
+	Findings        json.RawMessage
+	FlagReason      string
+	DuplicateOf     int64
+	DuplicateReason string
+	DistinctFrom    int64
+	ResultEntryID   int64
+	ReceivedAt      time.Time
+	QueuedAt        *time.Time
+	DecidedBy       string
+	DecidedAt       *time.Time
+	DecisionReason  string
+	UpdatedAt       time.Time
+}
+
+// Arrival is a document as it arrives.
+type Arrival struct {
+	OrgID     int64
+	Content   []byte
+	MediaType string
+	Filename  string
+	Via       string // upload, api, cli, typewriter, demo
+	Actor     string
+	// RunID is the pipeline run that will file the document, created in
+	// the same transaction.
+	RunID string
+}
+
+// ContentHash is the SHA-256 of a document's bytes, in hex.
+func ContentHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Filing is what the queue writes: the pipeline's verdict on a document.
+type Filing struct {
+	DocType    string
+	SourceRef  string
+	ContentKey string
+	Format     string
+	Fields     json.RawMessage
+	Findings   json.RawMessage
+	// FlagReason, when set, files the row flagged; otherwise pending.
+	FlagReason string
+	// DuplicateOf, when set, files the row as a duplicate of that row.
+	DuplicateOf     int64
+	DuplicateReason string
+}
+
+// NaturalKeyConflict is a filing whose natural key (org, doc type, source
+// ref), or whose content key, another live row holds. Nothing was written.
+type NaturalKeyConflict struct {
+	DocType   string
+	SourceRef string
+	Incumbent int64
+	// Reason is SameReference or SameContent.
+	Reason string
+}
+
+func (e *NaturalKeyConflict) Error() string {
+	return fmt.Sprintf("intake: %s %s is held by document %d (%s)", e.DocType, e.SourceRef, e.Incumbent, e.Reason)
+}

@@ -1,0 +1,175 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/database"
+)
+
+// DB is what the PostgreSQL store needs: a pool, or a transaction (then
+// its own transactions are savepoints within it).
+type DB interface {
+	database.Querier
+	database.Beginner
+}
+
+// PGStore is the PostgreSQL store.
+type PGStore struct{ db DB }
+
+// NewPGStore returns a store over a pool or a transaction.
+func NewPGStore(db DB) *PGStore { return &PGStore{db: db} }
+
+// Columns of a document, in the order scanDocument reads them.
+const documentColumns = `d.id, d.org_id, d.content_hash, d.media_type, d.filename, d.size_bytes, d.received_via, d.received_by,
+	coalesce(d.pipeline_run_id::text, ''), d.status, coalesce(d.doc_type, ''), coalesce(d.source_ref, ''), coalesce(d.content_key, ''),
+	coalesce(d.format, ''), d.fields, d.findings, coalesce(d.flag_reason, ''), coalesce(d.duplicate_of, 0),
+	coalesce(d.duplicate_reason, ''), coalesce(d.distinct_from, 0), coalesce(d.result_entry_id, 0), d.received_at, d.queued_at,
+	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.decision_reason, ''), d.updated_at`
+
+// ScanDocument reads a row selected with DocumentColumns.
+func ScanDocument(row pgx.Row) (Document, error) {
+	var d Document
+	err := row.Scan(&d.ID, &d.OrgID, &d.ContentHash, &d.MediaType, &d.Filename, &d.Size, &d.Via, &d.ReceivedBy,
+		&d.PipelineRunID, &d.Status, &d.DocType, &d.SourceRef, &d.ContentKey, &d.Format, &d.Fields, &d.Findings,
+		&d.FlagReason, &d.DuplicateOf, &d.DuplicateReason, &d.DistinctFrom, &d.ResultEntryID, &d.ReceivedAt,
+		&d.QueuedAt, &d.DecidedBy, &d.DecidedAt, &d.DecisionReason, &d.UpdatedAt)
+	return d, err
+}
+
+// DocumentColumns is the select list ScanDocument reads, for table alias d.
+const DocumentColumns = documentColumns
+
+// Ingest implements Store.
+func (s *PGStore) Ingest(ctx context.Context, a Arrival) (Document, bool, error) {
+	hash := ContentHash(a.Content)
+	type result struct {
+		doc     Document
+		created bool
+	}
+	r, err := database.WithTxV(ctx, s.db, func(tx pgx.Tx) (result, error) {
+		var id int64
+		err := tx.QueryRow(ctx, `
+			INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid)
+			ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
+			RETURNING id`, a.OrgID, hash, a.MediaType, a.Filename, len(a.Content), a.Via, a.Actor, a.RunID).Scan(&id)
+		created := err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = tx.QueryRow(ctx, `SELECT id FROM intake_documents WHERE content_hash = $1 AND org_id = $2`, hash, a.OrgID).Scan(&id)
+		}
+		if err != nil {
+			return result{}, fmt.Errorf("intake: ingest: %w", err)
+		}
+		if created {
+			if _, err := tx.Exec(ctx, `INSERT INTO intake_originals (document_id, content) VALUES ($1, $2)`, id, a.Content); err != nil {
+				return result{}, fmt.Errorf("intake: store original: %w", err)
+			}
+		}
+		d, err := get(ctx, tx, a.OrgID, id)
+		return result{doc: d, created: created}, err
+	})
+	return r.doc, r.created, err
+}
+
+// Queue implements Store.
+func (s *PGStore) Queue(ctx context.Context, id int64, f Filing) (Document, error) {
+	doc, err := database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
+		var orgID int64
+		holdsKey := f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate
+		if holdsKey && f.ContentKey != "" {
+			// Same facts under another number: found by query, since the
+			// content key is not unique (two genuine invoices can share it).
+			var incumbent int64
+			err := tx.QueryRow(ctx, `SELECT d.id FROM intake_documents d JOIN intake_documents me ON me.id = $1
+				WHERE d.org_id = me.org_id AND d.content_key = $2 AND d.id <> $1 AND d.duplicate_of IS NULL
+				  AND d.distinct_from IS NULL AND d.status NOT IN ('rejected', 'received')
+				  AND d.source_ref IS DISTINCT FROM $3
+				ORDER BY d.id LIMIT 1`, id, f.ContentKey, nullIfEmpty(f.SourceRef)).Scan(&incumbent)
+			if err == nil {
+				return Document{}, &NaturalKeyConflict{DocType: f.DocType, SourceRef: f.SourceRef, Incumbent: incumbent, Reason: SameContent}
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return Document{}, fmt.Errorf("intake: queue: %w", err)
+			}
+		}
+		status := Pending
+		if f.FlagReason != "" {
+			status = Flagged
+		}
+		findings := f.Findings
+		if findings == nil {
+			findings = []byte("[]")
+		}
+		err := tx.QueryRow(ctx, `
+			UPDATE intake_documents SET status = $2, doc_type = NULLIF($3, ''), source_ref = NULLIF($4, ''),
+			       content_key = NULLIF($5, ''), format = NULLIF($6, ''), fields = $7, findings = $8,
+			       flag_reason = NULLIF($9, ''), duplicate_of = NULLIF($10, 0), duplicate_reason = NULLIF($11, ''),
+			       queued_at = now(), updated_at = now()
+			WHERE id = $1 AND status = 'received'
+			RETURNING org_id`, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
+			f.FlagReason, f.DuplicateOf, f.DuplicateReason).Scan(&orgID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Document{}, ErrNotReceived
+		}
+		if err != nil {
+			return Document{}, err
+		}
+		return get(ctx, tx, orgID, id)
+	})
+	if database.IsUniqueViolation(err, "intake_natural_key") {
+		// Another row holds the key (it committed while we waited on the
+		// index). The savepoint is gone; find the incumbent and say so.
+		var incumbent int64
+		if qerr := s.db.QueryRow(ctx, `SELECT d.id FROM intake_documents d JOIN intake_documents me ON me.id = $1
+			WHERE d.org_id = me.org_id AND d.doc_type = $2 AND d.source_ref = $3 AND d.duplicate_of IS NULL
+			  AND d.distinct_from IS NULL AND d.status <> 'rejected'`, id, f.DocType, f.SourceRef).Scan(&incumbent); qerr != nil {
+			return Document{}, fmt.Errorf("intake: queue: natural key held, incumbent not found: %w", qerr)
+		}
+		return Document{}, &NaturalKeyConflict{DocType: f.DocType, SourceRef: f.SourceRef, Incumbent: incumbent, Reason: SameReference}
+	}
+	var nk *NaturalKeyConflict
+	if err != nil && !errors.As(err, &nk) && !errors.Is(err, ErrNotReceived) {
+		return Document{}, fmt.Errorf("intake: queue document %d: %w", id, err)
+	}
+	return doc, err
+}
+
+// Get implements Store.
+func (s *PGStore) Get(ctx context.Context, orgID, id int64) (Document, error) { return get(ctx, s.db, orgID, id) }
+
+func get(ctx context.Context, q database.Querier, orgID, id int64) (Document, error) {
+	d, err := ScanDocument(q.QueryRow(ctx, `SELECT `+documentColumns+` FROM intake_documents d WHERE d.id = $1 AND d.org_id = $2`, id, orgID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Document{}, apperr.New(apperr.NotFound, "no document %d", id)
+	}
+	if err != nil {
+		return Document{}, fmt.Errorf("intake: get document %d: %w", id, err)
+	}
+	return d, nil
+}
+
+// Original returns a document's bytes as they arrived.
+func Original(ctx context.Context, q database.Querier, orgID, id int64) ([]byte, error) {
+	var b []byte
+	err := q.QueryRow(ctx, `SELECT o.content FROM intake_originals o JOIN intake_documents d ON d.id = o.document_id
+		WHERE d.id = $1 AND d.org_id = $2`, id, orgID).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, apperr.New(apperr.NotFound, "no document %d", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("intake: original of %d: %w", id, err)
+	}
+	return b, nil
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
