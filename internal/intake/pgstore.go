@@ -140,7 +140,9 @@ func (s *PGStore) Queue(ctx context.Context, id int64, f Filing) (Document, erro
 }
 
 // Get implements Store.
-func (s *PGStore) Get(ctx context.Context, orgID, id int64) (Document, error) { return get(ctx, s.db, orgID, id) }
+func (s *PGStore) Get(ctx context.Context, orgID, id int64) (Document, error) {
+	return get(ctx, s.db, orgID, id)
+}
 
 func get(ctx context.Context, q database.Querier, orgID, id int64) (Document, error) {
 	d, err := ScanDocument(q.QueryRow(ctx, `SELECT `+documentColumns+` FROM intake_documents d WHERE d.id = $1 AND d.org_id = $2`, id, orgID))
