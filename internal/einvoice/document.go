@@ -138,6 +138,25 @@ func sellerIdentity(p Party) string {
 
 // normaliseID upper-cases an identifier and drops whitespace and the given separator characters.
 func normaliseID(s, drop string) string {
+	return fixedPoint(s, func(s string) string { return normaliseIDOnce(s, drop) })
+}
+
+// fixedPoint applies f until the result stops changing. Case mapping and
+// NFKC do not commute for every string (U+0345, the Greek ypogegrammeni,
+// upper-cases to U+0399), so one pass is not always idempotent; stored
+// references must compare equal to freshly computed ones.
+func fixedPoint(s string, f func(string) string) string {
+	for range 8 {
+		next := f(s)
+		if next == s {
+			return s
+		}
+		s = next
+	}
+	return s
+}
+
+func normaliseIDOnce(s, drop string) string {
 	s = norm.NFKC.String(s)
 	var b strings.Builder
 	for _, r := range s {
@@ -151,14 +170,18 @@ func normaliseID(s, drop string) string {
 
 // normaliseName lower-cases a name and collapses its whitespace.
 func normaliseName(s string) string {
-	s = norm.NFKC.String(strings.ToLower(norm.NFKC.String(s)))
-	return strings.Join(strings.Fields(s), " ")
+	return fixedPoint(s, func(s string) string {
+		s = norm.NFKC.String(strings.ToLower(norm.NFKC.String(s)))
+		return strings.Join(strings.Fields(s), " ")
+	})
 }
 
 // normaliseNumber upper-cases a document number and collapses its whitespace.
 func normaliseNumber(s string) string {
-	s = norm.NFKC.String(strings.ToUpper(norm.NFKC.String(s)))
-	return strings.Join(strings.Fields(s), " ")
+	return fixedPoint(s, func(s string) string {
+		s = norm.NFKC.String(strings.ToUpper(norm.NFKC.String(s)))
+		return strings.Join(strings.Fields(s), " ")
+	})
 }
 
 func escapeIdentity(s string) string {

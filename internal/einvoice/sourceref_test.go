@@ -179,3 +179,21 @@ func TestNormalisationIdempotentProperty(t *testing.T) {
 		}
 	})
 }
+
+// Found by TestNormalisationIdempotentProperty: U+0345 (Greek ypogegrammeni)
+// upper-cases to U+0399, so one pass of NFKC and case mapping was not
+// idempotent.
+func TestNormalisationOfCombiningYpogegrammeni(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"ᾼ ̀", "ᾳ", "ͅ"} {
+		if n := normaliseID(s, ".-"); normaliseID(n, ".-") != n {
+			t.Errorf("normaliseID(%q) = %q, then %q", s, n, normaliseID(n, ".-"))
+		}
+		if n := normaliseNumber(s); normaliseNumber(n) != n {
+			t.Errorf("normaliseNumber(%q) = %q, then %q", s, n, normaliseNumber(n))
+		}
+		if n := normaliseName(s); normaliseName(n) != n {
+			t.Errorf("normaliseName(%q) = %q, then %q", s, n, normaliseName(n))
+		}
+	}
+}
