@@ -123,11 +123,16 @@ func NewID() string {
 // Create records a new run of g in the caller's transaction (so that the run
 // exists exactly when whatever it works on does). Launch it after commit.
 func Create[S any](ctx context.Context, tx pgx.Tx, g Graph[S], orgID, subjectID int64, initial S) (string, error) {
+	return CreateWithID(ctx, tx, g, NewID(), orgID, subjectID, initial)
+}
+
+// CreateWithID is Create with an id chosen beforehand (so that the subject's
+// row can name its run when it is first written).
+func CreateWithID[S any](ctx context.Context, tx pgx.Tx, g Graph[S], id string, orgID, subjectID int64, initial S) (string, error) {
 	data, err := json.Marshal(initial)
 	if err != nil {
 		return "", fmt.Errorf("runs: encode state: %w", err)
 	}
-	id := NewID()
 	if _, err := tx.Exec(ctx, `INSERT INTO runs (id, org_id, kind, subject_id, next_node, data) VALUES ($1, $2, $3, $4, $5, $6)`,
 		id, orgID, g.Kind, subjectID, g.Start, data); err != nil {
 		return "", fmt.Errorf("runs: create %s run: %w", g.Kind, err)

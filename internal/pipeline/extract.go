@@ -1,0 +1,38 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+
+	"greatbook/internal/einvoice"
+)
+
+// Extractor turns a document's bytes into fields. hints are the findings
+// of the previous attempt (the repair loop), nil on the first.
+type Extractor interface {
+	Name() string
+	Extract(ctx context.Context, content []byte, mediaType string, hints []einvoice.Finding) (einvoice.Document, error)
+	// Repairable reports whether another attempt with hints can give a
+	// different answer. A deterministic parser cannot.
+	Repairable() bool
+}
+
+// Deterministic reads the structured formats: UBL, CII, Factur-X and the
+// project's JSON.
+type Deterministic struct{}
+
+// Name implements Extractor.
+func (Deterministic) Name() string { return "deterministic" }
+
+// Repairable implements Extractor: the same bytes always parse the same.
+func (Deterministic) Repairable() bool { return false }
+
+// Extract implements Extractor.
+func (Deterministic) Extract(_ context.Context, content []byte, _ string, _ []einvoice.Finding) (einvoice.Document, error) {
+	return einvoice.Parse(content)
+}
+
+// errNoStructuredData is einvoice's: the document has no data we can read.
+var errNoStructuredData = einvoice.ErrNoStructuredData
+
+func isNoStructuredData(err error) bool { return errors.Is(err, errNoStructuredData) }

@@ -1,0 +1,190 @@
+// Package pipeline is the clerk: it reads each arriving document and files
+// it for review. A run goes ingest → classify → extract → validate → queue,
+// with a bounded validate → extract repair loop. The intake row is written
+// at exactly two points: at ingest (received) and at queue (pending or
+// flagged). The stages in between see the document's bytes and the
+// extractors and nothing else: they have no handle to the queue.
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
+	"greatbook/internal/money"
+)
+
+// State is a pipeline run's state, checkpointed after every node.
+type State struct {
+	DocumentID int64              `json:"document_id"`
+	MediaType  string             `json:"media_type"`
+	Format     string             `json:"format,omitempty"`
+	Extractor  string             `json:"extractor,omitempty"`
+	Document   *einvoice.Document `json:"document,omitempty"`
+	Findings   []einvoice.Finding `json:"findings,omitempty"`
+	Repairs    int                `json:"repairs"`
+	Flag       string             `json:"flag,omitempty"`
+}
+
+// Inputs are what the stages between ingest and queue may use: the bytes
+// as they arrived, the extractors and the limits. Deliberately, no store.
+type Inputs struct {
+	Original      func(ctx context.Context) ([]byte, error)
+	Deterministic Extractor
+	Model         Extractor // nil when no model extractor is configured
+	MaxRepairs    int
+	Now           func() time.Time
+}
+
+// stage is a node before queue: it may change the state and choose the next node.
+type stage func(ctx context.Context, in Inputs, s *State) (next, note string, err error)
+
+// Node names.
+const (
+	nodeClassify = "classify"
+	nodeExtract  = "extract"
+	nodeValidate = "validate"
+	nodeQueue    = "queue"
+)
+
+var stages = map[string]stage{
+	nodeClassify: classify,
+	nodeExtract:  extract,
+	nodeValidate: validate,
+}
+
+func classify(ctx context.Context, in Inputs, s *State) (string, string, error) {
+	content, err := in.Original(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	f := einvoice.Detect(content)
+	s.Format = string(f)
+	switch {
+	case f != einvoice.FormatUnknown:
+		s.Extractor = "deterministic"
+		return nodeExtract, "structured " + string(f), nil
+	case in.Model != nil:
+		s.Extractor = "model"
+		return nodeExtract, "no structured data; the model extractor will read it", nil
+	}
+	s.Flag = intake.FlagNeedsManualExtraction
+	return nodeQueue, "no structured data and no model extractor: a person types it in", nil
+}
+
+func (in Inputs) extractor(name string) Extractor {
+	if name == "model" && in.Model != nil {
+		return in.Model
+	}
+	return in.Deterministic
+}
+
+func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
+	content, err := in.Original(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	var hints []einvoice.Finding
+	if s.Repairs > 0 {
+		hints = s.Findings
+	}
+	ex := in.extractor(s.Extractor)
+	doc, err := ex.Extract(ctx, content, s.MediaType, hints)
+	var parseErr *einvoice.ParseError
+	var unreadable *unreadableOutput
+	switch {
+	case err == nil:
+		s.Document, s.Findings = &doc, nil
+		return nodeValidate, fmt.Sprintf("%s extraction: %s %s", ex.Name(), doc.Type, doc.Number), nil
+	case isNoStructuredData(err):
+		if in.Model != nil && s.Extractor != "model" {
+			s.Extractor = "model"
+			return nodeExtract, "no structured data after all; trying the model extractor", nil
+		}
+		s.Flag = intake.FlagNeedsManualExtraction
+		return nodeQueue, "no structured data", nil
+	case errors.As(err, &parseErr), errors.As(err, &unreadable):
+		// A malformed document is a finding, not a fault: validate decides
+		// between a repair and a flag.
+		s.Document = nil
+		s.Findings = []einvoice.Finding{{Code: "unreadable", Field: "document", Message: err.Error()}}
+		return nodeValidate, "could not read the document: " + err.Error(), nil
+	}
+	return "", "", err
+}
+
+func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
+	if s.Document != nil {
+		now := time.Now()
+		if in.Now != nil {
+			now = in.Now()
+		}
+		s.Findings = einvoice.ValidateAt(*s.Document, now)
+	}
+	if len(s.Findings) == 0 {
+		return nodeQueue, "valid", nil
+	}
+	summary := summarise(s.Findings)
+	if in.extractor(s.Extractor).Repairable() && s.Repairs < in.MaxRepairs {
+		s.Repairs++
+		return nodeExtract, fmt.Sprintf("repair %d of %d: %s", s.Repairs, in.MaxRepairs, summary), nil
+	}
+	s.Flag = intake.FlagExtractionFailed
+	if in.extractor(s.Extractor).Repairable() {
+		return nodeQueue, fmt.Sprintf("repairs exhausted (%d): %s", s.Repairs, summary), nil
+	}
+	return nodeQueue, "the document's own figures do not validate: " + summary, nil
+}
+
+func summarise(fs []einvoice.Finding) string {
+	parts := make([]string, 0, len(fs))
+	for _, f := range fs {
+		parts = append(parts, f.Code)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// queue is the terminal write: it files the document from the state. It is
+// the only node that gets a store.
+func queue(ctx context.Context, store intake.Store, s *State) (intake.Document, error) {
+	return intake.File(ctx, store, s.DocumentID, filingOf(s))
+}
+
+// filingOf turns a run's state into the queue's filing.
+func filingOf(s *State) intake.Filing {
+	f := intake.Filing{Format: s.Format, FlagReason: s.Flag}
+	if s.Document != nil {
+		d := *s.Document
+		f.DocType = string(d.Type)
+		f.SourceRef = d.SourceRef()
+		f.ContentKey = ContentKey(d)
+		f.Fields, _ = json.Marshal(d)
+		if d.Format != "" {
+			f.Format = string(d.Format)
+		}
+	}
+	if len(s.Findings) > 0 {
+		f.Findings, _ = json.Marshal(s.Findings)
+	}
+	return f
+}
+
+// ContentKey identifies an invoice by its facts rather than its number: the
+// seller, type, issue date, currency and payable amount. A supplier's copy
+// renumbered on re-sending shares it.
+func ContentKey(d einvoice.Document) string {
+	seller, _, _ := strings.Cut(d.SourceRef(), "/")
+	if seller == "" || d.IssueDate == "" || d.Currency == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(strings.Join([]string{seller, string(d.Type), d.IssueDate, d.Currency,
+		money.Canonical(d.Totals.Payable)}, "\x1f")))
+	return hex.EncodeToString(sum[:16])
+}

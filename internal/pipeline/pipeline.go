@@ -1,0 +1,194 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/database"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/failpoint"
+	"greatbook/internal/intake"
+	"greatbook/internal/runs"
+)
+
+// Kind is the run kind of the pipeline.
+const Kind = "pipeline"
+
+// DefaultMaxRepairs bounds the validate → extract repair loop.
+const DefaultMaxRepairs = 2
+
+// Options configure the pipeline.
+type Options struct {
+	MaxRepairs int
+	MaxBytes   int64
+	Model      *ModelExtractor
+	Logger     *slog.Logger
+}
+
+// Pipeline files arriving documents through durable runs.
+type Pipeline struct {
+	pool   *pgxpool.Pool
+	engine *runs.Engine
+	opts   Options
+	graph  runs.Graph[State]
+}
+
+// New returns the pipeline and registers its graph with the engine.
+func New(pool *pgxpool.Pool, engine *runs.Engine, opts Options) *Pipeline {
+	if opts.MaxRepairs == 0 {
+		opts.MaxRepairs = DefaultMaxRepairs
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	p := &Pipeline{pool: pool, engine: engine, opts: opts}
+	p.graph = p.buildGraph()
+	runs.Register(engine, p.graph)
+	return p
+}
+
+// MaxBytes is the size limit of a document.
+func (p *Pipeline) MaxBytes() int64 { return p.opts.MaxBytes }
+
+func (p *Pipeline) inputs(orgID, docID int64) Inputs {
+	in := Inputs{
+		Original:      func(ctx context.Context) ([]byte, error) { return intake.Original(ctx, p.pool, orgID, docID) },
+		Deterministic: Deterministic{},
+		MaxRepairs:    p.opts.MaxRepairs,
+	}
+	if p.opts.Model != nil {
+		in.Model = p.opts.Model
+	}
+	return in
+}
+
+func (p *Pipeline) buildGraph() runs.Graph[State] {
+	nodes := map[string]runs.NodeFunc[State]{}
+	for name, st := range stages {
+		nodes[name] = func(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
+			next, note, err := st(ctx, p.inputs(r.OrgID, r.SubjectID), &r.State)
+			return runs.Step{Next: next, Note: note}, err
+		}
+	}
+	// The terminal write point: the filing commits with the run's last checkpoint.
+	nodes[nodeQueue] = func(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
+		note := "filed"
+		if r.State.Flag != "" {
+			note = "filed flagged: " + r.State.Flag
+		}
+		return runs.Step{Note: note, Commit: func(ctx context.Context, tx pgx.Tx) error {
+			_, err := queue(ctx, intake.NewPGStore(tx), &r.State)
+			return err
+		}}, nil
+	}
+	return runs.Graph[State]{
+		Kind: Kind, Start: nodeClassify, Nodes: nodes,
+		// A run that fails never strands its row at received: it is filed
+		// flagged, with the error, for a person.
+		OnFail: func(ctx context.Context, tx pgx.Tx, r *runs.Run[State], cause error) error {
+			s := r.State
+			s.Flag = intake.FlagExtractionFailed
+			s.Findings = append(s.Findings, einvoice.Finding{Code: "pipeline_failed", Field: "document", Message: cause.Error()})
+			_, err := queue(ctx, intake.NewPGStore(tx), &s)
+			if errors.Is(err, intake.ErrNotReceived) {
+				return nil
+			}
+			return err
+		},
+	}
+}
+
+// Ingested is the outcome of an arrival.
+type Ingested struct {
+	Document intake.Document
+	RunID    string
+	// Created is false when the same bytes arrived before in this org.
+	Created bool
+}
+
+// Ingest is the first write point: it checks the arrival, stores the bytes
+// and writes the row at received with its run, in one transaction, and
+// launches the run after the commit. The same bytes again return the
+// existing row and start no second run.
+func (p *Pipeline) Ingest(ctx context.Context, a intake.Arrival) (Ingested, error) {
+	mt, err := CheckArrival(a.MediaType, a.Content, p.opts.MaxBytes)
+	if err != nil {
+		return Ingested{}, err
+	}
+	a.MediaType = mt
+	a.RunID = runs.NewID()
+	res, err := database.WithTxV(ctx, p.pool, func(tx pgx.Tx) (Ingested, error) {
+		doc, created, err := intake.NewPGStore(tx).Ingest(ctx, a)
+		if err != nil {
+			return Ingested{}, err
+		}
+		if created {
+			if _, err := runs.CreateWithID(ctx, tx, p.graph, a.RunID, a.OrgID, doc.ID, State{DocumentID: doc.ID, MediaType: mt}); err != nil {
+				return Ingested{}, err
+			}
+		}
+		return Ingested{Document: doc, RunID: doc.PipelineRunID, Created: created}, nil
+	})
+	if err != nil {
+		return Ingested{}, err
+	}
+	if err := failpoint.Inject("pipeline/after-ingest"); err != nil {
+		return res, err
+	}
+	if res.Document.Status == intake.Received && res.RunID != "" {
+		// New, or arrived before and not filed yet (its worker may have
+		// died): hand it to the workers; a live worker's lease makes this
+		// a no-op.
+		if err := p.engine.Launch(res.RunID); err != nil {
+			p.opts.Logger.Warn("pipeline run not launched; the resume pass will", "run_id", res.RunID, "error", err)
+		}
+	}
+	return res, nil
+}
+
+// Process runs a document's pipeline here and now, to its end.
+func (p *Pipeline) Process(ctx context.Context, runID string) error {
+	return p.engine.Execute(ctx, runID)
+}
+
+// Trace is one step of an offline run.
+type Trace struct{ Node, Note string }
+
+// RunOffline files a document of an in-memory store through the same nodes
+// without a database: for offline pipeline tests.
+func RunOffline(ctx context.Context, store intake.Store, in Inputs, docID int64, mediaType string) (intake.Document, []Trace, error) {
+	if in.MaxRepairs == 0 {
+		in.MaxRepairs = DefaultMaxRepairs
+	}
+	if in.Deterministic == nil {
+		in.Deterministic = Deterministic{}
+	}
+	if in.Original == nil {
+		return intake.Document{}, nil, errors.New("pipeline: RunOffline needs Inputs.Original")
+	}
+	s := &State{DocumentID: docID, MediaType: mediaType}
+	var trace []Trace
+	node := nodeClassify
+	for steps := 0; steps < 100; steps++ {
+		if node == nodeQueue {
+			d, err := queue(ctx, store, s)
+			trace = append(trace, Trace{Node: nodeQueue})
+			return d, trace, err
+		}
+		next, note, err := stages[node](ctx, in, s)
+		trace = append(trace, Trace{Node: node, Note: note})
+		if err != nil {
+			return intake.Document{}, trace, err
+		}
+		node = next
+	}
+	return intake.Document{}, trace, fmt.Errorf("pipeline: run did not end")
+}
