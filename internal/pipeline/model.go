@@ -170,7 +170,9 @@ func (m *ModelExtractor) call(ctx context.Context, content []byte, mediaType str
 // unreadableOutput is model output that is not the project's JSON format.
 type unreadableOutput struct{ err error }
 
-func (e *unreadableOutput) Error() string           { return "pipeline: the model's answer is unreadable: " + e.err.Error() }
+func (e *unreadableOutput) Error() string {
+	return "pipeline: the model's answer is unreadable: " + e.err.Error()
+}
 func (e *unreadableOutput) Unwrap() error           { return e.err }
 func (e *unreadableOutput) RetryClass() retry.Class { return retry.Permanent }
 

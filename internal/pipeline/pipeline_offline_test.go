@@ -203,7 +203,12 @@ func modelExtractor(url string, waits *[]time.Duration) *pipeline.ModelExtractor
 	var mu sync.Mutex
 	return pipeline.NewModelExtractor(pipeline.ModelConfig{URL: url + "/v1", Model: "test", Timeout: 200 * time.Millisecond,
 		Retry: retry.Policy{Attempts: 4, Base: time.Second, Max: 8 * time.Second, MaxRetryAfter: time.Minute,
-			Sleep: func(_ context.Context, d time.Duration) error { mu.Lock(); *waits = append(*waits, d); mu.Unlock(); return nil }}})
+			Sleep: func(_ context.Context, d time.Duration) error {
+				mu.Lock()
+				*waits = append(*waits, d)
+				mu.Unlock()
+				return nil
+			}}})
 }
 
 func TestModelServerRetriesAreTyped(t *testing.T) {
