@@ -134,3 +134,6 @@ func TestBrowserFormWithoutValidCSRFTokenIsRefused(t *testing.T) {
 		t.Fatalf("signed-in sessions: %d, want 1", n)
 	}
 }
+
+// pageT is a page with the test's helpers.
+type pageT struct{ playwright.Page }

@@ -19,7 +19,7 @@ type apiClient struct {
 	token string
 }
 
-func (a *app) api(t *testing.T, role auth.Role) (*apiClient, auth.User) {
+func (a *site) api(t *testing.T, role auth.Role) (*apiClient, auth.User) {
 	o := testkit.Org(t, a.db)
 	u := testkit.User(t, a.db, o, role)
 	return &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}, u

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"greatbook/internal/app"
 	"greatbook/internal/auth"
 	"greatbook/static"
 	"greatbook/views"
@@ -31,6 +32,7 @@ type Options struct {
 // Server holds the domain services the handlers call.
 type Server struct {
 	echo     *echo.Echo
+	app      *app.App
 	pool     *pgxpool.Pool
 	auth     *auth.Service
 	sessions *auth.SessionStore
@@ -38,8 +40,9 @@ type Server struct {
 	opts     Options
 }
 
-// New builds the server and its routes.
-func New(pool *pgxpool.Pool, opts Options) *Server {
+// New builds the server and its routes over the assembled services.
+func New(a *app.App, opts Options) *Server {
+	pool := a.Pool
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -47,6 +50,7 @@ func New(pool *pgxpool.Pool, opts Options) *Server {
 		opts.MaxUploadBytes = 20 << 20
 	}
 	s := &Server{
+		app:      a,
 		pool:     pool,
 		auth:     auth.NewService(pool),
 		sessions: auth.NewSessionStore(pool, opts.Secure),
@@ -58,6 +62,7 @@ func New(pool *pgxpool.Pool, opts Options) *Server {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(middleware.RequestID())
 	e.Use(s.logRequests)
+	e.Use(s.limitBodies)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisablePrintStack: false,
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 			s.logger.Error("panic", "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err, "stack", string(stack))
@@ -92,6 +97,8 @@ func (s *Server) routes() {
 	api.GET("/me", s.apiMe)
 	api.GET("/users/:id", s.apiUser)
 	api.GET("/accounts", s.apiAccounts)
+	api.POST("/documents", s.apiUploadDocument)
+	api.GET("/intake/:id", s.apiGetIntake)
 	api.POST("/journal-entries", s.apiPostEntry)
 	api.GET("/journal-entries", s.apiListEntries)
 	api.GET("/journal-entries/:id", s.apiGetEntry)
@@ -106,6 +113,12 @@ func (s *Server) routes() {
 	u := b.Group("", requireUser)
 	u.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/desk") })
 	u.GET("/desk", s.desk)
+	u.GET("/upload", s.uploadPage)
+	u.POST("/upload", s.upload)
+	u.GET("/intake/:id", s.documentPage)
+	u.GET("/intake/:id/original", s.original)
+	u.GET("/intake/:id/type-in", s.typeInForm)
+	u.POST("/intake/:id/type-in", s.typeIn)
 	u.GET("/ledger", s.ledgerPage)
 	u.GET("/ledger/entries/:id", s.entryPage)
 	u.POST("/ledger/entries/:id/reverse", s.reverseEntry)

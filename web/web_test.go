@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -11,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
+	"greatbook/internal/app"
 	"greatbook/internal/auth"
 	"greatbook/internal/testkit"
 	"greatbook/web"
@@ -22,25 +25,33 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-// app is the server under test, in-process against a fresh database.
-type app struct {
+// site is the server under test, in-process against a fresh database.
+type site struct {
 	*httptest.Server
 	db  *testkit.DB
 	srv *web.Server
 }
 
-func newApp(t *testing.T) *app {
+func newApp(t *testing.T) *site { return newAppWith(t, app.Config{}) }
+
+// newAppWith serves the app with a configuration (workers and logging are set here).
+func newAppWith(t *testing.T, cfg app.Config) *site {
 	t.Helper()
 	db := testkit.NewDB(t)
-	srv := web.New(db.Pool, web.Options{Logger: testkit.Logger(t)})
+	cfg.Logger, cfg.Workers, cfg.LeaseTTL = testkit.Logger(t), 2, 5*time.Second
+	services := app.New(db.Pool, cfg)
+	ctx, stop := context.WithCancel(context.Background())
+	services.Start(ctx)
+	t.Cleanup(func() { stop(); services.Wait() })
+	srv := web.New(services, web.Options{Logger: testkit.Logger(t)})
 	srv.Auth().Password = testkit.FastPasswords
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	return &app{Server: ts, db: db, srv: srv}
+	return &site{Server: ts, db: db, srv: srv}
 }
 
 // client is a browser-like HTTP client with a cookie jar that does not follow redirects.
-func (a *app) client(t *testing.T) *http.Client {
+func (a *site) client(t *testing.T) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
@@ -56,7 +67,7 @@ func doc(t *testing.T, resp *http.Response) *goquery.Document {
 }
 
 // signIn signs u in with c and returns the CSRF token of the new session.
-func (a *app) signIn(t *testing.T, c *http.Client, u auth.User) string {
+func (a *site) signIn(t *testing.T, c *http.Client, u auth.User) string {
 	t.Helper()
 	resp, err := c.Get(a.URL + "/signin")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"greatbook/internal/app"
 	"greatbook/internal/testkit"
 	"greatbook/web"
 )
@@ -44,7 +45,7 @@ func TestTokenAddAuthenticatesAPICallsScopedToItsOrg(t *testing.T) {
 	}
 	otherToken := strings.TrimSpace(runCLI(t, db.URL, "", "token", "add", "--org", "globex", "--email", "bob@globex.test"))
 
-	ts := httptest.NewServer(web.New(db.Pool, web.Options{Logger: testkit.Logger(t)}).Handler())
+	ts := httptest.NewServer(web.New(app.New(db.Pool, app.Config{}), web.Options{Logger: testkit.Logger(t)}).Handler())
 	defer ts.Close()
 	get := func(path, token string) (int, map[string]any) {
 		req, _ := http.NewRequest("GET", ts.URL+path, nil)

@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"time"
 
+	"greatbook/internal/app"
 	"greatbook/internal/embeddedpg"
+	"greatbook/internal/pipeline"
 	"greatbook/web"
 )
 
@@ -37,7 +39,8 @@ func (e env) serve(ctx context.Context, args []string) error {
 	}
 	defer d.Close()
 
-	srv := web.New(d.pool, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, MaxUploadBytes: *maxUpload})
+	services := app.New(d.pool, app.Config{Logger: logger, Workers: 4, MaxUploadBytes: *maxUpload, Model: modelConfig(e)})
+	srv := web.New(services, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, MaxUploadBytes: *maxUpload})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", *addr, err)
@@ -64,10 +67,14 @@ func (e env) serve(ctx context.Context, args []string) error {
 	fmt.Fprintf(e.stdout, "GreatBook Intake is serving on %s\n", url)
 	logger.Info("serving", "url", url, "data_dir", d.dataDirLabel())
 
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	services.Start(workCtx)
 	background := startBackground(ctx, d, srv, logger)
 	select {
 	case err := <-errc:
 		background.stop()
+		stopWork()
+		services.Wait()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -76,6 +83,10 @@ func (e env) serve(ctx context.Context, args []string) error {
 	defer cancel()
 	err = httpServer.Shutdown(shutdownCtx)
 	background.stop()
+	// Workers stop after the last request; a run they leave is resumed by
+	// the next process from its last checkpoint.
+	stopWork()
+	services.Wait()
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: shutdown: %w", err)
 	}
@@ -137,4 +148,15 @@ func envInt(e env, key string, def int64) int64 {
 		}
 	}
 	return def
+}
+
+// modelConfig reads the optional model extractor's settings.
+func modelConfig(e env) pipeline.ModelConfig {
+	cfg := pipeline.ModelConfig{URL: e.getenv("GREATBOOK_MODEL_URL"), Model: e.getenv("GREATBOOK_MODEL"), APIKey: e.getenv("GREATBOOK_MODEL_API_KEY")}
+	if v := e.getenv("GREATBOOK_MODEL_TIMEOUT"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			cfg.Timeout = d
+		}
+	}
+	return cfg
 }

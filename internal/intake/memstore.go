@@ -47,14 +47,25 @@ func (m *MemoryStore) Ingest(_ context.Context, a Arrival) (Document, bool, erro
 
 // Queue implements Store.
 func (m *MemoryStore) Queue(_ context.Context, id int64, f Filing) (Document, error) {
+	return m.file(id, f, func(d *Document) bool { return d.Status == Received }, ErrNotReceived)
+}
+
+// Refile implements Store.
+func (m *MemoryStore) Refile(_ context.Context, id int64, f Filing) (Document, error) {
+	return m.file(id, f, func(d *Document) bool {
+		return d.Status == Flagged && (d.FlagReason == FlagNeedsManualExtraction || d.FlagReason == FlagExtractionFailed)
+	}, ErrNotRefileable)
+}
+
+func (m *MemoryStore) file(id int64, f Filing, from func(*Document) bool, errWrongState error) (Document, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if id < 1 || int(id) > len(m.docs) {
 		return Document{}, apperr.New(apperr.NotFound, "no document %d", id)
 	}
 	me := m.docs[id-1]
-	if me.Status != Received {
-		return Document{}, ErrNotReceived
+	if !from(me) {
+		return Document{}, errWrongState
 	}
 	candidate := *me
 	candidate.DocType, candidate.SourceRef, candidate.ContentKey = f.DocType, f.SourceRef, f.ContentKey
@@ -83,7 +94,10 @@ func (m *MemoryStore) Queue(_ context.Context, id int64, f Filing) (Document, er
 	if candidate.Findings == nil {
 		candidate.Findings = []byte("[]")
 	}
-	candidate.QueuedAt, candidate.UpdatedAt = &now, now
+	if candidate.QueuedAt == nil {
+		candidate.QueuedAt = &now
+	}
+	candidate.UpdatedAt = now
 	*me = candidate
 	return candidate, nil
 }

@@ -78,6 +78,16 @@ func (s *PGStore) Ingest(ctx context.Context, a Arrival) (Document, bool, error)
 
 // Queue implements Store.
 func (s *PGStore) Queue(ctx context.Context, id int64, f Filing) (Document, error) {
+	return s.file(ctx, id, f, `status = 'received'`, ErrNotReceived)
+}
+
+// Refile implements Store.
+func (s *PGStore) Refile(ctx context.Context, id int64, f Filing) (Document, error) {
+	return s.file(ctx, id, f, `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed')`, ErrNotRefileable)
+}
+
+// file writes a filing to a row in the state `from` describes.
+func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, errWrongState error) (Document, error) {
 	doc, err := database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
 		var orgID int64
 		holdsKey := f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate
@@ -110,11 +120,11 @@ func (s *PGStore) Queue(ctx context.Context, id int64, f Filing) (Document, erro
 			       content_key = NULLIF($5, ''), format = NULLIF($6, ''), fields = $7, findings = $8,
 			       flag_reason = NULLIF($9, ''), duplicate_of = NULLIF($10, 0), duplicate_reason = NULLIF($11, ''),
 			       queued_at = now(), updated_at = now()
-			WHERE id = $1 AND status = 'received'
+			WHERE id = $1 AND `+from+`
 			RETURNING org_id`, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
 			f.FlagReason, f.DuplicateOf, f.DuplicateReason).Scan(&orgID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return Document{}, ErrNotReceived
+			return Document{}, errWrongState
 		}
 		if err != nil {
 			return Document{}, err
@@ -133,7 +143,7 @@ func (s *PGStore) Queue(ctx context.Context, id int64, f Filing) (Document, erro
 		return Document{}, &NaturalKeyConflict{DocType: f.DocType, SourceRef: f.SourceRef, Incumbent: incumbent, Reason: SameReference}
 	}
 	var nk *NaturalKeyConflict
-	if err != nil && !errors.As(err, &nk) && !errors.Is(err, ErrNotReceived) {
+	if err != nil && !errors.As(err, &nk) && !errors.Is(err, errWrongState) {
 		return Document{}, fmt.Errorf("intake: queue document %d: %w", id, err)
 	}
 	return doc, err

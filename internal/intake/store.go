@@ -17,6 +17,10 @@ type Store interface {
 	// key is held by another live row it returns *NaturalKeyConflict and
 	// writes nothing. A row filed as a duplicate never holds a key.
 	Queue(ctx context.Context, id int64, f Filing) (Document, error)
+	// Refile files again a row flagged needs_manual_extraction or
+	// extraction_failed, with fields a person typed in: the same rules as
+	// Queue.
+	Refile(ctx context.Context, id int64, f Filing) (Document, error)
 	// Get returns a row of an org.
 	Get(ctx context.Context, orgID, id int64) (Document, error)
 }
@@ -36,5 +40,23 @@ func File(ctx context.Context, s Store, id int64, f Filing) (Document, error) {
 	return s.Queue(ctx, id, f)
 }
 
+// FileTyped files a flagged row again with fields a person typed in; a
+// collision with another row files it flagged as a duplicate of that row,
+// typed by hand.
+func FileTyped(ctx context.Context, s Store, id int64, f Filing) (Document, error) {
+	doc, err := s.Refile(ctx, id, f)
+	var nk *NaturalKeyConflict
+	if !errors.As(err, &nk) {
+		return doc, err
+	}
+	f.FlagReason = FlagDuplicate
+	f.DuplicateOf = nk.Incumbent
+	f.DuplicateReason = Manual
+	return s.Refile(ctx, id, f)
+}
+
 // ErrNotReceived is a Queue of a row that is filed already.
 var ErrNotReceived = errors.New("intake: the document is filed already")
+
+// ErrNotRefileable is a Refile of a row that is not waiting for typed-in fields.
+var ErrNotRefileable = errors.New("intake: only a document flagged needs_manual_extraction or extraction_failed can be typed in")

@@ -137,6 +137,26 @@ func Exercise(t *testing.T, newFixture func(t *testing.T) Fixture) {
 		}
 	})
 
+	t.Run("fields typed in by hand are filed by the same rules", func(t *testing.T) {
+		f := newFixture(t)
+		incumbent := file(t, f, arrive(t, f, f.OrgA, "xml").ID, filing("invoice", "vat:SE1/INV-5"))
+		scan := file(t, f, arrive(t, f, f.OrgA, "scan").ID, intake.Filing{FlagReason: intake.FlagNeedsManualExtraction})
+		other := file(t, f, arrive(t, f, f.OrgA, "scan2").ID, intake.Filing{FlagReason: intake.FlagNeedsManualExtraction})
+		typed, err := intake.FileTyped(ctx, f.Store, scan.ID, filing("invoice", "vat:SE1/INV-5"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantDuplicate(t, typed, incumbent.ID, intake.Manual)
+		typed, err = intake.FileTyped(ctx, f.Store, other.ID, filing("invoice", "vat:SE1/INV-6"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPending(t, typed)
+		if _, err := intake.FileTyped(ctx, f.Store, incumbent.ID, filing("invoice", "vat:SE1/INV-7")); !errors.Is(err, intake.ErrNotRefileable) {
+			t.Fatalf("typing in a pending document: %v", err)
+		}
+	})
+
 	t.Run("concurrent uploads of one reference: one pending, the rest flagged, no errors", func(t *testing.T) {
 		f := newFixture(t)
 		workers := max(f.Concurrently, 2)

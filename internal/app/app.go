@@ -1,0 +1,79 @@
+// Package app assembles greatbook's domain services over one pool, the same
+// way for `greatbook serve`, the command line and the tests: the run engine,
+// the pipeline (and, as they arrive, the bookkeeper and the sweep).
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/pipeline"
+	"greatbook/internal/runs"
+)
+
+// Config configures the services.
+type Config struct {
+	Logger *slog.Logger
+	// Workers execute runs in the background (serve); 0 means none (the
+	// command line executes its own runs).
+	Workers int
+	// LeaseTTL is how long a run's lease lasts without renewal.
+	LeaseTTL time.Duration
+	// MaxUploadBytes limits a document (default 20 MiB).
+	MaxUploadBytes int64
+	// Model configures the optional model extractor (off when URL is empty).
+	Model pipeline.ModelConfig
+}
+
+// App is the assembled services.
+type App struct {
+	Pool     *pgxpool.Pool
+	Engine   *runs.Engine
+	Pipeline *pipeline.Pipeline
+	cfg      Config
+	log      *slog.Logger
+}
+
+// New assembles the services; Start starts the background work.
+func New(pool *pgxpool.Pool, cfg Config) *App {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	engine := runs.NewEngine(pool, runs.Options{Logger: cfg.Logger, LeaseTTL: cfg.LeaseTTL})
+	a := &App{Pool: pool, Engine: engine, cfg: cfg, log: cfg.Logger}
+	a.Pipeline = pipeline.New(pool, engine, pipeline.Options{MaxBytes: cfg.MaxUploadBytes,
+		Model: pipeline.NewModelExtractor(cfg.Model), Logger: cfg.Logger})
+	return a
+}
+
+// Start runs the workers and the resume pass (at once, to pick up what a
+// previous process left, and then every lease period, to take over runs
+// whose worker died) until ctx is done. Wait waits for them to stop.
+func (a *App) Start(ctx context.Context) {
+	if a.cfg.Workers <= 0 {
+		return
+	}
+	a.Engine.Start(ctx, a.cfg.Workers)
+	go func() {
+		t := time.NewTicker(a.Engine.LeaseTTL)
+		defer t.Stop()
+		for {
+			if n, err := a.Engine.ResumeAll(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("resume pass failed", "error", err)
+			} else if n > 0 {
+				a.log.Info("runs resumed", "count", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+// Wait blocks until the background work has stopped.
+func (a *App) Wait() { a.Engine.Wait() }

@@ -1,0 +1,69 @@
+package intake
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/database"
+)
+
+// groupIDsSQL finds a duplicate group: every row joined to $1 by
+// duplicate_of edges, in either direction, transitively. UNION (not UNION
+// ALL) makes cycles terminate.
+const groupIDsSQL = `
+WITH RECURSIVE grp (id) AS (
+    SELECT $1::bigint
+    UNION
+    SELECT n.id FROM grp g CROSS JOIN LATERAL (
+        SELECT d.id FROM intake_documents d WHERE d.duplicate_of = g.id
+        UNION ALL
+        SELECT d.duplicate_of FROM intake_documents d WHERE d.id = g.id AND d.duplicate_of IS NOT NULL
+    ) AS n (id)
+)
+SELECT id FROM grp`
+
+// Member is a document of a duplicate group, as the group's rule and its
+// pages see it.
+type Member struct {
+	ID              int64      `json:"id"`
+	Status          Status     `json:"status"`
+	DuplicateOf     int64      `json:"-"`
+	DuplicateReason string     `json:"-"`
+	ResultEntryID   int64      `json:"-"`
+	DecidedBy       string     `json:"-"`
+	DecidedAt       *time.Time `json:"-"`
+	SourceRef       string     `json:"-"`
+	Filename        string     `json:"-"`
+}
+
+// Accepted reports whether a member has entered, or is entering, the
+// ledger: active, posted, or holding a journal entry.
+func (m Member) Accepted() bool {
+	return m.Status == Active || m.Status == Posted || m.ResultEntryID != 0
+}
+
+const memberColumns = `d.id, d.status, coalesce(d.duplicate_of, 0), coalesce(d.duplicate_reason, ''), coalesce(d.result_entry_id, 0),
+	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.source_ref, ''), d.filename`
+
+func scanMember(r pgx.CollectableRow) (Member, error) {
+	var m Member
+	err := r.Scan(&m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt, &m.SourceRef, &m.Filename)
+	return m, err
+}
+
+// Group returns the duplicate group of a document (itself included), by id.
+func Group(ctx context.Context, q database.Querier, orgID, id int64) ([]Member, error) {
+	rows, err := q.Query(ctx, `SELECT `+memberColumns+` FROM intake_documents d
+		WHERE d.id IN (`+groupIDsSQL+`) AND d.org_id = $2 ORDER BY d.id`, id, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("intake: group of %d: %w", id, err)
+	}
+	members, err := pgx.CollectRows(rows, scanMember)
+	if err != nil {
+		return nil, fmt.Errorf("intake: group of %d: %w", id, err)
+	}
+	return members, nil
+}

@@ -1,0 +1,38 @@
+package pipeline
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/audit"
+	"greatbook/internal/database"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
+)
+
+// TypeIn files a flagged document again with the fields a person typed in
+// (a scan, or a document whose extraction failed). It validates them first:
+// when they do not validate it returns the findings and writes nothing.
+func TypeIn(ctx context.Context, db intake.DB, orgID, docID int64, d einvoice.Document, actor audit.Actor) (intake.Document, []einvoice.Finding, error) {
+	d.Format = "manual"
+	if fs := einvoice.ValidateAt(d, time.Now()); len(fs) > 0 {
+		return intake.Document{}, fs, nil
+	}
+	doc, err := database.WithTxV(ctx, db, func(tx pgx.Tx) (intake.Document, error) {
+		store := intake.NewPGStore(tx)
+		before, err := store.Get(ctx, orgID, docID)
+		if err != nil {
+			return intake.Document{}, err
+		}
+		doc, err := intake.FileTyped(ctx, store, docID, FilingFor(d))
+		if err != nil {
+			return intake.Document{}, err
+		}
+		return doc, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "typed_in",
+			SubjectType: "intake", SubjectID: docID, FromStatus: string(before.Status), ToStatus: string(doc.Status),
+			Detail: map[string]any{"number": d.Number, "duplicate_of": doc.DuplicateOf}})
+	})
+	return doc, nil, err
+}

@@ -1,0 +1,316 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
+	"greatbook/internal/pipeline"
+	"greatbook/internal/runs"
+	"greatbook/views"
+)
+
+// maxUploadFiles bounds one browser upload without the script (which sends
+// one file per request).
+const maxUploadFiles = 50
+
+func (s *Server) uploadPage(c echo.Context) error {
+	return page(c, views.UploadPage(s.chrome(c, "Upload", "upload"), nil))
+}
+
+// upload ingests every file of a multipart form. The page's script sends
+// one file per request (to show its progress) and gets back that file's
+// outcome; without the script the form sends them all and gets the page.
+func (s *Server) upload(c echo.Context) error {
+	u := currentUser(c)
+	ctx := c.Request().Context()
+	limit := s.app.Pipeline.MaxBytes()
+	var results []views.UploadResult
+	status := http.StatusOK
+	err := eachFile(c, func(name, contentType string, body io.Reader) error {
+		if len(results) >= maxUploadFiles {
+			return apperr.New(apperr.Invalid, "at most %d files at once", maxUploadFiles)
+		}
+		r := views.UploadResult{Filename: name}
+		content, err := readLimited(body, limit)
+		if err == nil {
+			var res pipeline.Ingested
+			res, err = s.app.Pipeline.Ingest(ctx, intake.Arrival{OrgID: u.OrgID, Content: content,
+				MediaType: contentType, Filename: name, Via: "upload", Actor: u.Email})
+			if err == nil {
+				r.DocumentID, r.Status, r.Outcome = res.Document.ID, string(res.Document.Status), "known"
+				if res.Created {
+					r.Outcome = "new"
+				}
+			}
+		}
+		if err != nil {
+			e := toAppError(err)
+			if e.Code == apperr.Internal {
+				return err
+			}
+			r.Outcome, r.Error = "refused", e.Message
+			status = statusByCode[e.Code]
+		}
+		results = append(results, r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(results) == 0 {
+		return apperr.New(apperr.Invalid, "choose at least one file")
+	}
+	if isHTMX(c) && len(results) == 1 {
+		return render(c, status, views.UploadResultItem(results[0]))
+	}
+	return page(c, views.UploadPage(s.chrome(c, "Upload", "upload"), results))
+}
+
+// eachFile calls fn for every part named "file" of a multipart request:
+// streamed, or from the form the CSRF check parsed already.
+func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) error) error {
+	req := c.Request()
+	if req.MultipartForm != nil {
+		for _, fh := range req.MultipartForm.File["file"] {
+			f, err := fh.Open()
+			if err != nil {
+				return toAppError(err)
+			}
+			err = fn(fh.Filename, fh.Header.Get("Content-Type"), f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	mr, err := req.MultipartReader()
+	if err != nil {
+		return apperr.Wrap(err, apperr.Invalid, "send the documents as a multipart form")
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return toAppError(err)
+		}
+		if part.FormName() != "file" || part.FileName() == "" {
+			continue
+		}
+		if err := fn(part.FileName(), part.Header.Get("Content-Type"), part); err != nil {
+			return err
+		}
+	}
+}
+
+// documentView gathers what a document's page shows.
+func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, error) {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	if err != nil {
+		return views.DocumentView{}, err
+	}
+	v := views.DocumentView{Doc: doc}
+	if len(doc.Fields) > 0 {
+		var f einvoice.Document
+		if err := json.Unmarshal(doc.Fields, &f); err == nil {
+			v.Fields = &f
+		}
+	}
+	_ = json.Unmarshal(doc.Findings, &v.Findings)
+	if v.Group, err = intake.Group(ctx, s.pool, u.OrgID, id); err != nil {
+		return v, err
+	}
+	infos, err := runs.ForSubject(ctx, s.pool, u.OrgID, pipeline.Kind, id)
+	if err != nil {
+		return v, err
+	}
+	for _, info := range infos {
+		cps, err := runs.Checkpoints(ctx, s.pool, info.ID)
+		if err != nil {
+			return v, err
+		}
+		v.Runs = append(v.Runs, views.RunView{Info: info, Checkpoints: cps})
+	}
+	v.CanTypeIn = doc.Status == intake.Flagged &&
+		(doc.FlagReason == intake.FlagNeedsManualExtraction || doc.FlagReason == intake.FlagExtractionFailed)
+	return v, nil
+}
+
+func (s *Server) documentPage(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	v, err := s.documentView(c, id)
+	if err != nil {
+		return err
+	}
+	return page(c, views.DocumentPage(s.chrome(c, fmt.Sprintf("Document %d", id), "desk"), v))
+}
+
+// original serves a document's bytes as they arrived. Anything but a PDF is
+// sandboxed, so that active content in a supplier's file cannot run here.
+func (s *Server) original(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	ctx := c.Request().Context()
+	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	if err != nil {
+		return err
+	}
+	content, err := intake.Original(ctx, s.pool, u.OrgID, id)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	if doc.MediaType != "application/pdf" {
+		h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'")
+	}
+	name := strings.NewReplacer(`"`, "", "\r", "", "\n", "").Replace(doc.Filename)
+	if name == "" {
+		name = fmt.Sprintf("document-%d", id)
+	}
+	h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s"`, name))
+	return c.Blob(http.StatusOK, doc.MediaType, content)
+}
+
+func (s *Server) typeInForm(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	doc, err := intake.NewPGStore(s.pool).Get(c.Request().Context(), currentUser(c).OrgID, id)
+	if err != nil {
+		return err
+	}
+	f := views.TypeInForm{Lines: make([]views.TypeInLine, 5)}
+	if len(doc.Fields) > 0 {
+		var d einvoice.Document
+		if json.Unmarshal(doc.Fields, &d) == nil {
+			f = formFromDocument(d)
+		}
+	}
+	return page(c, views.TypeInPage(s.chrome(c, "Type in", "desk"), doc, f))
+}
+
+func formFromDocument(d einvoice.Document) views.TypeInForm {
+	f := views.TypeInForm{Type: string(d.Type), Number: d.Number, IssueDate: d.IssueDate, DueDate: d.DueDate, Currency: d.Currency,
+		SellerName: d.Seller.Name, SellerVAT: d.Seller.VATID, BuyerName: d.Buyer.Name, BuyerVAT: d.Buyer.VATID, BillingReference: d.BillingReference}
+	for _, l := range d.Lines {
+		f.Lines = append(f.Lines, views.TypeInLine{Description: l.Description, Quantity: l.Quantity.String(),
+			UnitPrice: l.UnitPrice.String(), TaxRate: l.TaxRate.String()})
+	}
+	for len(f.Lines) < 5 {
+		f.Lines = append(f.Lines, views.TypeInLine{})
+	}
+	return f
+}
+
+// typeIn files a flagged document with the fields a person typed in.
+func (s *Server) typeIn(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	ctx := c.Request().Context()
+	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	if err != nil {
+		return err
+	}
+	form := views.TypeInForm{Type: c.FormValue("type"), Number: c.FormValue("number"), IssueDate: c.FormValue("issue_date"),
+		DueDate: c.FormValue("due_date"), Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
+		SellerName: c.FormValue("seller_name"), SellerVAT: c.FormValue("seller_vat_id"), BuyerName: c.FormValue("buyer_name"),
+		BillingReference: c.FormValue("billing_reference")}
+	values, _ := c.FormParams()
+	descs, qtys, prices, rates := values["line_description"], values["line_quantity"], values["line_unit_price"], values["line_tax_rate"]
+	for i := range descs {
+		form.Lines = append(form.Lines, views.TypeInLine{Description: descs[i], Quantity: at(qtys, i), UnitPrice: at(prices, i), TaxRate: at(rates, i)})
+	}
+	again := func(status int, f views.TypeInForm) error {
+		for len(f.Lines) < 5 {
+			f.Lines = append(f.Lines, views.TypeInLine{})
+		}
+		return render(c, status, views.TypeInPage(s.chrome(c, "Type in", "desk"), doc, f))
+	}
+	d, err := documentFromForm(form)
+	if err != nil {
+		form.Error = err.Error()
+		return again(http.StatusUnprocessableEntity, form)
+	}
+	filed, findings, err := pipeline.TypeIn(ctx, s.pool, u.OrgID, id, d, u.Actor())
+	if errors.Is(err, intake.ErrNotRefileable) {
+		return apperr.New(apperr.InvalidState, "document %d is %s and cannot be typed in", id, doc.Status)
+	}
+	if err != nil {
+		return err
+	}
+	if len(findings) > 0 {
+		form.Findings = findings
+		return again(http.StatusUnprocessableEntity, form)
+	}
+	flash(c, fmt.Sprintf("Document %d filed %s.", id, filed.Status))
+	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/intake/%d", id))
+}
+
+// documentFromForm builds the project's JSON document from the form and
+// reads it with the same parser as an upload (totals computed).
+func documentFromForm(f views.TypeInForm) (einvoice.Document, error) {
+	type party struct {
+		Name  string `json:"name"`
+		VATID string `json:"vat_id,omitempty"`
+	}
+	type line struct {
+		Description string `json:"description"`
+		Quantity    string `json:"quantity"`
+		UnitPrice   string `json:"unit_price"`
+		TaxRate     string `json:"tax_rate"`
+	}
+	body := map[string]any{"type": f.Type, "number": strings.TrimSpace(f.Number), "issue_date": f.IssueDate, "currency": f.Currency,
+		"seller": party{Name: strings.TrimSpace(f.SellerName), VATID: strings.TrimSpace(f.SellerVAT)},
+		"buyer":  party{Name: strings.TrimSpace(f.BuyerName), VATID: strings.TrimSpace(f.BuyerVAT)}}
+	if f.DueDate != "" {
+		body["due_date"] = f.DueDate
+	}
+	if ref := strings.TrimSpace(f.BillingReference); ref != "" {
+		body["billing_reference"] = ref
+	}
+	var lines []line
+	for _, l := range f.Lines {
+		if strings.TrimSpace(l.Description+l.Quantity+l.UnitPrice) == "" {
+			continue
+		}
+		rate := strings.TrimSpace(l.TaxRate)
+		if rate == "" {
+			rate = "0"
+		}
+		lines = append(lines, line{Description: strings.TrimSpace(l.Description), Quantity: strings.TrimSpace(l.Quantity),
+			UnitPrice: strings.TrimSpace(l.UnitPrice), TaxRate: rate})
+	}
+	body["lines"] = lines
+	raw, _ := json.Marshal(body)
+	return einvoice.ParseJSON(raw)
+}
+
+func at(xs []string, i int) string {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return ""
+}
