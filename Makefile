@@ -26,16 +26,18 @@ run: build ## serve the app with demo data on the embedded database (127.0.0.1:8
 	./$(BIN) demo --data-dir $(DATA_DIR)
 	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
 
-test-deps: $(DRIVER_DIR)/package/cli.js ## install what the tests need: Go modules, Chromium, the Playwright driver
+test-deps: $(DRIVER_DIR)/package/cli.js ## install what the tests need: Go modules, Chromium, pgbouncer, the Playwright driver
 	go mod download
-	@if [ ! -x "$(CHROMIUM)" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing Debian's chromium (once, about a minute)"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else \
-	    echo "Chromium is missing at $(CHROMIUM): run 'sudo apt-get install chromium' (browser tests need it)" >&2; exit 1; \
-	  fi; \
-	fi
+	@missing=""; [ -x "$(CHROMIUM)" ] || missing="chromium"; \
+	  command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	      echo "installing Debian's$$missing (once, about a minute)"; \
+	      DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	    else \
+	      echo "missing:$$missing; run 'sudo apt-get install$$missing' (the browser and pooler tests need them)" >&2; exit 1; \
+	    fi; \
+	  fi
 
 # The Playwright driver comes from the npm registry (its own installer
 # downloads from a CDN this machine cannot reach).

@@ -16,8 +16,9 @@ import (
 	"greatbook/internal/testkit"
 )
 
-// binary is greatbook built once for the tests that need real processes.
-var binary string
+// binary is greatbook built once for the tests that need real processes;
+// crashable is the same with failpoints compiled in.
+var binary, crashable string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "greatbook-bin-")
@@ -25,9 +26,12 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "greatbook")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build greatbook: %v\n%s", err, out)
-		os.Exit(1)
+	crashable = filepath.Join(dir, "greatbook-failpoints")
+	for _, b := range []struct{ out, tags string }{{binary, ""}, {crashable, "failpoints"}} {
+		if out, err := exec.Command("go", "build", "-tags", b.tags, "-o", b.out, ".").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build greatbook: %v\n%s", err, out)
+			os.Exit(1)
+		}
 	}
 	testkit.AtExit(func() { os.RemoveAll(dir) })
 	testkit.Main(m)

@@ -36,12 +36,6 @@ func CheckSessionMode(ctx context.Context, connString string) error {
 		return fmt.Errorf("database: connect: %w", err)
 	}
 	defer a.Close(context.WithoutCancel(ctx))
-	b, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("database: connect: %w", err)
-	}
-	defer b.Close(context.WithoutCancel(ctx))
-
 	token := make([]byte, 8)
 	_, _ = rand.Read(token)
 	want := hex.EncodeToString(token)
@@ -49,17 +43,29 @@ func CheckSessionMode(ctx context.Context, connString string) error {
 	if err := a.QueryRow(ctx, "SELECT pg_backend_pid(), set_config('greatbook.session_check', $1, false)", want).Scan(&pidA1, new(string)); err != nil {
 		return fmt.Errorf("database: session check: %w", err)
 	}
-	tx, err := b.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("database: session check: %w", err)
+
+	// B takes a backend inside a transaction. A transaction-mode pooler
+	// hands it A's idle backend at once; a session-mode pooler whose pool
+	// is exhausted (A holds the only backend) makes it wait, which says
+	// session mode, and A's own state is then all there is to check.
+	probeCtx, cancelProbe := context.WithTimeout(ctx, 3*time.Second)
+	defer cancelProbe()
+	b, err := pgx.ConnectConfig(probeCtx, cfg)
+	if err == nil {
+		defer b.Close(context.WithoutCancel(ctx))
+		var pidB int32
+		var tx pgx.Tx
+		tx, err = b.Begin(probeCtx)
+		if err == nil {
+			defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+			err = tx.QueryRow(probeCtx, "SELECT pg_backend_pid()").Scan(&pidB)
+		}
+		if err == nil && pidB == pidA1 {
+			return ErrNotSessionMode
+		}
 	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	var pidB int32
-	if err := tx.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pidB); err != nil {
+	if err != nil && probeCtx.Err() == nil {
 		return fmt.Errorf("database: session check: %w", err)
-	}
-	if pidB == pidA1 {
-		return ErrNotSessionMode
 	}
 	var pidA2 int32
 	var got *string

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"greatbook/internal/testkit"
+)
+
+// ingestProcess runs `greatbook ingest` as a child against the test
+// database, optionally with a failpoint.
+func ingestProcess(t *testing.T, dbURL, failpoint string, file string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(crashable, "ingest", "--org", "acme", file)
+	cmd.Env = append(cleanEnv(), "DATABASE_URL="+dbURL)
+	if failpoint != "" {
+		cmd.Env = append(cmd.Env, "GREATBOOK_FAILPOINTS="+failpoint+"=kill")
+	}
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if err != nil && !killed(err) {
+		t.Logf("stderr: %s", errOut.String())
+	}
+	return out.String(), err
+}
+
+func killed(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+func TestCrashAtEveryNodeBoundaryResumesToTheSameEnd(t *testing.T) {
+	t.Parallel()
+	const testdata = "../../internal/einvoice/testdata/"
+	boundaries := []string{"pipeline/after-ingest"}
+	for _, node := range []string{"classify", "extract", "validate", "queue"} {
+		boundaries = append(boundaries, "runs/pipeline/before/"+node, "runs/pipeline/after/"+node)
+	}
+	for _, doc := range []struct {
+		file, want string
+		skips      map[string]bool // boundaries the document's run never reaches
+	}{
+		{"ubl-invoice-multirate.xml", "pending", nil},
+		{"scanned-invoice.png", "flagged", map[string]bool{
+			"runs/pipeline/before/extract": true, "runs/pipeline/after/extract": true,
+			"runs/pipeline/before/validate": true, "runs/pipeline/after/validate": true}},
+	} {
+		for _, fp := range boundaries {
+			if doc.skips[fp] {
+				continue
+			}
+			t.Run(doc.file+"/"+fp, func(t *testing.T) {
+				t.Parallel()
+				db := testkit.NewDB(t)
+				runCLI(t, db.URL, "", "org", "add", "acme", "--name", "Acme Ltd")
+
+				out, err := ingestProcess(t, db.URL, fp, testdata+doc.file)
+				if !killed(err) {
+					t.Fatalf("the child was not killed at %s: %v, %q", fp, err, out)
+				}
+				// The crash left at most a received row, never one in between.
+				var statuses []string
+				rows, _ := db.Pool.Query(context.Background(), `SELECT status FROM intake_documents`)
+				for rows.Next() {
+					var s string
+					_ = rows.Scan(&s)
+					statuses = append(statuses, s)
+				}
+				rows.Close()
+				if len(statuses) > 1 || len(statuses) == 1 && statuses[0] != "received" && statuses[0] != doc.want {
+					t.Fatalf("after the crash: %v", statuses)
+				}
+
+				// Restart: the same command again, without the failpoint.
+				out, err = ingestProcess(t, db.URL, "", testdata+doc.file)
+				if err != nil {
+					t.Fatalf("restart: %v", err)
+				}
+				if fields := strings.Fields(out); len(fields) != 2 || fields[1] != doc.want {
+					t.Fatalf("restart printed %q, want \"<id> %s\"", out, doc.want)
+				}
+				if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents`); n != 1 {
+					t.Fatalf("%d intake rows", n)
+				}
+				if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents WHERE status = $1`, doc.want); n != 1 {
+					t.Fatalf("the document did not end %s", doc.want)
+				}
+				if n := testkit.Count(t, db, `SELECT count(*) FROM runs WHERE state = 'done'`); n != 1 {
+					t.Fatalf("want one finished run, have %d runs", testkit.Count(t, db, `SELECT count(*) FROM runs`))
+				}
+			})
+		}
+	}
+}
