@@ -53,6 +53,7 @@ var benchmarks = []struct {
 	run  func(context.Context, *bench.Env) error
 }{
 	{"ledger", bench.Ledger},
+	{"pipeline", bench.Pipeline},
 }
 
 func names() []string {

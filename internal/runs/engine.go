@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,6 +44,23 @@ type Engine struct {
 	launches chan string
 	running  bool
 	wg       sync.WaitGroup
+
+	nodeNanos       atomic.Int64
+	checkpointNanos atomic.Int64
+	steps           atomic.Int64
+}
+
+// Stats are an engine's cumulative timings: how long nodes ran, and how long
+// writing their checkpoints (and the commits that joined them) took.
+type Stats struct {
+	Steps       int64
+	Nodes       time.Duration
+	Checkpoints time.Duration
+}
+
+// Stats returns the engine's cumulative timings.
+func (e *Engine) Stats() Stats {
+	return Stats{Steps: e.steps.Load(), Nodes: time.Duration(e.nodeNanos.Load()), Checkpoints: time.Duration(e.checkpointNanos.Load())}
 }
 
 // Options configure an Engine.
@@ -244,14 +262,22 @@ func (e *Engine) claim(ctx context.Context, runID string) (claim, bool, error) {
 		dead = current
 	}
 	c := claim{id: runID}
-	err = e.pool.QueryRow(ctx, `
-		UPDATE runs SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-		WHERE id = $1::uuid AND state = 'running'
-		  AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now() OR lease_owner = $4)
-		RETURNING kind, org_id, subject_id, next_node, data, answer,
-		          (SELECT coalesce(max(seq), 0) FROM run_checkpoints WHERE run_id = runs.id)`,
-		runID, e.owner, e.LeaseTTL.Seconds(), dead).
-		Scan(&c.kind, &c.orgID, &c.subjectID, &c.node, &c.data, &c.answer, &c.seq)
+	err = database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		// A claim lost in a database crash costs nothing: the worker's next
+		// fenced write fails and the run is resumed. So it does not wait
+		// for its WAL flush.
+		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `
+			UPDATE runs SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+			WHERE id = $1::uuid AND state = 'running'
+			  AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now() OR lease_owner = $4)
+			RETURNING kind, org_id, subject_id, next_node, data, answer,
+			          (SELECT coalesce(max(seq), 0) FROM run_checkpoints WHERE run_id = runs.id)`,
+			runID, e.owner, e.LeaseTTL.Seconds(), dead).
+			Scan(&c.kind, &c.orgID, &c.subjectID, &c.node, &c.data, &c.answer, &c.seq)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return claim{}, false, nil
 	}
@@ -357,7 +383,9 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 		}
 		start := time.Now()
 		step, err := node(ctx, r)
-		ms := int(time.Since(start).Milliseconds())
+		elapsed := time.Since(start)
+		e.nodeNanos.Add(int64(elapsed))
+		ms := int(elapsed.Milliseconds())
 		if cause := context.Cause(ctx); cause != nil {
 			// Shutting down, or the lease was lost: leave the run to the
 			// next worker without writing anything.
@@ -410,7 +438,17 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 				return insertCheckpoint(ctx, tx, c.id, r.Node, "paused", r.Node, data, step.Pause.Prompt, e.owner, ms)
 			})
 		}
+		checkpointStart := time.Now()
 		err = database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+			if step.Commit == nil && step.Next != "" {
+				// A checkpoint between pure nodes need not wait for its WAL
+				// flush: if the database itself crashed and lost it, the run
+				// would resume from the one before and recompute the same
+				// state. Effects, pauses, failures and ends stay synchronous.
+				if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+					return err
+				}
+			}
 			if step.Commit != nil {
 				if err := step.Commit(ctx, tx); err != nil {
 					return err
@@ -429,6 +467,8 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 			}
 			return insertCheckpoint(ctx, tx, c.id, r.Node, "ok", step.Next, data, step.Note, e.owner, ms)
 		})
+		e.checkpointNanos.Add(int64(time.Since(checkpointStart)))
+		e.steps.Add(1)
 		if err != nil {
 			if errors.Is(err, ErrLeaseLost) || context.Cause(ctx) != nil {
 				return err

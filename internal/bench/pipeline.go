@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"greatbook/internal/intake"
+	"greatbook/internal/ledger"
+	"greatbook/internal/org"
+	"greatbook/internal/pipeline"
+	"greatbook/internal/runs"
+)
+
+// ublInvoice renders a UBL 2.1 invoice with ten lines at 25% VAT, numbered
+// n. Its first line's price varies with n, so that no two share their facts
+// (they would be flagged as the same invoice renumbered).
+func ublInvoice(n int64) []byte {
+	cents := 1000 + n%1_000_000 // first line: 4 × price, so tax = price exactly
+	price := fmt.Sprintf("%d.%02d", cents/100, cents%100)
+	money := func(c int64) string { return fmt.Sprintf("%d.%02d", c/100, c%100) }
+	net, tax := 18000+4*cents, 4500+cents
+	var lines strings.Builder
+	for i := 1; i <= 10; i++ {
+		qty, p, lineNet := "2", "10.00", "20.00"
+		if i == 1 {
+			qty, p, lineNet = "4", price, money(4*cents)
+		}
+		fmt.Fprintf(&lines, `<cac:InvoiceLine><cbc:ID>%d</cbc:ID><cbc:InvoicedQuantity unitCode="C62">%s</cbc:InvoicedQuantity>
+<cbc:LineExtensionAmount currencyID="EUR">%s</cbc:LineExtensionAmount>
+<cac:Item><cbc:Name>Item %d</cbc:Name><cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>25</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:ClassifiedTaxCategory></cac:Item>
+<cac:Price><cbc:PriceAmount currencyID="EUR">%s</cbc:PriceAmount></cac:Price></cac:InvoiceLine>`, i, qty, lineNet, i, p)
+	}
+	return []byte(fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
+<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+<cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>
+<cbc:ID>BENCH-%[1]d</cbc:ID><cbc:IssueDate>2026-11-20</cbc:IssueDate><cbc:DueDate>2026-12-20</cbc:DueDate>
+<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode><cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>
+<cac:AccountingSupplierParty><cac:Party><cac:PartyName><cbc:Name>Bench Supplier AB</cbc:Name></cac:PartyName>
+<cac:PartyTaxScheme><cbc:CompanyID>SE556677889901</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme></cac:Party></cac:AccountingSupplierParty>
+<cac:AccountingCustomerParty><cac:Party><cac:PartyName><cbc:Name>Bench Buyer Ltd</cbc:Name></cac:PartyName></cac:Party></cac:AccountingCustomerParty>
+<cac:TaxTotal><cbc:TaxAmount currencyID="EUR">%[2]s</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount currencyID="EUR">%[3]s</cbc:TaxableAmount>
+<cbc:TaxAmount currencyID="EUR">%[2]s</cbc:TaxAmount><cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>25</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>
+<cac:LegalMonetaryTotal><cbc:LineExtensionAmount currencyID="EUR">%[3]s</cbc:LineExtensionAmount><cbc:TaxExclusiveAmount currencyID="EUR">%[3]s</cbc:TaxExclusiveAmount>
+<cbc:TaxInclusiveAmount currencyID="EUR">%[4]s</cbc:TaxInclusiveAmount><cbc:PayableAmount currencyID="EUR">%[4]s</cbc:PayableAmount></cac:LegalMonetaryTotal>
+%[5]s</Invoice>`, n, money(tax), money(net), money(net+tax), lines.String()))
+}
+
+// Pipeline measures documents per second through the whole pipeline (ingest,
+// classify, extract, validate, queue, each checkpointed) at 1 and 4 workers,
+// and the share of the run time spent writing checkpoints.
+func Pipeline(ctx context.Context, e *Env) error {
+	o, _, err := org.Create(ctx, e.Pool, "bench-pipeline", "Bench Pipeline", "EUR", ledger.SeedDefaultChart)
+	if err != nil {
+		return err
+	}
+	var next atomic.Int64
+	table := &Table{
+		Title:   fmt.Sprintf("pipeline: documents per second, UBL invoice with 10 lines, 4 checkpointed nodes (%s each)", e.Duration),
+		Columns: []string{"workers", "documents/s", "ms/document", "nodes", "checkpoints", "ingest and leases", "checkpoint share"},
+	}
+	for _, workers := range []int{1, 4} {
+		pool, err := e.NewPool(ctx, workers+2)
+		if err != nil {
+			return err
+		}
+		engine := runs.NewEngine(pool, runs.Options{})
+		p := pipeline.New(pool, engine, pipeline.Options{})
+		rate, err := Measure(ctx, workers, e.Duration, func(ctx context.Context, _, _ int) error {
+			res, err := p.Ingest(ctx, intake.Arrival{OrgID: o.ID, Content: ublInvoice(next.Add(1)), MediaType: "application/xml", Via: "api", Actor: "bench"})
+			if err != nil {
+				return err
+			}
+			if err := p.Process(ctx, res.RunID); err != nil {
+				return err
+			}
+			return nil
+		})
+		pool.Close()
+		if err != nil {
+			return err
+		}
+		st := engine.Stats()
+		wall := time.Duration(workers) * e.Duration // time the workers spent, all of it
+		share := func(d time.Duration) string { return fmt.Sprintf("%.0f%%", 100*float64(d)/float64(wall)) }
+		table.Add(strconv.Itoa(workers), Rate(rate), fmt.Sprintf("%.1f", 1000*float64(workers)/rate),
+			share(st.Nodes), share(st.Checkpoints), share(wall-st.Nodes-st.Checkpoints), share(st.Checkpoints))
+	}
+	var pending int
+	if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM intake_documents WHERE org_id = $1 AND status <> 'pending'`, o.ID).Scan(&pending); err != nil {
+		return err
+	}
+	table.Print(e.Out)
+	if pending != 0 {
+		return fmt.Errorf("bench: %d benchmark documents were not filed pending", pending)
+	}
+	fmt.Fprintln(e.Out, "shares of the workers' time: nodes (parsing and validation in Go), checkpoints (each checkpoint's transaction,")
+	fmt.Fprintln(e.Out, "with the queue's filing in the last), ingest and leases (the first write, claiming the run)")
+	return nil
+}
