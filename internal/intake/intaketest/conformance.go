@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"greatbook/internal/apperr"
@@ -25,7 +26,7 @@ type Fixture struct {
 // Exercise runs the suite; newFixture returns a fresh, empty store.
 func Exercise(t *testing.T, newFixture func(t *testing.T) Fixture) {
 	ctx := context.Background()
-	n := 0
+	var n atomic.Int64
 	arrive := func(t *testing.T, f Fixture, org int64, content string) intake.Document {
 		t.Helper()
 		d, created, err := f.Store.Ingest(ctx, intake.Arrival{OrgID: org, Content: []byte(content), MediaType: "application/xml",
@@ -36,8 +37,7 @@ func Exercise(t *testing.T, newFixture func(t *testing.T) Fixture) {
 		return d
 	}
 	filing := func(docType, ref string) intake.Filing {
-		n++
-		return intake.Filing{DocType: docType, SourceRef: ref, ContentKey: fmt.Sprintf("content-%d", n), Format: "ubl",
+		return intake.Filing{DocType: docType, SourceRef: ref, ContentKey: fmt.Sprintf("content-%d", n.Add(1)), Format: "ubl",
 			Fields: []byte(`{"number": "` + ref + `"}`)}
 	}
 	file := func(t *testing.T, f Fixture, id int64, fl intake.Filing) intake.Document {
