@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"greatbook/internal/bookkeeper"
+	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
 	"greatbook/internal/runs"
 )
@@ -26,15 +28,25 @@ type Config struct {
 	MaxUploadBytes int64
 	// Model configures the optional model extractor (off when URL is empty).
 	Model pipeline.ModelConfig
+	// SweepInterval is how often the sweep runs (default 15 s); negative: never.
+	SweepInterval time.Duration
+	// MaxAttempts is how often a job is launched before it is abandoned (5).
+	MaxAttempts int
+	// RetryBackoff is the first wait before a failed job is launched again
+	// (10 s, doubling up to 10 min).
+	RetryBackoff time.Duration
 }
 
 // App is the assembled services.
 type App struct {
-	Pool     *pgxpool.Pool
-	Engine   *runs.Engine
-	Pipeline *pipeline.Pipeline
-	cfg      Config
-	log      *slog.Logger
+	Pool       *pgxpool.Pool
+	Engine     *runs.Engine
+	Pipeline   *pipeline.Pipeline
+	Bookkeeper *bookkeeper.Bookkeeper
+	Outbox     *intake.Outbox
+	Decisions  *intake.Decisions
+	cfg        Config
+	log        *slog.Logger
 }
 
 // New assembles the services; Start starts the background work.
@@ -46,6 +58,12 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	a := &App{Pool: pool, Engine: engine, cfg: cfg, log: cfg.Logger}
 	a.Pipeline = pipeline.New(pool, engine, pipeline.Options{MaxBytes: cfg.MaxUploadBytes,
 		Model: pipeline.NewModelExtractor(cfg.Model), Logger: cfg.Logger})
+	a.Bookkeeper = bookkeeper.New(pool, engine, cfg.Logger)
+	if cfg.RetryBackoff > 0 {
+		a.Bookkeeper.RetryBackoff = cfg.RetryBackoff
+	}
+	a.Outbox = &intake.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff}
+	a.Decisions = &intake.Decisions{Pool: pool, Outbox: a.Outbox}
 	return a
 }
 
@@ -57,6 +75,9 @@ func (a *App) Start(ctx context.Context) {
 		return
 	}
 	a.Engine.Start(ctx, a.cfg.Workers)
+	if a.cfg.SweepInterval >= 0 {
+		go a.sweepLoop(ctx)
+	}
 	go func() {
 		t := time.NewTicker(a.Engine.LeaseTTL)
 		defer t.Stop()
@@ -77,3 +98,28 @@ func (a *App) Start(ctx context.Context) {
 
 // Wait blocks until the background work has stopped.
 func (a *App) Wait() { a.Engine.Wait() }
+
+// sweepLoop runs the sweep on a ticker: it launches jobs left pending by a
+// crash between approve's commit and its launch, and failed jobs whose
+// backoff has passed.
+func (a *App) sweepLoop(ctx context.Context) {
+	every := a.cfg.SweepInterval
+	if every == 0 {
+		every = 15 * time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		res, err := a.Outbox.Sweep(ctx, 1000)
+		if err != nil && ctx.Err() == nil {
+			a.log.Warn("sweep failed", "error", err)
+		} else if n := len(res.Launched) + len(res.Failed); n > 0 {
+			a.log.Info("sweep", "launched", len(res.Launched), "failed", len(res.Failed))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

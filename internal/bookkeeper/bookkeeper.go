@@ -1,0 +1,373 @@
+// Package bookkeeper posts approved documents to the ledger. Each approval's
+// outbox job launches a durable bookkeeper run: it reads the document on its
+// own connection, decides the expense account and, for a foreign currency,
+// the rate — pausing with a question for a person when it cannot — and posts
+// through the ledger with the source key (org, "intake", id, "bill"),
+// marking the document posted in the same transaction. A re-run after a
+// crash replays the post and writes nothing twice.
+package bookkeeper
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
+	"greatbook/internal/ledger"
+	"greatbook/internal/money"
+	"greatbook/internal/org"
+	"greatbook/internal/retry"
+	"greatbook/internal/runs"
+)
+
+// Kind is the run kind of the bookkeeper.
+const Kind = "bookkeeper"
+
+// Question kinds.
+const (
+	AskExpenseAccount = "expense_account"
+	AskExchangeRate   = "exchange_rate"
+)
+
+// State is a bookkeeper run's state.
+type State struct {
+	IntakeID     int64  `json:"intake_id"`
+	JobID        int64  `json:"job_id"`
+	Supplier     string `json:"supplier,omitempty"`
+	SupplierName string `json:"supplier_name,omitempty"`
+	Currency     string `json:"currency,omitempty"`
+	BaseCurrency string `json:"base_currency,omitempty"`
+	IssueDate    string `json:"issue_date,omitempty"`
+	Account      string `json:"account,omitempty"`
+	AccountFrom  string `json:"account_from,omitempty"`
+	Rate         string `json:"rate,omitempty"`
+	RateFrom     string `json:"rate_from,omitempty"`
+}
+
+// AccountAnswer answers an expense_account question.
+type AccountAnswer struct {
+	Account  string `json:"account"`
+	Remember bool   `json:"remember"`
+	By       string `json:"by"`
+}
+
+// RateAnswer answers an exchange_rate question.
+type RateAnswer struct {
+	Rate     string `json:"rate"`
+	Remember bool   `json:"remember"`
+	By       string `json:"by"`
+}
+
+// Bookkeeper runs the bookkeeping of approved documents.
+type Bookkeeper struct {
+	pool   *pgxpool.Pool
+	engine *runs.Engine
+	log    *slog.Logger
+	graph  runs.Graph[State]
+	// RetryBackoff is how long the sweep waits before relaunching a job
+	// whose run failed transiently.
+	RetryBackoff time.Duration
+}
+
+// New returns the bookkeeper and registers its graph with the engine.
+func New(pool *pgxpool.Pool, engine *runs.Engine, logger *slog.Logger) *Bookkeeper {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	b := &Bookkeeper{pool: pool, engine: engine, log: logger, RetryBackoff: 30 * time.Second}
+	b.graph = runs.Graph[State]{Kind: Kind, Start: "load", Nodes: map[string]runs.NodeFunc[State]{
+		"load": b.load, "account": b.account, "rate": b.rate, "post": b.post,
+	}, OnFail: func(ctx context.Context, tx pgx.Tx, r *runs.Run[State], cause error) error {
+		return intake.RunFailed(ctx, tx, r.State.JobID, b.RetryBackoff, cause)
+	}}
+	runs.Register(engine, b.graph)
+	return b
+}
+
+// CreateRun implements intake.RunStarter.
+func (b *Bookkeeper) CreateRun(ctx context.Context, tx pgx.Tx, job intake.Job) (string, error) {
+	return runs.Create(ctx, tx, b.graph, job.OrgID, job.IntakeID, State{IntakeID: job.IntakeID, JobID: job.ID})
+}
+
+// Start implements intake.RunStarter.
+func (b *Bookkeeper) Start(runID string) error { return b.engine.Launch(runID) }
+
+// document reads the run's document, on the run's own connection.
+func (b *Bookkeeper) document(ctx context.Context, r *runs.Run[State]) (intake.Document, einvoice.Document, error) {
+	doc, err := intake.NewPGStore(b.pool).Get(ctx, r.OrgID, r.State.IntakeID)
+	if err != nil {
+		return intake.Document{}, einvoice.Document{}, err
+	}
+	var fields einvoice.Document
+	if err := json.Unmarshal(doc.Fields, &fields); err != nil {
+		return doc, fields, retry.MarkPermanent(fmt.Errorf("bookkeeper: document %d has no readable fields: %w", doc.ID, err))
+	}
+	return doc, fields, nil
+}
+
+func (b *Bookkeeper) load(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
+	doc, fields, err := b.document(ctx, r)
+	if err != nil {
+		return runs.Step{}, err
+	}
+	if doc.Status == intake.Posted && doc.ResultEntryID != 0 {
+		// Posted already (by an earlier run of this job): finish the job.
+		return runs.Step{Note: fmt.Sprintf("already posted as entry %d", doc.ResultEntryID), Commit: b.finishJob(r.State.JobID)}, nil
+	}
+	if doc.Status != intake.Active {
+		return runs.Step{}, retry.MarkPermanent(fmt.Errorf("bookkeeper: document %d is %s, not active", doc.ID, doc.Status))
+	}
+	o, err := org.ByID(ctx, b.pool, r.OrgID)
+	if err != nil {
+		return runs.Step{}, err
+	}
+	supplier, _, _ := strings.Cut(doc.SourceRef, "/")
+	r.State.Supplier, r.State.SupplierName = supplier, fields.Seller.Name
+	r.State.Currency, r.State.BaseCurrency, r.State.IssueDate = fields.Currency, o.BaseCurrency, fields.IssueDate
+	return runs.Step{Next: "account", Note: fmt.Sprintf("%s %s from %s, %s", fields.Type, fields.Number, fields.Seller.Name, fields.Currency)}, nil
+}
+
+func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
+	if r.Answer != nil {
+		var a AccountAnswer
+		if err := json.Unmarshal(r.Answer, &a); err != nil {
+			return runs.Step{}, retry.MarkPermanent(err)
+		}
+		if err := checkExpenseAccount(ctx, b.pool, r.OrgID, a.Account); err != nil {
+			return runs.Step{Pause: b.accountQuestion(r, err.Error())}, nil
+		}
+		r.State.Account, r.State.AccountFrom = a.Account, "answered by "+a.By
+		step := runs.Step{Next: "rate", Note: "account " + a.Account + " answered by " + a.By}
+		if a.Remember && r.State.Supplier != "" {
+			step.Note += ", remembered for the supplier"
+			step.Commit = func(ctx context.Context, tx pgx.Tx) error {
+				return rememberAccount(ctx, tx, r.OrgID, r.State.Supplier, a.Account, a.By)
+			}
+		}
+		return step, nil
+	}
+	var code string
+	err := b.pool.QueryRow(ctx, `SELECT a.code FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
+		WHERE s.org_id = $1 AND s.supplier_key = $2 AND a.active`, r.OrgID, r.State.Supplier).Scan(&code)
+	if err == nil {
+		r.State.Account, r.State.AccountFrom = code, "supplier"
+		return runs.Step{Next: "rate", Note: "account " + code + " mapped for the supplier"}, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return runs.Step{}, err
+	}
+	err = b.pool.QueryRow(ctx, `SELECT a.code FROM orgs o JOIN accounts a ON a.id = o.default_expense_account_id
+		WHERE o.id = $1 AND a.active`, r.OrgID).Scan(&code)
+	if err == nil {
+		r.State.Account, r.State.AccountFrom = code, "default"
+		return runs.Step{Next: "rate", Note: "account " + code + ", the org's default"}, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return runs.Step{}, err
+	}
+	return runs.Step{Pause: b.accountQuestion(r, "")}, nil
+}
+
+func (b *Bookkeeper) accountQuestion(r *runs.Run[State], problem string) *runs.Question {
+	prompt := fmt.Sprintf("Which expense account should costs from %s go to?", orSupplier(r.State.SupplierName))
+	if problem != "" {
+		prompt = problem + ". " + prompt
+	}
+	return &runs.Question{Kind: AskExpenseAccount, Prompt: prompt,
+		Data: map[string]any{"supplier": r.State.Supplier, "supplier_name": r.State.SupplierName, "intake_id": r.State.IntakeID}}
+}
+
+func orSupplier(s string) string {
+	if s == "" {
+		return "this supplier"
+	}
+	return s
+}
+
+func (b *Bookkeeper) rate(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
+	if r.State.Currency == r.State.BaseCurrency {
+		r.State.Rate, r.State.RateFrom = "1", "base currency"
+		return runs.Step{Next: "post", Note: "in the base currency"}, nil
+	}
+	if r.Answer != nil {
+		var a RateAnswer
+		if err := json.Unmarshal(r.Answer, &a); err != nil {
+			return runs.Step{}, retry.MarkPermanent(err)
+		}
+		rate, err := money.Parse(strings.TrimSpace(a.Rate))
+		if err != nil || !rate.IsPositive() {
+			return runs.Step{Pause: b.rateQuestion(r, fmt.Sprintf("%q is not a positive rate", a.Rate))}, nil
+		}
+		r.State.Rate, r.State.RateFrom = money.Canonical(rate), "answered by "+a.By
+		step := runs.Step{Next: "post", Note: fmt.Sprintf("rate %s answered by %s", r.State.Rate, a.By)}
+		if a.Remember {
+			step.Note += ", remembered for " + r.State.IssueDate
+			step.Commit = func(ctx context.Context, tx pgx.Tx) error {
+				_, err := tx.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by) VALUES ($1, $2, $3::date, $4::numeric, $5)
+					ON CONFLICT (org_id, currency, rate_date) DO UPDATE SET rate = EXCLUDED.rate, created_by = EXCLUDED.created_by, created_at = now()`,
+					r.OrgID, r.State.Currency, r.State.IssueDate, r.State.Rate, a.By)
+				return err
+			}
+		}
+		return step, nil
+	}
+	var rate, date string
+	err := b.pool.QueryRow(ctx, `SELECT rate::text, rate_date::text FROM exchange_rates
+		WHERE org_id = $1 AND currency = $2 AND rate_date <= $3::date AND rate_date > $3::date - 7
+		ORDER BY rate_date DESC LIMIT 1`, r.OrgID, r.State.Currency, r.State.IssueDate).Scan(&rate, &date)
+	if err == nil {
+		d, _ := decimal.NewFromString(rate)
+		r.State.Rate, r.State.RateFrom = money.Canonical(d), "rate of "+date
+		return runs.Step{Next: "post", Note: fmt.Sprintf("rate %s of %s", r.State.Rate, date)}, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return runs.Step{}, err
+	}
+	return runs.Step{Pause: b.rateQuestion(r, "")}, nil
+}
+
+func (b *Bookkeeper) rateQuestion(r *runs.Run[State], problem string) *runs.Question {
+	prompt := fmt.Sprintf("What is the %s to %s rate for %s?", r.State.Currency, r.State.BaseCurrency, r.State.IssueDate)
+	if problem != "" {
+		prompt = problem + ". " + prompt
+	}
+	return &runs.Question{Kind: AskExchangeRate, Prompt: prompt,
+		Data: map[string]any{"currency": r.State.Currency, "base_currency": r.State.BaseCurrency, "date": r.State.IssueDate, "intake_id": r.State.IntakeID}}
+}
+
+func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
+	doc, fields, err := b.document(ctx, r)
+	if err != nil {
+		return runs.Step{}, err
+	}
+	rate, err := decimal.NewFromString(r.State.Rate)
+	if err != nil {
+		return runs.Step{}, retry.MarkPermanent(fmt.Errorf("bookkeeper: rate %q: %w", r.State.Rate, err))
+	}
+	req, err := Bill{OrgID: r.OrgID, IntakeID: doc.ID, Document: fields, Supplier: r.State.Supplier, Expense: r.State.Account,
+		BaseCurrency: r.State.BaseCurrency, Rate: rate}.Entry()
+	if err != nil {
+		return runs.Step{}, retry.MarkPermanent(err)
+	}
+	s := &r.State
+	return runs.Step{Note: "posted", Commit: func(ctx context.Context, tx pgx.Tx) error {
+		res, err := ledger.PostTx(ctx, tx, req)
+		if err != nil {
+			if code := apperr.CodeOf(err); code == apperr.Invalid || code == apperr.SourceReplayConflict {
+				return retry.MarkPermanent(err)
+			}
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE intake_documents SET status = 'posted', result_entry_id = $2, updated_at = now()
+			WHERE id = $1 AND status = 'active'`, doc.ID, res.Entry.ID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			if err := audit.Record(ctx, tx, audit.Event{OrgID: r.OrgID, Actor: audit.System("bookkeeper"), Action: "posted",
+				SubjectType: "intake", SubjectID: doc.ID, FromStatus: string(intake.Active), ToStatus: string(intake.Posted),
+				Detail: map[string]any{"entry_id": res.Entry.ID, "replayed": res.Replayed, "account": s.Account, "run_id": r.ID}}); err != nil {
+				return err
+			}
+		}
+		return b.finishJob(s.JobID)(ctx, tx)
+	}}, nil
+}
+
+// finishJob marks the job done.
+func (b *Bookkeeper) finishJob(jobID int64) func(ctx context.Context, tx pgx.Tx) error {
+	return func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1`, jobID)
+		return err
+	}
+}
+
+func checkExpenseAccount(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, orgID int64, code string) error {
+	var active bool
+	err := q.QueryRow(ctx, `SELECT active FROM accounts WHERE org_id = $1 AND code = $2`, orgID, code).Scan(&active)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return apperr.New(apperr.Invalid, "there is no account %q", code)
+	}
+	if err != nil {
+		return err
+	}
+	if !active {
+		return apperr.New(apperr.Invalid, "account %q is inactive", code)
+	}
+	return nil
+}
+
+func rememberAccount(ctx context.Context, tx pgx.Tx, orgID int64, supplier, code, by string) error {
+	_, err := tx.Exec(ctx, `INSERT INTO supplier_accounts (org_id, supplier_key, account_id, created_by)
+		SELECT $1, $2, id, $4 FROM accounts WHERE org_id = $1 AND code = $3
+		ON CONFLICT (org_id, supplier_key) DO UPDATE SET account_id = EXCLUDED.account_id, created_by = EXCLUDED.created_by, created_at = now()`,
+		orgID, supplier, code, by)
+	return err
+}
+
+// Question is a paused bookkeeper run's question, for the desk.
+type Question struct {
+	RunID    string
+	IntakeID int64
+	runs.Question
+	AskedAt time.Time
+}
+
+// Questions lists an org's paused bookkeeper runs, oldest first.
+func Questions(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, orgID int64) ([]Question, error) {
+	rows, err := q.Query(ctx, `SELECT id::text, subject_id, question, updated_at FROM runs
+		WHERE org_id = $1 AND kind = $2 AND state = 'paused' ORDER BY updated_at, id`, orgID, Kind)
+	if err != nil {
+		return nil, fmt.Errorf("bookkeeper: questions: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Question, error) {
+		var qu Question
+		var raw []byte
+		if err := r.Scan(&qu.RunID, &qu.IntakeID, &raw, &qu.AskedAt); err != nil {
+			return qu, err
+		}
+		return qu, json.Unmarshal(raw, &qu.Question)
+	})
+}
+
+// Answer answers a paused bookkeeper run of an org. For an account it
+// checks the account first; the run resumes and uses the answer.
+func (b *Bookkeeper) Answer(ctx context.Context, orgID int64, runID string, answer map[string]string, remember bool, actor audit.Actor) error {
+	info, err := runs.Get(ctx, b.pool, runID)
+	if err != nil || info.OrgID != orgID || info.Kind != Kind {
+		return apperr.New(apperr.NotFound, "no question %s", runID)
+	}
+	if info.Status != runs.Paused || info.Question == nil {
+		return apperr.New(apperr.InvalidState, "that question was answered already")
+	}
+	switch info.Question.Kind {
+	case AskExpenseAccount:
+		code := strings.TrimSpace(answer["account"])
+		if err := checkExpenseAccount(ctx, b.pool, orgID, code); err != nil {
+			return err
+		}
+		return b.engine.Answer(ctx, runID, AccountAnswer{Account: code, Remember: remember, By: actor.Label}, actor.Label)
+	case AskExchangeRate:
+		rate, err := money.Parse(strings.TrimSpace(answer["rate"]))
+		if err != nil || !rate.IsPositive() {
+			return apperr.New(apperr.Invalid, "the rate must be a positive decimal such as 11.2345")
+		}
+		return b.engine.Answer(ctx, runID, RateAnswer{Rate: money.Canonical(rate), Remember: remember, By: actor.Label}, actor.Label)
+	}
+	return apperr.New(apperr.InvalidState, "unknown question kind %q", info.Question.Kind)
+}

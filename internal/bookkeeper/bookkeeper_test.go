@@ -1,0 +1,160 @@
+package bookkeeper_test
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"greatbook/internal/app"
+	"greatbook/internal/audit"
+	"greatbook/internal/bookkeeper"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
+	"greatbook/internal/ledger"
+	"greatbook/internal/org"
+	"greatbook/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+type fixture struct {
+	db    *testkit.DB
+	app   *app.App
+	org   org.Org
+	doc   einvoice.Document
+	n     int
+	actor audit.Actor
+}
+
+func newFixture(t *testing.T, baseCurrency string) *fixture {
+	db := testkit.NewDB(t)
+	a := app.New(db.Pool, app.Config{Logger: testkit.Logger(t), Workers: 2, SweepInterval: -1})
+	ctx, stop := context.WithCancel(context.Background())
+	a.Start(ctx)
+	t.Cleanup(func() { stop(); a.Wait() })
+	raw, err := os.ReadFile("../einvoice/testdata/ubl-invoice-multirate.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := einvoice.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{db: db, app: a, org: testkit.OrgWith(t, db, "bk", baseCurrency), doc: d, actor: audit.Actor{Label: "ann@example.test"}}
+}
+
+// approve files a pending copy of the invoice under a new number and approves it.
+func (f *fixture) approve(t *testing.T) int64 {
+	t.Helper()
+	f.n++
+	d := f.doc
+	d.Number = fmt.Sprintf("%s-%d", d.Number, f.n)
+	fields, _ := json.Marshal(d)
+	var id int64
+	if err := f.db.Pool.QueryRow(context.Background(), `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes,
+		received_via, received_by, status, doc_type, source_ref, format, fields, queued_at)
+		VALUES ($1, $2, 'application/xml', 1, 'api', 't', 'pending', 'invoice', $3, 'ubl', $4, now()) RETURNING id`,
+		f.org.ID, hex.EncodeToString([]byte(fmt.Sprintf("%032d", f.n))), d.SourceRef(), fields).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	a, err := f.app.Decisions.Approve(context.Background(), f.org.ID, id, f.actor)
+	if err != nil || a.Launch.Outcome != "launched" {
+		t.Fatalf("approve: %+v %v", a, err)
+	}
+	return id
+}
+
+func (f *fixture) waitQuestion(t *testing.T, kind string) bookkeeper.Question {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		qs, err := bookkeeper.Questions(context.Background(), f.db.Pool, f.org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(qs) == 1 && qs[0].Kind == kind {
+			return qs[0]
+		}
+	}
+	t.Fatalf("no %s question", kind)
+	return bookkeeper.Question{}
+}
+
+func (f *fixture) waitPosted(t *testing.T, id int64) ledger.Entry {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		d, _ := intake.NewPGStore(f.db.Pool).Get(context.Background(), f.org.ID, id)
+		if d.Status == intake.Posted {
+			e, err := ledger.Get(context.Background(), f.db.Pool, f.org.ID, d.ResultEntryID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		}
+	}
+	t.Fatalf("document %d not posted", id)
+	return ledger.Entry{}
+}
+
+func TestAnUnknownSupplierIsAskedOnceAndRemembered(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, "SEK") // the invoice's own currency; no default expense account
+	first := f.approve(t)
+	q := f.waitQuestion(t, bookkeeper.AskExpenseAccount)
+	if q.IntakeID != first || q.Data["supplier_name"] == "" {
+		t.Fatalf("question: %+v", q)
+	}
+	if err := f.app.Bookkeeper.Answer(ctx, f.org.ID, q.RunID, map[string]string{"account": "9999"}, true, f.actor); err == nil {
+		t.Fatal("an unknown account was accepted")
+	}
+	if err := f.app.Bookkeeper.Answer(ctx, f.org.ID, q.RunID, map[string]string{"account": "6200"}, true, f.actor); err != nil {
+		t.Fatal(err)
+	}
+	e := f.waitPosted(t, first)
+	if e.Lines[0].Account != "6200" || e.SourceID != fmt.Sprint(first) || e.EntrySet != "bill" {
+		t.Fatalf("entry: %+v", e)
+	}
+	// The next invoice from the same supplier goes to 6200 without a question.
+	second := f.approve(t)
+	if e := f.waitPosted(t, second); e.Lines[0].Account != "6200" {
+		t.Fatalf("remembered account not used: %+v", e.Lines[0])
+	}
+}
+
+func TestAForeignCurrencyWithoutARateAsksForOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, "EUR") // the invoice is in SEK
+	if _, err := f.db.Pool.Exec(ctx, `UPDATE orgs SET default_expense_account_id = (SELECT id FROM accounts WHERE org_id = $1 AND code = '6000') WHERE id = $1`, f.org.ID); err != nil {
+		t.Fatal(err)
+	}
+	id := f.approve(t)
+	q := f.waitQuestion(t, bookkeeper.AskExchangeRate)
+	if q.Data["currency"] != "SEK" || q.Data["base_currency"] != "EUR" {
+		t.Fatalf("question: %+v", q)
+	}
+	if err := f.app.Bookkeeper.Answer(ctx, f.org.ID, q.RunID, map[string]string{"rate": "0.087"}, true, f.actor); err != nil {
+		t.Fatal(err)
+	}
+	e := f.waitPosted(t, id)
+	if e.Currency != "SEK" || e.BaseCurrency != "EUR" {
+		t.Fatalf("entry: %+v", e)
+	}
+	var bd, bc = e.Lines[0].BaseDebit.Sub(e.Lines[0].BaseDebit), e.Lines[0].BaseDebit.Sub(e.Lines[0].BaseDebit)
+	for _, l := range e.Lines {
+		bd, bc = bd.Add(l.BaseDebit), bc.Add(l.BaseCredit)
+	}
+	if !bd.Equal(bc) || bd.IsZero() {
+		t.Fatalf("base amounts: %s / %s", bd, bc)
+	}
+	if n := testkit.Count(t, f.db, `SELECT count(*) FROM exchange_rates WHERE org_id = $1 AND currency = 'SEK'`, f.org.ID); n != 1 {
+		t.Fatal("the rate was not remembered")
+	}
+	if err := f.app.Bookkeeper.Answer(ctx, f.org.ID, q.RunID, map[string]string{"rate": "1"}, false, f.actor); err == nil {
+		t.Fatal("answering twice")
+	}
+}

@@ -1,0 +1,149 @@
+package bookkeeper
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/ledger"
+	"greatbook/internal/money"
+)
+
+// EntrySet is the entry set of a document's journal entry.
+const EntrySet = "bill"
+
+// Bill is what the bookkeeper posts for a supplier document.
+type Bill struct {
+	OrgID        int64
+	IntakeID     int64
+	Document     einvoice.Document
+	Supplier     string // the seller identity of the source ref
+	Expense      string // expense account code
+	BaseCurrency string
+	// Rate converts one unit of the document's currency to base currency
+	// (1 when they are the same).
+	Rate decimal.Decimal
+}
+
+// Entry builds the journal entry of a bill. A supplier invoice debits the
+// expense account with the net amount and input VAT per rate, and credits
+// accounts payable with the amount payable (and prepaid expenses with what
+// was paid in advance); a credit note mirrors it. A foreign-currency entry
+// carries base amounts at the rate, rounded to the base currency's minor
+// units, any rounding difference put on accounts payable. The same bill
+// always builds the same entry, so a re-run replays it.
+func (b Bill) Entry() (ledger.Request, error) {
+	d := b.Document
+	cur, ok := money.Lookup(d.Currency)
+	if !ok {
+		return ledger.Request{}, fmt.Errorf("bookkeeper: unknown currency %q", d.Currency)
+	}
+	base, ok := money.Lookup(b.BaseCurrency)
+	if !ok {
+		return ledger.Request{}, fmt.Errorf("bookkeeper: unknown base currency %q", b.BaseCurrency)
+	}
+	credit := d.Type == einvoice.TypeCreditNote
+	type amount struct {
+		account string
+		debit   bool // before mirroring for a credit note
+		value   decimal.Decimal
+		dims    map[string]string
+	}
+	var amounts []amount
+	add := func(account string, debit bool, v decimal.Decimal, dims map[string]string) {
+		v = v.Round(cur.MinorUnits)
+		if v.IsZero() {
+			return
+		}
+		if v.IsNegative() {
+			debit, v = !debit, v.Neg()
+		}
+		amounts = append(amounts, amount{account, debit, v, dims})
+	}
+	supplierDims := map[string]string{}
+	if b.Supplier != "" {
+		supplierDims["supplier"] = b.Supplier
+	}
+	add(b.Expense, true, d.Totals.Net, supplierDims)
+	subtotals := append([]einvoice.TaxSubtotal(nil), d.TaxSubtotals...)
+	sort.SliceStable(subtotals, func(i, j int) bool { return subtotals[i].Rate.LessThan(subtotals[j].Rate) })
+	taxed := decimal.Zero
+	for _, st := range subtotals {
+		add(ledger.InputVAT, true, st.Tax, map[string]string{"vat_rate": money.Canonical(st.Rate)})
+		taxed = taxed.Add(st.Tax)
+	}
+	if rest := d.Totals.Tax.Sub(taxed); !rest.IsZero() {
+		add(ledger.InputVAT, true, rest, nil)
+	}
+	if !d.Totals.Rounding.IsZero() {
+		add(b.Expense, true, d.Totals.Rounding, map[string]string{"kind": "rounding"})
+	}
+	add("1500", false, d.Totals.Prepaid, nil)
+	add(ledger.AccountsPayable, false, d.Totals.Payable, supplierDims)
+
+	req := ledger.Request{
+		SourceKey:   ledger.SourceKey{OrgID: b.OrgID, SourceType: "intake", SourceID: strconv.FormatInt(b.IntakeID, 10), EntrySet: EntrySet},
+		Date:        d.IssueDate,
+		Currency:    d.Currency,
+		Description: description(d),
+		Actor:       "system:bookkeeper",
+	}
+	foreign := d.Currency != b.BaseCurrency
+	var baseDebits, baseCredits decimal.Decimal
+	payable := -1
+	for _, a := range amounts {
+		debit := a.debit != credit // a credit note mirrors every line
+		l := ledger.Line{Account: a.account, Dimensions: a.dims}
+		if debit {
+			l.Debit = a.value
+		} else {
+			l.Credit = a.value
+		}
+		if foreign {
+			bv := a.value.Mul(b.Rate).Round(base.MinorUnits)
+			if debit {
+				l.BaseDebit = &bv
+				baseDebits = baseDebits.Add(bv)
+			} else {
+				l.BaseCredit = &bv
+				baseCredits = baseCredits.Add(bv)
+			}
+		}
+		if a.account == ledger.AccountsPayable {
+			payable = len(req.Lines)
+		}
+		req.Lines = append(req.Lines, l)
+	}
+	if foreign && payable >= 0 && !baseDebits.Equal(baseCredits) {
+		// Rounding each line to base units may leave a cent over: put it on payables.
+		l := &req.Lines[payable]
+		diff := baseDebits.Sub(baseCredits)
+		if l.BaseCredit != nil {
+			v := l.BaseCredit.Add(diff)
+			l.BaseCredit = &v
+		} else {
+			v := l.BaseDebit.Sub(diff)
+			l.BaseDebit = &v
+		}
+	}
+	if len(req.Lines) < 2 {
+		return ledger.Request{}, fmt.Errorf("bookkeeper: document %d has nothing to post (all amounts are zero)", b.IntakeID)
+	}
+	return req, nil
+}
+
+func description(d einvoice.Document) string {
+	kind := "invoice"
+	if d.Type == einvoice.TypeCreditNote {
+		kind = "credit note"
+	}
+	s := strings.TrimSpace(fmt.Sprintf("%s %s %s", d.Seller.Name, kind, d.Number))
+	if len(s) > 500 {
+		s = s[:500]
+	}
+	return s
+}

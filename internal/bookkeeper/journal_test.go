@@ -1,0 +1,148 @@
+package bookkeeper
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"pgregory.net/rapid"
+
+	"greatbook/internal/einvoice"
+)
+
+func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+func invoice() einvoice.Document {
+	return einvoice.Document{Type: einvoice.TypeInvoice, Number: "INV-1", IssueDate: "2026-11-20", Currency: "EUR",
+		Seller: einvoice.Party{Name: "Supplier AB"},
+		TaxSubtotals: []einvoice.TaxSubtotal{
+			{Rate: dec("25"), Taxable: dec("100"), Tax: dec("25")},
+			{Rate: dec("12"), Taxable: dec("50"), Tax: dec("6")},
+		},
+		Totals: einvoice.Totals{Net: dec("150"), Tax: dec("31"), Gross: dec("181"), Payable: dec("181")}}
+}
+
+func balanced(t interface{ Fatalf(string, ...any) }, lines []struct{ d, c, bd, bc decimal.Decimal }) {
+	var d, c, bd, bc decimal.Decimal
+	for _, l := range lines {
+		d, c, bd, bc = d.Add(l.d), c.Add(l.c), bd.Add(l.bd), bc.Add(l.bc)
+	}
+	if !d.Equal(c) || !bd.Equal(bc) {
+		t.Fatalf("unbalanced: debits %s credits %s, base %s %s", d, c, bd, bc)
+	}
+}
+
+func TestInvoiceEntry(t *testing.T) {
+	req, err := Bill{OrgID: 1, IntakeID: 7, Document: invoice(), Supplier: "vat:SE1", Expense: "6200", BaseCurrency: "EUR", Rate: dec("1")}.Entry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.SourceType != "intake" || req.SourceID != "7" || req.EntrySet != "bill" || req.Date != "2026-11-20" {
+		t.Fatalf("source key: %+v", req.SourceKey)
+	}
+	want := []struct {
+		account       string
+		debit, credit string
+	}{{"6200", "150", "0"}, {"1400", "6", "0"}, {"1400", "25", "0"}, {"2000", "0", "181"}}
+	if len(req.Lines) != len(want) {
+		t.Fatalf("lines: %+v", req.Lines)
+	}
+	for i, w := range want {
+		l := req.Lines[i]
+		if l.Account != w.account || !l.Debit.Equal(dec(w.debit)) || !l.Credit.Equal(dec(w.credit)) {
+			t.Errorf("line %d: %s %s/%s, want %+v", i, l.Account, l.Debit, l.Credit, w)
+		}
+	}
+	if req.Lines[2].Dimensions["vat_rate"] != "25" || req.Lines[0].Dimensions["supplier"] != "vat:SE1" {
+		t.Fatalf("dimensions: %+v", req.Lines)
+	}
+	// A credit note mirrors it.
+	cn := invoice()
+	cn.Type = einvoice.TypeCreditNote
+	mirror, err := Bill{OrgID: 1, IntakeID: 8, Document: cn, Expense: "6200", BaseCurrency: "EUR", Rate: dec("1")}.Entry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mirror.Lines[0].Credit.Equal(dec("150")) || !mirror.Lines[3].Debit.Equal(dec("181")) {
+		t.Fatalf("credit note: %+v", mirror.Lines)
+	}
+}
+
+func TestForeignCurrencyCarriesBalancedBaseAmounts(t *testing.T) {
+	d := invoice()
+	d.Currency = "SEK"
+	req, err := Bill{OrgID: 1, IntakeID: 9, Document: d, Expense: "6000", BaseCurrency: "EUR", Rate: dec("0.087133")}.Entry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct{ d, c, bd, bc decimal.Decimal }
+	for _, l := range req.Lines {
+		if l.BaseDebit == nil && l.BaseCredit == nil {
+			t.Fatalf("a foreign line without base amounts: %+v", l)
+		}
+		r := struct{ d, c, bd, bc decimal.Decimal }{d: l.Debit, c: l.Credit}
+		if l.BaseDebit != nil {
+			r.bd = *l.BaseDebit
+		}
+		if l.BaseCredit != nil {
+			r.bc = *l.BaseCredit
+		}
+		rows = append(rows, r)
+	}
+	balanced(t, rows)
+	if !rows[0].bd.Equal(dec("13.07")) {
+		t.Fatalf("150 SEK at 0.087133: %s", rows[0].bd)
+	}
+}
+
+// Whatever the document, the entry balances in its currency and in base.
+func TestEveryEntryBalances(t *testing.T) {
+	amount := func(t *rapid.T, label string) decimal.Decimal {
+		return decimal.New(rapid.Int64Range(-1_000_000, 10_000_000).Draw(t, label), -2)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		d := invoice()
+		if rapid.Bool().Draw(t, "credit note") {
+			d.Type = einvoice.TypeCreditNote
+		}
+		d.TaxSubtotals = nil
+		n := rapid.IntRange(0, 4).Draw(t, "subtotals")
+		tax := decimal.Zero
+		for i := range n {
+			st := einvoice.TaxSubtotal{Rate: decimal.New(int64(i*6), 0), Tax: amount(t, fmt.Sprint("tax", i))}
+			d.TaxSubtotals = append(d.TaxSubtotals, st)
+			tax = tax.Add(st.Tax)
+		}
+		d.Totals.Net = amount(t, "net")
+		d.Totals.Tax = tax.Add(amount(t, "untaxed rest"))
+		d.Totals.Prepaid = amount(t, "prepaid").Abs()
+		d.Totals.Rounding = decimal.New(rapid.Int64Range(-99, 99).Draw(t, "rounding"), -2)
+		d.Totals.Payable = d.Totals.Net.Add(d.Totals.Tax).Sub(d.Totals.Prepaid).Add(d.Totals.Rounding)
+		base, rate := "EUR", dec("1")
+		if rapid.Bool().Draw(t, "foreign") {
+			d.Currency, rate = "SEK", decimal.New(rapid.Int64Range(1, 10_000_000).Draw(t, "rate"), -6)
+		}
+		req, err := Bill{OrgID: 1, IntakeID: 1, Document: d, Expense: "6000", BaseCurrency: base, Rate: rate}.Entry()
+		if err != nil {
+			return // nothing to post: every amount zero
+		}
+		var rows []struct{ d, c, bd, bc decimal.Decimal }
+		for _, l := range req.Lines {
+			if l.Debit.IsNegative() || l.Credit.IsNegative() || l.Debit.IsPositive() == l.Credit.IsPositive() {
+				t.Fatalf("a line must have exactly one positive side: %+v", l)
+			}
+			r := struct{ d, c, bd, bc decimal.Decimal }{d: l.Debit, c: l.Credit, bd: l.Debit, bc: l.Credit}
+			if d.Currency != base {
+				r.bd, r.bc = decimal.Zero, decimal.Zero
+				if l.BaseDebit != nil {
+					r.bd = *l.BaseDebit
+				}
+				if l.BaseCredit != nil {
+					r.bc = *l.BaseCredit
+				}
+			}
+			rows = append(rows, r)
+		}
+		balanced(t, rows)
+	})
+}

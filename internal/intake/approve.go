@@ -1,0 +1,332 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
+	"greatbook/internal/database"
+	"greatbook/internal/failpoint"
+)
+
+// Approval is the outcome of an approve: the document, now active, and the
+// launch of its bookkeeper run.
+type Approval struct {
+	Document Document
+	Launch   LaunchOutcome
+}
+
+// Blocking describes the accepted member of a group that refuses an approve.
+type Blocking struct {
+	ID         int64      `json:"id"`
+	Status     Status     `json:"status"`
+	ApprovedBy string     `json:"approved_by,omitempty"`
+	ApprovedAt *time.Time `json:"approved_at,omitempty"`
+	EntryID    int64      `json:"entry_id,omitempty"`
+}
+
+// Decisions are what reviewers do to documents: approve, reject, and (for
+// admins) mark not a duplicate. Each takes the document's group lock first.
+type Decisions struct {
+	Pool   *pgxpool.Pool
+	Outbox *Outbox
+	// options are for tests only (export_test.go).
+	options approveOptions
+	// conflicts counts deadlocks, serialization failures and grown groups
+	// met and retried (tests prove it stays 0 with the group lock first).
+	conflicts atomic.Int64
+}
+
+type approveOptions struct {
+	lockRowFirst bool                                 // wrong order: the row, then the group
+	lockEdgeOnly bool                                 // wrong scope: the row and the row it duplicates
+	skipRecheck  bool                                 // no re-check that the group did not grow
+	afterLock    func(ctx context.Context, tx pgx.Tx) // runs after the first lock statement
+	beforeCommit func() error                         // runs before approve commits
+}
+
+// maxConflictRetries bounds the retries of a decision that met a deadlock,
+// a serialization failure, or a group that grew while it was locked.
+const maxConflictRetries = 20
+
+// errGroupGrew makes a decision start over: its group gained a member
+// between finding and locking it.
+var errGroupGrew = errors.New("intake: the duplicate group grew while it was being locked")
+
+// lockGroupSQL is the first statement of every decision: it finds the
+// whole duplicate group and locks it, every member, ordered by id, in one
+// statement. The same order everywhere means no two decisions deadlock.
+const lockGroupSQL = `SELECT ` + memberColumns + ` FROM intake_documents d
+WHERE d.id IN (` + groupIDsSQL + `) AND d.org_id = $2
+ORDER BY d.id
+FOR UPDATE`
+
+// lockGroup takes the group lock and proves that the group did not grow
+// between the statement's snapshot and the lock (a new member filed, or an
+// edge added, by a transaction that committed meanwhile).
+func (d *Decisions) lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+	var rows pgx.Rows
+	var err error
+	switch {
+	case d.options.lockRowFirst:
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID); err != nil {
+			return nil, err
+		}
+		if d.options.afterLock != nil {
+			d.options.afterLock(ctx, tx)
+		}
+		rows, err = tx.Query(ctx, lockGroupSQL, id, orgID)
+	case d.options.lockEdgeOnly:
+		rows, err = tx.Query(ctx, `SELECT `+memberColumns+` FROM intake_documents d
+			WHERE (d.id = $1 OR d.id = (SELECT duplicate_of FROM intake_documents WHERE id = $1)) AND d.org_id = $2
+			ORDER BY d.id FOR UPDATE`, id, orgID)
+	default:
+		rows, err = tx.Query(ctx, lockGroupSQL, id, orgID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	locked, err := pgx.CollectRows(rows, scanMember)
+	if err != nil {
+		return nil, err
+	}
+	if d.options.afterLock != nil && !d.options.lockRowFirst {
+		d.options.afterLock(ctx, tx)
+	}
+	if len(locked) == 0 {
+		return nil, apperr.New(apperr.NotFound, "no document %d", id)
+	}
+	if d.options.skipRecheck || d.options.lockEdgeOnly {
+		return locked, nil
+	}
+	// A new statement sees what committed while we waited for the lock.
+	var now []int64
+	if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(id), '{}') FROM (`+groupIDsSQL+`) g`, id).Scan(&now); err != nil {
+		return nil, err
+	}
+	ids := make([]int64, 0, len(locked))
+	for _, m := range locked {
+		ids = append(ids, m.ID)
+	}
+	for _, m := range now {
+		if !slices.Contains(ids, m) {
+			return nil, errGroupGrew
+		}
+	}
+	return locked, nil
+}
+
+// retryConflicts runs a decision again after a deadlock, a serialization
+// failure or a grown group, so that none reaches a caller.
+func retryConflicts[T any](ctx context.Context, d *Decisions, fn func() (T, error)) (T, error) {
+	var zero T
+	for attempt := 1; ; attempt++ {
+		v, err := fn()
+		if errors.Is(err, errGroupGrew) || database.IsRetryableConflict(err) {
+			d.conflicts.Add(1)
+		}
+		if err == nil || !(errors.Is(err, errGroupGrew) || database.IsRetryableConflict(err)) || attempt >= maxConflictRetries {
+			if errors.Is(err, errGroupGrew) || database.IsRetryableConflict(err) {
+				return zero, apperr.Wrap(err, apperr.Unavailable, "the document's group kept changing; try again")
+			}
+			return v, err
+		}
+		select {
+		case <-ctx.Done():
+			return zero, ctx.Err()
+		case <-time.After(time.Duration(attempt) * time.Millisecond):
+		}
+	}
+}
+
+// Approve is the control that protects the ledger. In one transaction: lock
+// the document's whole duplicate group; refuse while another member is
+// accepted (duplicate_group_conflict, naming it) or when the document is not
+// pending or flagged or lacks what posting needs (invalid_state); otherwise
+// make it active, audit it, and write its outbox job. Only after the commit
+// is the bookkeeper run launched; a launch failure is recorded on the job
+// and in the audit trail and returned, and the approval stands.
+func (d *Decisions) Approve(ctx context.Context, orgID, id int64, actor audit.Actor) (Approval, error) {
+	type approved struct {
+		doc   Document
+		jobID int64
+	}
+	a, err := retryConflicts(ctx, d, func() (approved, error) {
+		return database.WithTxV(ctx, d.Pool, func(tx pgx.Tx) (approved, error) {
+			// The group lock is the first statement: every decision on any
+			// member of the group waits here, in the same order.
+			group, err := d.lockGroup(ctx, tx, orgID, id)
+			if err != nil {
+				return approved{}, err
+			}
+			for _, m := range group {
+				if m.ID != id && m.Accepted() {
+					return approved{}, groupConflict(id, m)
+				}
+			}
+			doc, err := get(ctx, tx, orgID, id)
+			if err != nil {
+				return approved{}, err
+			}
+			if err := approvable(doc); err != nil {
+				return approved{}, err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE intake_documents SET status = 'active', decided_by = $2, decided_at = now(),
+				decision_reason = NULL, updated_at = now() WHERE id = $1`, id, actor.Label); err != nil {
+				return approved{}, err
+			}
+			if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "approve", SubjectType: "intake",
+				SubjectID: id, FromStatus: string(doc.Status), ToStatus: string(Active)}); err != nil {
+				return approved{}, err
+			}
+			var jobID int64
+			if err := tx.QueryRow(ctx, `INSERT INTO jobs (org_id, intake_id, created_by, max_attempts) VALUES ($1, $2, $3, $4) RETURNING id`,
+				orgID, id, actor.Label, d.Outbox.maxAttempts()).Scan(&jobID); err != nil {
+				if database.IsUniqueViolation(err, "jobs_one_per_document") {
+					return approved{}, apperr.New(apperr.InvalidState, "document %d has a bookkeeping job already", id)
+				}
+				return approved{}, err
+			}
+			if d.options.beforeCommit != nil {
+				if err := d.options.beforeCommit(); err != nil {
+					return approved{}, err
+				}
+			}
+			doc, err = get(ctx, tx, orgID, id)
+			return approved{doc: doc, jobID: jobID}, err
+		})
+	})
+	if err != nil {
+		return Approval{}, err
+	}
+	if err := failpoint.Inject("intake/approve/after-commit"); err != nil {
+		return Approval{}, err
+	}
+	// After the commit: the run reads the document on its own connection.
+	launch := d.Outbox.Launch(ctx, a.jobID, "approve", actor)
+	return Approval{Document: a.doc, Launch: launch}, nil
+}
+
+func groupConflict(id int64, m Member) error {
+	b := Blocking{ID: m.ID, Status: m.Status, ApprovedBy: m.DecidedBy, ApprovedAt: m.DecidedAt, EntryID: m.ResultEntryID}
+	msg := fmt.Sprintf("document %d is in a duplicate group whose member %d is already %s", id, m.ID, m.Status)
+	if m.DecidedBy != "" && m.DecidedAt != nil {
+		msg += fmt.Sprintf(" (approved by %s at %s)", m.DecidedBy, m.DecidedAt.UTC().Format(time.RFC3339))
+	}
+	if m.ResultEntryID != 0 {
+		msg += fmt.Sprintf(", journal entry %d", m.ResultEntryID)
+	}
+	return apperr.New(apperr.DuplicateGroupConflict, "%s; the group may enter the ledger once", msg).With("blocking", b)
+}
+
+// approvable says whether a document may be approved on its own terms.
+func approvable(doc Document) error {
+	if doc.Status != Pending && doc.Status != Flagged {
+		return apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be approved", doc.ID, doc.Status)
+	}
+	if doc.FlagReason == FlagNeedsManualExtraction || doc.FlagReason == FlagExtractionFailed || doc.DocType == "" || len(doc.Fields) == 0 {
+		return apperr.New(apperr.InvalidState, "document %d has no valid fields to post (%s); type them in first", doc.ID, orNone(doc.FlagReason))
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "nothing extracted"
+	}
+	return s
+}
+
+// Reject rejects a pending or flagged document with a reason. A rejected
+// document gives its natural key up.
+func (d *Decisions) Reject(ctx context.Context, orgID, id int64, reason string, actor audit.Actor) (Document, error) {
+	if err := needReason(reason); err != nil {
+		return Document{}, err
+	}
+	return retryConflicts(ctx, d, func() (Document, error) {
+		return database.WithTxV(ctx, d.Pool, func(tx pgx.Tx) (Document, error) {
+			if _, err := d.lockGroup(ctx, tx, orgID, id); err != nil {
+				return Document{}, err
+			}
+			doc, err := get(ctx, tx, orgID, id)
+			if err != nil {
+				return Document{}, err
+			}
+			if doc.Status != Pending && doc.Status != Flagged {
+				return Document{}, apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be rejected", id, doc.Status)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE intake_documents SET status = 'rejected', decided_by = $2, decided_at = now(),
+				decision_reason = $3, updated_at = now() WHERE id = $1`, id, actor.Label, reason); err != nil {
+				return Document{}, err
+			}
+			if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "reject", SubjectType: "intake",
+				SubjectID: id, FromStatus: string(doc.Status), ToStatus: string(Rejected), Detail: map[string]any{"reason": reason}}); err != nil {
+				return Document{}, err
+			}
+			return get(ctx, tx, orgID, id)
+		})
+	})
+}
+
+// MarkDistinct is an admin's "not a duplicate": it removes the document's
+// duplicate_of edge, so that two genuinely distinct documents whose
+// references collide (a supplier reusing numbers across years) can each be
+// approved. The document keeps out of the natural key (its incumbent holds
+// it) and remembers which row it is distinct from.
+func (d *Decisions) MarkDistinct(ctx context.Context, orgID, id int64, reason string, actor audit.Actor) (Document, error) {
+	if err := needReason(reason); err != nil {
+		return Document{}, err
+	}
+	return retryConflicts(ctx, d, func() (Document, error) {
+		return database.WithTxV(ctx, d.Pool, func(tx pgx.Tx) (Document, error) {
+			if _, err := d.lockGroup(ctx, tx, orgID, id); err != nil {
+				return Document{}, err
+			}
+			doc, err := get(ctx, tx, orgID, id)
+			if err != nil {
+				return Document{}, err
+			}
+			if doc.DuplicateOf == 0 {
+				return Document{}, apperr.New(apperr.InvalidState, "document %d is not filed as a duplicate", id)
+			}
+			if doc.Status != Pending && doc.Status != Flagged {
+				return Document{}, apperr.New(apperr.InvalidState, "document %d is %s; decided documents keep their edges", id, doc.Status)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE intake_documents SET distinct_from = duplicate_of, duplicate_of = NULL,
+				duplicate_reason = NULL,
+				status = CASE WHEN flag_reason = 'duplicate' THEN 'pending' ELSE status END,
+				flag_reason = CASE WHEN flag_reason = 'duplicate' THEN NULL ELSE flag_reason END,
+				updated_at = now() WHERE id = $1`, id); err != nil {
+				return Document{}, err
+			}
+			after, err := get(ctx, tx, orgID, id)
+			if err != nil {
+				return Document{}, err
+			}
+			if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "not_a_duplicate", SubjectType: "intake",
+				SubjectID: id, FromStatus: string(doc.Status), ToStatus: string(after.Status),
+				Detail: map[string]any{"reason": reason, "was_duplicate_of": doc.DuplicateOf, "duplicate_reason": doc.DuplicateReason}}); err != nil {
+				return Document{}, err
+			}
+			return after, nil
+		})
+	})
+}
+
+func needReason(reason string) error {
+	if len([]rune(reason)) < 3 {
+		return apperr.New(apperr.Invalid, "a reason is required").With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
+	}
+	if len(reason) > 2000 {
+		return apperr.New(apperr.Invalid, "the reason is longer than 2000 bytes")
+	}
+	return nil
+}

@@ -1,0 +1,403 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
+	"greatbook/internal/database"
+	"greatbook/internal/failpoint"
+	"greatbook/internal/retry"
+)
+
+// JobStatus is where an outbox job stands.
+type JobStatus string
+
+// The statuses of a job.
+const (
+	JobPending   JobStatus = "pending"   // written by approve; not launched yet
+	JobLaunched  JobStatus = "launched"  // its bookkeeper run exists and is running
+	JobFailed    JobStatus = "failed"    // a launch or its run failed; the sweep retries it
+	JobAbandoned JobStatus = "abandoned" // a dead letter: only an operator's retry revives it
+	JobDone      JobStatus = "done"      // the document is posted
+)
+
+// Job is an outbox job: the bookkeeping a document's approval owes.
+type Job struct {
+	ID            int64      `json:"id"`
+	OrgID         int64      `json:"-"`
+	IntakeID      int64      `json:"intake_id"`
+	Status        JobStatus  `json:"status"`
+	Attempts      int        `json:"attempts"`
+	MaxAttempts   int        `json:"max_attempts"`
+	LastError     string     `json:"last_error,omitempty"`
+	ErrorClass    string     `json:"error_class,omitempty"`
+	RunID         string     `json:"run_id,omitempty"`
+	LaunchedAt    *time.Time `json:"launched_at,omitempty"`
+	NextAttemptAt time.Time  `json:"next_attempt_at"`
+	CreatedBy     string     `json:"created_by"`
+	CreatedAt     time.Time  `json:"created_at"`
+	UpdatedAt     time.Time  `json:"updated_at"`
+}
+
+// LaunchOutcome is what a launch did (API.md: outcome launched or failed).
+type LaunchOutcome struct {
+	Outcome string `json:"outcome"`
+	JobID   int64  `json:"job_id"`
+	RunID   string `json:"run_id,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Class is the failure's class: transient (the sweep retries) or
+	// permanent (a dead letter at once).
+	Class string `json:"error_class,omitempty"`
+	// Status is the job's status after the launch.
+	Status JobStatus `json:"job_status"`
+}
+
+// RunStarter creates the run a job launches and hands it to the workers:
+// the bookkeeper implements it.
+type RunStarter interface {
+	// CreateRun creates the job's run in the launch's transaction.
+	CreateRun(ctx context.Context, tx pgx.Tx, job Job) (runID string, err error)
+	// Start hands a created run to the workers, after the commit.
+	Start(runID string) error
+}
+
+// Outbox launches, retries and sweeps jobs.
+type Outbox struct {
+	Pool    *pgxpool.Pool
+	Starter RunStarter
+	Logger  *slog.Logger
+	// MaxAttempts is the number of launches before a job is abandoned (5).
+	MaxAttempts int
+	// Backoff is the first wait before the sweep retries a failed job; each
+	// further wait doubles, up to MaxBackoff.
+	Backoff, MaxBackoff time.Duration
+	// BeforeLaunch, when set, runs inside every launch and may fail it
+	// (tests inject launch failures with it).
+	BeforeLaunch func(job Job) error
+}
+
+func (o *Outbox) maxAttempts() int {
+	if o.MaxAttempts <= 0 {
+		return 5
+	}
+	return o.MaxAttempts
+}
+
+func (o *Outbox) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger
+}
+
+// backoff is the wait before the sweep retries a job after n failed launches.
+func (o *Outbox) backoff(n int) time.Duration {
+	base, ceiling := o.Backoff, o.MaxBackoff
+	if base <= 0 {
+		base = 10 * time.Second
+	}
+	if ceiling <= 0 {
+		ceiling = 10 * time.Minute
+	}
+	d := base
+	for i := 1; i < n && d < ceiling; i++ {
+		d *= 2
+	}
+	d = min(d, ceiling)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+const jobColumns = `j.id, j.org_id, j.intake_id, j.status, j.attempts, j.max_attempts, coalesce(j.last_error, ''),
+	coalesce(j.error_class, ''), coalesce(j.run_id::text, ''), j.launched_at, j.next_attempt_at, j.created_by, j.created_at, j.updated_at`
+
+func scanJob(row pgx.Row) (Job, error) {
+	var j Job
+	err := row.Scan(&j.ID, &j.OrgID, &j.IntakeID, &j.Status, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.ErrorClass,
+		&j.RunID, &j.LaunchedAt, &j.NextAttemptAt, &j.CreatedBy, &j.CreatedAt, &j.UpdatedAt)
+	return j, err
+}
+
+// JobForDocument returns a document's job, if it has one.
+func JobForDocument(ctx context.Context, q database.Querier, orgID, intakeID int64) (Job, bool, error) {
+	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.org_id = $1 AND j.intake_id = $2`, orgID, intakeID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Job{}, false, nil
+	}
+	if err != nil {
+		return Job{}, false, fmt.Errorf("intake: job of %d: %w", intakeID, err)
+	}
+	return j, true, nil
+}
+
+// GetJob returns a job of an org.
+func GetJob(ctx context.Context, q database.Querier, orgID, id int64) (Job, error) {
+	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.org_id = $1 AND j.id = $2`, orgID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Job{}, apperr.New(apperr.NotFound, "no job %d", id)
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("intake: job %d: %w", id, err)
+	}
+	return j, nil
+}
+
+// lockMode says how a launch waits for a job another launcher holds.
+type lockMode int
+
+const (
+	lockWait lockMode = iota // approve, an operator: wait, then see what the other did
+	lockSkip                 // the sweep: leave it to whoever holds it
+)
+
+// errNotLaunchable is a launch of a job in a state that cannot be launched.
+type errNotLaunchable struct{ job Job }
+
+func (e errNotLaunchable) Error() string {
+	return fmt.Sprintf("intake: job %d is %s", e.job.ID, e.job.Status)
+}
+
+var errSkipped = errors.New("intake: job is being launched by another")
+
+// launch launches a job: under the job's row lock (so that no job is ever
+// launched twice at once) it creates the run and marks the job launched, in
+// one transaction; after the commit it hands the run to the workers. It
+// raises on failure; Launch owns that failure.
+func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor audit.Actor, mode lockMode, allowed ...JobStatus) (string, error) {
+	lock := `FOR UPDATE`
+	if mode == lockSkip {
+		lock = `FOR UPDATE SKIP LOCKED`
+	}
+	runID, err := database.WithTxV(ctx, o.Pool, func(tx pgx.Tx) (string, error) {
+		job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 `+lock, jobID))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return "", errSkipped
+		}
+		if err != nil {
+			return "", err
+		}
+		ok := false
+		for _, s := range allowed {
+			ok = ok || job.Status == s
+		}
+		if !ok {
+			return "", errNotLaunchable{job: job}
+		}
+		if err := failpoint.Inject("intake/launch"); err != nil {
+			return "", err
+		}
+		if o.BeforeLaunch != nil {
+			if err := o.BeforeLaunch(job); err != nil {
+				return "", err
+			}
+		}
+		runID, err := o.Starter.CreateRun(ctx, tx, job)
+		if err != nil {
+			return "", err
+		}
+		var attempt int
+		if err := tx.QueryRow(ctx, `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid,
+			last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`, jobID, runID).Scan(&attempt); err != nil {
+			return "", err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`,
+			jobID, attempt, trigger, actor.Label, runID); err != nil {
+			return "", err
+		}
+		return runID, audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: actor, Action: "job_launched", SubjectType: "intake",
+			SubjectID: job.IntakeID, FromStatus: string(job.Status), ToStatus: string(JobLaunched),
+			Detail: map[string]any{"job_id": jobID, "run_id": runID, "attempt": attempt, "trigger": trigger}})
+	})
+	if err != nil {
+		return "", err
+	}
+	if err := o.Starter.Start(runID); err != nil {
+		// The run is in the database; the workers' resume pass starts it.
+		o.logger().Warn("bookkeeper run created but not handed to a worker; the resume pass will start it", "run_id", runID, "error", err)
+	}
+	return runID, nil
+}
+
+// recordFailure records a failed launch on the job (attempts, last error,
+// its class, when to try again), in its history and in the audit trail. A
+// permanent failure, or the last attempt, abandons the job.
+func (o *Outbox) recordFailure(ctx context.Context, jobID int64, trigger string, actor audit.Actor, cause error) (Job, error) {
+	class := retry.ClassOf(cause)
+	return database.WithTxV(ctx, o.Pool, func(tx pgx.Tx) (Job, error) {
+		job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 FOR UPDATE`, jobID))
+		if err != nil {
+			return Job{}, err
+		}
+		attempt := job.Attempts + 1
+		status := JobFailed
+		if class == retry.Permanent || attempt >= job.MaxAttempts {
+			status = JobAbandoned
+		}
+		job, err = scanJob(tx.QueryRow(ctx, `UPDATE jobs j SET status = $2, attempts = $3, last_error = $4, error_class = $5,
+			next_attempt_at = now() + make_interval(secs => $6), updated_at = now() WHERE j.id = $1 RETURNING `+jobColumns,
+			jobID, status, attempt, cause.Error(), class.String(), o.backoff(attempt).Seconds()))
+		if err != nil {
+			return Job{}, err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, error, error_class)
+			VALUES ($1, $2, $3, $4, 'failed', $5, $6)`, jobID, attempt, trigger, actor.Label, cause.Error(), class.String()); err != nil {
+			return Job{}, err
+		}
+		return job, audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: actor, Action: "launch_failed", SubjectType: "intake",
+			SubjectID: job.IntakeID, ToStatus: string(status),
+			Detail: map[string]any{"job_id": jobID, "attempt": attempt, "error": cause.Error(), "error_class": class.String(), "trigger": trigger}})
+	})
+}
+
+// Launch launches a job and owns the outcome: a failure is recorded and
+// returned as the outcome, never raised.
+func (o *Outbox) Launch(ctx context.Context, jobID int64, trigger string, actor audit.Actor) LaunchOutcome {
+	return o.launchAndRecord(ctx, jobID, trigger, actor, lockWait, JobPending, JobFailed)
+}
+
+func (o *Outbox) launchAndRecord(ctx context.Context, jobID int64, trigger string, actor audit.Actor, mode lockMode, allowed ...JobStatus) LaunchOutcome {
+	runID, err := o.launch(ctx, jobID, trigger, actor, mode, allowed...)
+	if err == nil {
+		return LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: runID, Status: JobLaunched}
+	}
+	var nl errNotLaunchable
+	if errors.As(err, &nl) {
+		// Launched meanwhile by someone else (the sweep): that is this
+		// launch's outcome too.
+		out := LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: nl.job.RunID, Status: nl.job.Status}
+		if nl.job.Status != JobLaunched && nl.job.Status != JobDone {
+			out.Outcome, out.Error, out.Class = "failed", nl.job.LastError, nl.job.ErrorClass
+		}
+		return out
+	}
+	if errors.Is(err, errSkipped) {
+		return LaunchOutcome{Outcome: "skipped", JobID: jobID}
+	}
+	// The request may be gone; the failure must still be recorded.
+	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	job, rerr := o.recordFailure(recordCtx, jobID, trigger, actor, err)
+	if rerr != nil {
+		o.logger().Error("launch failed and the failure could not be recorded; the sweep will find the job", "job_id", jobID, "error", err, "record_error", rerr)
+		return LaunchOutcome{Outcome: "failed", JobID: jobID, Error: err.Error(), Class: retry.ClassOf(err).String(), Status: JobPending}
+	}
+	return LaunchOutcome{Outcome: "failed", JobID: jobID, Error: err.Error(), Class: job.ErrorClass, Status: job.Status}
+}
+
+// Retry is an operator's retry of a job that failed or was abandoned (or is
+// still pending), with a reason; it launches the job now. Several operators
+// retrying at the same moment launch it once: the others see it launched.
+func (o *Outbox) Retry(ctx context.Context, orgID, jobID int64, reason string, actor audit.Actor) (LaunchOutcome, error) {
+	if err := needReason(reason); err != nil {
+		return LaunchOutcome{}, err
+	}
+	job, err := GetJob(ctx, o.Pool, orgID, jobID)
+	if err != nil {
+		return LaunchOutcome{}, err
+	}
+	trigger := "operator: " + reason
+	runID, err := o.launch(ctx, jobID, trigger, actor, lockWait, JobPending, JobFailed, JobAbandoned)
+	var nl errNotLaunchable
+	if errors.As(err, &nl) {
+		return LaunchOutcome{}, apperr.New(apperr.InvalidState, "job %d is %s; only a pending, failed or abandoned job can be retried", jobID, nl.job.Status)
+	}
+	if err != nil {
+		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		failed, rerr := o.recordFailure(recordCtx, jobID, trigger, actor, err)
+		if rerr != nil {
+			return LaunchOutcome{}, rerr
+		}
+		return LaunchOutcome{Outcome: "failed", JobID: jobID, Error: err.Error(), Class: failed.ErrorClass, Status: failed.Status}, nil
+	}
+	_ = job
+	return LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: runID, Status: JobLaunched}, nil
+}
+
+// SweepResult is what one sweep pass did.
+type SweepResult struct {
+	Launched []LaunchOutcome
+	Failed   []LaunchOutcome
+}
+
+// Sweep is one recovery pass: it launches every job left pending (a crash
+// between approve's commit and its launch) or failed (a failed launch or
+// run, when its backoff has passed), at most limit of them. It skips jobs
+// another launcher holds (FOR UPDATE SKIP LOCKED), so several processes
+// sweep safely together, and it never touches an abandoned job.
+func (o *Outbox) Sweep(ctx context.Context, limit int) (SweepResult, error) {
+	var res SweepResult
+	if limit <= 0 {
+		limit = 1000
+	}
+	actor := audit.System("sweep")
+	for len(res.Launched)+len(res.Failed) < limit {
+		batch := min(100, limit-len(res.Launched)-len(res.Failed))
+		rows, err := o.Pool.Query(ctx, `SELECT id FROM jobs WHERE status IN ('pending', 'failed') AND next_attempt_at <= now()
+			AND attempts < max_attempts ORDER BY next_attempt_at, id LIMIT $1`, batch)
+		if err != nil {
+			return res, fmt.Errorf("intake: sweep: %w", err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return res, fmt.Errorf("intake: sweep: %w", err)
+		}
+		progressed := false
+		for _, id := range ids {
+			out := o.launchAndRecord(ctx, id, "sweep", actor, lockSkip, JobPending, JobFailed)
+			switch out.Outcome {
+			case "launched":
+				res.Launched = append(res.Launched, out)
+				progressed = true
+			case "failed":
+				res.Failed = append(res.Failed, out)
+				progressed = true
+			}
+		}
+		if len(ids) < batch || !progressed {
+			break
+		}
+	}
+	if _, err := o.Pool.Exec(ctx, `INSERT INTO sweep_passes (id, last_pass_at, launched, failed) VALUES (1, now(), $1, $2)
+		ON CONFLICT (id) DO UPDATE SET last_pass_at = now(), launched = $1, failed = $2`, len(res.Launched), len(res.Failed)); err != nil {
+		return res, fmt.Errorf("intake: sweep: %w", err)
+	}
+	return res, nil
+}
+
+// RunFailed records that a job's run failed: the job is retried by the
+// sweep (a transient failure with attempts left) or abandoned. It runs in
+// the transaction that marks the run failed.
+func RunFailed(ctx context.Context, tx pgx.Tx, jobID int64, backoff time.Duration, cause error) error {
+	class := retry.ClassOf(cause)
+	var job Job
+	job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 FOR UPDATE`, jobID))
+	if err != nil {
+		return err
+	}
+	status := JobFailed
+	if class == retry.Permanent || job.Attempts >= job.MaxAttempts {
+		status = JobAbandoned
+	}
+	if _, err := tx.Exec(ctx, `UPDATE jobs SET status = $2, last_error = $3, error_class = $4,
+		next_attempt_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1`,
+		jobID, status, cause.Error(), class.String(), backoff.Seconds()); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, error, error_class, run_id)
+		VALUES ($1, $2, 'run', 'system:bookkeeper', 'run_failed', $3, $4, $5::uuid) ON CONFLICT DO NOTHING`,
+		jobID, job.Attempts, cause.Error(), class.String(), job.RunID); err != nil {
+		return err
+	}
+	return audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: audit.System("bookkeeper"), Action: "run_failed",
+		SubjectType: "intake", SubjectID: job.IntakeID, FromStatus: string(job.Status), ToStatus: string(status),
+		Detail: map[string]any{"job_id": jobID, "run_id": job.RunID, "error": cause.Error(), "error_class": class.String()}})
+}

@@ -1,0 +1,250 @@
+package intake_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/app"
+	"greatbook/internal/apperr"
+	"greatbook/internal/intake"
+	"greatbook/internal/retry"
+	"greatbook/internal/testkit"
+)
+
+func TestAFaultBeforeTheCommitLeavesNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, app.Config{})
+	id := w.doc(t, 0)
+	d := intake.WithTestOptions(w.app.Decisions, intake.TestOptions{BeforeCommit: func() error { return errors.New("injected fault") }})
+	if _, err := d.Approve(context.Background(), w.org.ID, id, w.actor); err == nil {
+		t.Fatal("the fault did not fail the approve")
+	}
+	doc, _ := intake.NewPGStore(w.db.Pool).Get(context.Background(), w.org.ID, id)
+	if doc.Status != intake.Pending || doc.DecidedBy != "" {
+		t.Fatalf("status changed: %+v", doc)
+	}
+	for _, q := range []string{`SELECT count(*) FROM jobs`, `SELECT count(*) FROM audit_events WHERE action = 'approve'`, `SELECT count(*) FROM runs WHERE kind = 'bookkeeper'`} {
+		if n := testkit.Count(t, w.db, q); n != 0 {
+			t.Fatalf("%s = %d after a fault before the commit", q, n)
+		}
+	}
+}
+
+// afterCommitStarter checks, when asked to create a run, that the approval
+// it launches for is committed: another connection sees it.
+type afterCommitStarter struct {
+	intake.RunStarter
+	db   *testkit.DB
+	t    *testing.T
+	seen chan intake.Status
+}
+
+func (s *afterCommitStarter) CreateRun(ctx context.Context, tx pgx.Tx, job intake.Job) (string, error) {
+	conn := s.db.Conn(s.t)
+	var status string
+	var jobs int
+	if err := conn.QueryRow(ctx, `SELECT status, (SELECT count(*) FROM jobs WHERE intake_id = $1) FROM intake_documents WHERE id = $1`, job.IntakeID).Scan(&status, &jobs); err != nil {
+		return "", err
+	}
+	if jobs != 1 {
+		status = "no committed job"
+	}
+	s.seen <- intake.Status(status)
+	return s.RunStarter.CreateRun(ctx, tx, job)
+}
+
+func TestTheLaunchHappensAfterTheCommit(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, app.Config{})
+	starter := &afterCommitStarter{RunStarter: w.app.Bookkeeper, db: w.db, t: t, seen: make(chan intake.Status, 1)}
+	w.app.Outbox.Starter = starter
+	id := w.doc(t, 0)
+	a, err := w.app.Decisions.Approve(context.Background(), w.org.ID, id, w.actor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen := <-starter.seen; seen != intake.Active {
+		t.Fatalf("at launch, another connection saw the document %s: the launch ran before the commit", seen)
+	}
+	if a.Launch.Outcome != "launched" || a.Launch.RunID == "" || a.Launch.JobID == 0 {
+		t.Fatalf("launch: %+v", a.Launch)
+	}
+	// The run read the row on its own connection and posted it.
+	doc := w.waitPosted(t, id)
+	if doc.ResultEntryID == 0 || w.entries(t, id) != 1 {
+		t.Fatalf("posted: %+v", doc)
+	}
+	job, _, _ := intake.JobForDocument(context.Background(), w.db.Pool, w.org.ID, id)
+	if job.Status != intake.JobDone {
+		t.Fatalf("job: %+v", job)
+	}
+}
+
+func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond})
+	failing := true
+	var mu sync.Mutex
+	w.app.Outbox.BeforeLaunch = func(intake.Job) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failing {
+			return retry.MarkTransient(errors.New("worker pool unreachable"), 0)
+		}
+		return nil
+	}
+	id := w.doc(t, 0)
+	a, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor)
+	if err != nil {
+		t.Fatalf("a launch failure must not fail the approve: %v", err)
+	}
+	if a.Document.Status != intake.Active || a.Launch.Outcome != "failed" || a.Launch.Error == "" || a.Launch.Class != "transient" {
+		t.Fatalf("approval: %+v", a)
+	}
+	job, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	if job.Status != intake.JobFailed || job.Attempts != 1 || job.LastError == "" || job.ErrorClass != "transient" {
+		t.Fatalf("job row: %+v", job)
+	}
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE action = 'launch_failed' AND subject_id = $1
+		AND detail->>'error' LIKE '%worker pool unreachable%'`, id); n != 1 {
+		t.Fatal("the failure is not in the audit trail")
+	}
+	// Recovery: the sweep launches it once its backoff has passed.
+	mu.Lock()
+	failing = false
+	mu.Unlock()
+	sweepUntil(t, w, func() bool {
+		j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+		return j.Status != intake.JobFailed
+	})
+	w.waitPosted(t, id)
+}
+
+func sweepUntil(t *testing.T, w *world, done func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !done(); {
+		if _, err := w.app.Outbox.Sweep(context.Background(), 100); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sweep never got there")
+		}
+	}
+}
+
+func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond, MaxAttempts: 3})
+	var mu sync.Mutex
+	failing := true
+	w.app.Outbox.BeforeLaunch = func(intake.Job) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failing {
+			return retry.MarkTransient(errors.New("launch refused"), 0)
+		}
+		return nil
+	}
+	id := w.doc(t, 0)
+	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+		t.Fatal(err)
+	}
+	sweepUntil(t, w, func() bool {
+		j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+		return j.Status == intake.JobAbandoned
+	})
+	job, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	if job.Attempts != 3 {
+		t.Fatalf("abandoned after %d attempts, want 3", job.Attempts)
+	}
+	mu.Lock()
+	failing = false // the cause is fixed; only an operator may revive the job
+	mu.Unlock()
+	for range 10 {
+		res, err := w.app.Outbox.Sweep(ctx, 100)
+		if err != nil || len(res.Launched)+len(res.Failed) != 0 {
+			t.Fatalf("a sweep touched the dead letter: %+v %v", res, err)
+		}
+	}
+	if j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id); j.Status != intake.JobAbandoned || j.Attempts != 3 {
+		t.Fatalf("after ten sweeps: %+v", j)
+	}
+
+	// Eight operators press retry at the same moment: one launch.
+	admin := w.actor
+	admin.Label = "admin@example.test"
+	var wg sync.WaitGroup
+	outcomes := make([]intake.LaunchOutcome, 8)
+	errs := make([]error, 8)
+	start := make(chan struct{})
+	for i := range outcomes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			outcomes[i], errs[i] = w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "supplier account fixed", admin)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	launched := 0
+	for i := range outcomes {
+		switch {
+		case errs[i] == nil && outcomes[i].Outcome == "launched":
+			launched++
+		case apperr.Is(errs[i], apperr.InvalidState):
+		default:
+			t.Fatalf("retry %d: %+v %v", i, outcomes[i], errs[i])
+		}
+	}
+	if launched != 1 {
+		t.Fatalf("%d retries launched the job, want 1", launched)
+	}
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM runs WHERE kind = 'bookkeeper' AND subject_id = $1`, id); n != 1 {
+		t.Fatalf("%d runs for one revived job", n)
+	}
+	w.waitPosted(t, id)
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE action = 'job_launched' AND subject_id = $1
+		AND detail->>'trigger' = 'operator: supplier account fixed'`, id); n != 1 {
+		t.Fatal("the operator's retry is not audited with its reason")
+	}
+	if _, err := w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "", admin); !apperr.Is(err, apperr.Invalid) {
+		t.Fatalf("a retry without a reason: %v", err)
+	}
+}
+
+func TestAPermanentRunFailureIsADeadLetter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	// Input VAT is closed: the ledger refuses the entry, which no retry can fix.
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE accounts SET active = false WHERE org_id = $1 AND code = '1400'`, w.org.ID); err != nil {
+		t.Fatal(err)
+	}
+	id := w.doc(t, 0)
+	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+		t.Fatal(err)
+	}
+	var job intake.Job
+	for deadline := time.Now().Add(20 * time.Second); job.Status != intake.JobAbandoned; {
+		job, _, _ = intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+		if time.Now().After(deadline) {
+			t.Fatalf("job %+v", job)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if job.ErrorClass != "permanent" || job.LastError == "" {
+		t.Fatalf("dead letter: %+v", job)
+	}
+	doc, _ := intake.NewPGStore(w.db.Pool).Get(ctx, w.org.ID, id)
+	if doc.Status != intake.Active || w.entries(t, id) != 0 {
+		t.Fatalf("the approval stands, nothing posted: %+v", doc)
+	}
+}

@@ -1,0 +1,135 @@
+package intake_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"greatbook/internal/app"
+	"greatbook/internal/audit"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
+	"greatbook/internal/org"
+	"greatbook/internal/testkit"
+)
+
+// world is an org with a default expense account, the assembled services
+// with two workers, and a valid invoice's fields to give documents.
+type world struct {
+	db     *testkit.DB
+	app    *app.App
+	org    org.Org
+	actor  audit.Actor
+	fields []byte
+	refs   atomic.Int64
+}
+
+func newWorld(t *testing.T, cfg app.Config) *world {
+	t.Helper()
+	db := testkit.NewDB(t)
+	cfg.Logger, cfg.Workers, cfg.LeaseTTL = testkit.Logger(t), 2, 5*time.Second
+	if cfg.SweepInterval == 0 {
+		cfg.SweepInterval = -1 // tests sweep by hand
+	}
+	a := app.New(db.Pool, cfg)
+	ctx, stop := context.WithCancel(context.Background())
+	a.Start(ctx)
+	t.Cleanup(func() { stop(); a.Wait() })
+	raw, err := os.ReadFile("../einvoice/testdata/ubl-invoice-multirate.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := einvoice.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The org keeps its books in the invoice's currency, and has a default
+	// expense account: the bookkeeper has nothing to ask.
+	o := testkit.OrgWith(t, db, fmt.Sprintf("world-%d", worlds.Add(1)), d.Currency)
+	if _, err := db.Pool.Exec(context.Background(), `UPDATE orgs SET default_expense_account_id =
+		(SELECT id FROM accounts WHERE org_id = $1 AND code = '6000') WHERE id = $1`, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	fields, _ := json.Marshal(d)
+	return &world{db: db, app: a, org: o, actor: audit.Actor{Label: "reviewer@example.test"}, fields: fields}
+}
+
+var worlds atomic.Int64
+
+// doc inserts a filed document: pending when it duplicates nothing, else
+// flagged as a duplicate of dupOf.
+func (w *world) doc(t *testing.T, dupOf int64) int64 {
+	t.Helper()
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	status, flag, reason := "pending", any(nil), any(nil)
+	var dup any
+	if dupOf != 0 {
+		status, flag, reason, dup = "flagged", "duplicate", "same_reference", dupOf
+	}
+	var id int64
+	err := w.db.Pool.QueryRow(context.Background(), `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes,
+		received_via, received_by, status, doc_type, source_ref, format, fields, flag_reason, duplicate_of, duplicate_reason, queued_at)
+		VALUES ($1, $2, 'application/xml', 1, 'api', 'test', $3, 'invoice', $4, 'ubl', $5, $6, $7, $8, now()) RETURNING id`,
+		w.org.ID, hex.EncodeToString(b), status, fmt.Sprintf("vat:SE1/REF-%d", w.refs.Add(1)), w.fields, flag, dup, reason).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// link sets an edge after the fact (cycles need it).
+func (w *world) link(t *testing.T, child, parent int64) {
+	t.Helper()
+	if _, err := w.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET duplicate_of = $2, duplicate_reason = 'same_reference',
+		status = 'flagged', flag_reason = 'duplicate' WHERE id = $1`, child, parent); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// group builds a topology: edges[i] = j means member i duplicates member j
+// (-1: none). It returns the member ids in order.
+func (w *world) group(t *testing.T, edges []int) []int64 {
+	t.Helper()
+	ids := make([]int64, len(edges))
+	for i := range edges {
+		ids[i] = w.doc(t, 0)
+	}
+	for i, j := range edges {
+		if j >= 0 {
+			w.link(t, ids[i], ids[j])
+		}
+	}
+	return ids
+}
+
+// waitPosted waits until the bookkeeper has posted a document.
+func (w *world) waitPosted(t *testing.T, id int64) intake.Document {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		d, err := intake.NewPGStore(w.db.Pool).Get(context.Background(), w.org.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Status == intake.Posted {
+			return d
+		}
+		if time.Now().After(deadline) {
+			job, _, _ := intake.JobForDocument(context.Background(), w.db.Pool, w.org.ID, id)
+			t.Fatalf("document %d is %s (job %+v), want posted", id, d.Status, job)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (w *world) entries(t *testing.T, id int64) int {
+	return testkit.Count(t, w.db, `SELECT count(*) FROM journal_entries WHERE org_id = $1 AND source_type = 'intake' AND source_id = $2`,
+		w.org.ID, fmt.Sprint(id))
+}
