@@ -144,6 +144,9 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 		}
 		v.Runs = append(v.Runs, views.RunView{Info: info, Checkpoints: cps})
 	}
+	if v.Decision, err = s.decisionView(c, id, nil); err != nil {
+		return v, err
+	}
 	v.CanTypeIn = doc.Status == intake.Flagged &&
 		(doc.FlagReason == intake.FlagNeedsManualExtraction || doc.FlagReason == intake.FlagExtractionFailed)
 	return v, nil

@@ -130,8 +130,16 @@ func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Me
 	}, nil
 }
 
-// jobJSON is the document's outbox job (none until the approve issue).
-func (s *Server) jobJSON(echo.Context, intake.Document) (any, error) { return nil, nil }
+// jobJSON is the document's outbox job, or null.
+func (s *Server) jobJSON(c echo.Context, d intake.Document) (any, error) {
+	job, ok, err := intake.JobForDocument(c.Request().Context(), s.pool, d.OrgID, d.ID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return map[string]any{"id": job.ID, "status": job.Status, "attempts": job.Attempts, "last_error": nullable(job.LastError),
+		"error_class": nullable(job.ErrorClass), "run_id": nullable(job.RunID), "launched_at": job.LaunchedAt,
+		"next_attempt_at": job.NextAttemptAt}, nil
+}
 
 func nullable(s string) any {
 	if strings.TrimSpace(s) == "" {

@@ -80,8 +80,14 @@ type serveProcess struct {
 
 func startServe(t *testing.T, dir string) *serveProcess {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", dir)
-	cmd.Env = cleanEnv()
+	return startServeWith(t, binary, nil, "--data-dir", dir)
+}
+
+// startServeWith starts a serve of a binary with extra environment and flags.
+func startServeWith(t *testing.T, bin string, env []string, args ...string) *serveProcess {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(cleanEnv(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ const usage = `usage: greatbook <command> [flags]
   org add SLUG --name NAME [--currency EUR]        an org with its base currency and a default chart of accounts
   user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin
   token add --org SLUG --email EMAIL               print a new API token for that user
+  sweep                                            one recovery pass; print what it launched
   ingest --org SLUG FILE...                        run the intake pipeline on files; one line per file: id and status
 
 Every command takes --data-dir DIR (or GREATBOOK_DATA_DIR; default .greatbook)
@@ -62,6 +63,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.tokenAdd(ctx, rest[1:])
 	case cmd == "ingest":
 		return e.ingest(ctx, rest)
+	case cmd == "sweep":
+		return e.sweep(ctx, rest)
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -371,3 +371,19 @@ func (b *Bookkeeper) Answer(ctx context.Context, orgID int64, runID string, answ
 	}
 	return apperr.New(apperr.InvalidState, "unknown question kind %q", info.Question.Kind)
 }
+
+// QuestionFor returns the open question about one document, if any.
+func QuestionFor(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, orgID, intakeID int64) (*Question, error) {
+	qs, err := Questions(ctx, q, orgID)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range qs {
+		if x.IntakeID == intakeID {
+			return &x, nil
+		}
+	}
+	return nil, nil
+}

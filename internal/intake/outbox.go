@@ -401,3 +401,12 @@ func RunFailed(ctx context.Context, tx pgx.Tx, jobID int64, backoff time.Duratio
 		SubjectType: "intake", SubjectID: job.IntakeID, FromStatus: string(job.Status), ToStatus: string(status),
 		Detail: map[string]any{"job_id": jobID, "run_id": job.RunID, "error": cause.Error(), "error_class": class.String()}})
 }
+
+// GetJobAnyOrg returns a job whatever its org (the operator's command line).
+func GetJobAnyOrg(ctx context.Context, q database.Querier, id int64) (Job, error) {
+	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Job{}, apperr.New(apperr.NotFound, "no job %d", id)
+	}
+	return j, err
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"greatbook/internal/app"
+	"greatbook/internal/embeddedpg"
+	"greatbook/internal/intake"
+)
+
+// sweep is one recovery pass: it launches the jobs left pending (a crash
+// between an approval and its launch) or failed (backoff passed), prints
+// what it launched, and runs the launched bookkeeping here unless a live
+// server's worker has taken it.
+func (e env) sweep(ctx context.Context, args []string) error {
+	var f dbFlags
+	fs := e.newFlagSet("sweep", &f)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	logger := e.cliLogger()
+	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, logger)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	services := app.New(d.pool, app.Config{Logger: logger})
+	res, err := services.Outbox.Sweep(ctx, 10_000)
+	if err != nil {
+		return err
+	}
+	if len(res.Launched)+len(res.Failed) == 0 {
+		fmt.Fprintln(e.stdout, "nothing to launch")
+		return nil
+	}
+	for _, l := range res.Launched {
+		job, _ := intake.GetJobAnyOrg(ctx, d.pool, l.JobID)
+		fmt.Fprintf(e.stdout, "job %d launched: document %d, run %s\n", l.JobID, job.IntakeID, l.RunID)
+	}
+	for _, l := range res.Failed {
+		fmt.Fprintf(e.stdout, "job %d failed (%s, now %s): %s\n", l.JobID, l.Class, l.Status, l.Error)
+	}
+	for _, l := range res.Launched {
+		if err := services.Engine.Execute(ctx, l.RunID); err != nil {
+			fmt.Fprintf(e.stderr, "greatbook: run %s: %s\n", l.RunID, message(err))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,142 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/bookkeeper"
+	"greatbook/internal/intake"
+)
+
+// reasonRequest is the body of reject, not-a-duplicate and retry.
+type reasonRequest struct {
+	Reason string `json:"reason"`
+}
+
+// apiApprove is POST /api/v1/intake/{id}/approve: 200 with the launch's
+// outcome (launched or failed: the approval stands either way), 409
+// duplicate_group_conflict naming the blocking member, 409 invalid_state.
+func (s *Server) apiApprove(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	a, err := s.app.Decisions.Approve(c.Request().Context(), u.OrgID, id, u.Actor())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"status": a.Document.Status, "launch": launchJSON(a.Launch)})
+}
+
+// launchJSON is a launch as API.md shows it, with the job's status added.
+func launchJSON(l intake.LaunchOutcome) map[string]any {
+	out := map[string]any{"outcome": l.Outcome, "job_id": l.JobID, "job_status": l.Status}
+	if l.RunID != "" {
+		out["run_id"] = l.RunID
+	}
+	if l.Outcome == "failed" {
+		out["error"] = l.Error
+		out["error_class"] = l.Class
+	}
+	return out
+}
+
+func (s *Server) apiReject(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	var body reasonRequest
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	u := currentUser(c)
+	doc, err := s.app.Decisions.Reject(c.Request().Context(), u.OrgID, id, body.Reason, u.Actor())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"status": doc.Status})
+}
+
+// apiNotADuplicate is POST /api/v1/intake/{id}/not-a-duplicate (admin).
+func (s *Server) apiNotADuplicate(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	var body reasonRequest
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	u := currentUser(c)
+	ctx := c.Request().Context()
+	doc, err := s.app.Decisions.MarkDistinct(ctx, u.OrgID, id, body.Reason, u.Actor())
+	if err != nil {
+		return err
+	}
+	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	if err != nil {
+		return err
+	}
+	out, err := s.intakeJSON(c, doc, group)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// apiRetryJob is POST /api/v1/jobs/{id}/retry (admin).
+func (s *Server) apiRetryJob(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	var body reasonRequest
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	u := currentUser(c)
+	out, err := s.app.Outbox.Retry(c.Request().Context(), u.OrgID, id, body.Reason, u.Actor())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"launch": launchJSON(out)})
+}
+
+// answerRequest answers a paused bookkeeper run.
+type answerRequest struct {
+	Account  string `json:"account"`
+	Rate     string `json:"rate"`
+	Remember bool   `json:"remember"`
+}
+
+// apiAnswer is POST /api/v1/runs/{id}/answer: the answer to a paused run's
+// question (an expense account, or an exchange rate).
+func (s *Server) apiAnswer(c echo.Context) error {
+	var body answerRequest
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	u := currentUser(c)
+	if err := s.app.Bookkeeper.Answer(c.Request().Context(), u.OrgID, c.Param("id"),
+		map[string]string{"account": body.Account, "rate": body.Rate}, body.Remember, u.Actor()); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"run_id": c.Param("id"), "status": "running"})
+}
+
+// apiQuestions lists the questions paused runs ask.
+func (s *Server) apiQuestions(c echo.Context) error {
+	qs, err := bookkeeper.Questions(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, 0, len(qs))
+	for _, q := range qs {
+		out = append(out, map[string]any{"run_id": q.RunID, "intake_id": q.IntakeID, "kind": q.Kind, "prompt": q.Prompt,
+			"data": q.Data, "asked_at": q.AskedAt})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"questions": out})
+}
