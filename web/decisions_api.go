@@ -27,7 +27,7 @@ func (s *Server) apiApprove(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"status": a.Document.Status, "launch": launchJSON(a.Launch)})
+	return c.JSON(http.StatusOK, map[string]any{"status": a.Status, "launch": launchJSON(a.Launch)})
 }
 
 // launchJSON is a launch as API.md shows it, with the job's status added.

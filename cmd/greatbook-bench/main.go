@@ -54,6 +54,7 @@ var benchmarks = []struct {
 }{
 	{"ledger", bench.Ledger},
 	{"pipeline", bench.Pipeline},
+	{"approve", bench.Approve},
 }
 
 func names() []string {

@@ -90,6 +90,15 @@ func (e *Env) Analyze(ctx context.Context) error {
 type Script struct {
 	Text string
 	Vars map[string]string
+	// Transactions, when set, runs that many per client instead of for
+	// e.Duration.
+	Transactions int
+}
+
+// PGBenchResult is what pgbench measured.
+type PGBenchResult struct {
+	TPS       float64
+	LatencyMS float64
 }
 
 var paramPattern = regexp.MustCompile(`\$(\d+)`)
@@ -111,13 +120,25 @@ var tpsPattern = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connectio
 // PGBench runs a script with the given number of clients for e.Duration and
 // returns transactions per second.
 func (e *Env) PGBench(ctx context.Context, s Script, clients int) (float64, error) {
+	r, err := e.PGBenchRun(ctx, s, clients)
+	return r.TPS, err
+}
+
+var latencyPattern = regexp.MustCompile(`latency average = ([0-9.]+) ms`)
+
+// PGBenchRun runs a script and returns its rate and average latency.
+func (e *Env) PGBenchRun(ctx context.Context, s Script, clients int) (PGBenchResult, error) {
 	f := filepath.Join(e.dir, fmt.Sprintf("script-%d.sql", time.Now().UnixNano()))
 	if err := os.WriteFile(f, []byte(s.Text), 0o644); err != nil {
-		return 0, err
+		return PGBenchResult{}, err
 	}
 	args := []string{"-h", e.cluster.SocketDir(), "-p", strconv.Itoa(embeddedpg.Port), "-U", "postgres", "-n",
-		"-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)),
-		"-T", strconv.Itoa(int(e.Duration.Seconds())), "-f", f}
+		"-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)), "-f", f}
+	if s.Transactions > 0 {
+		args = append(args, "-t", strconv.Itoa(s.Transactions))
+	} else {
+		args = append(args, "-T", strconv.Itoa(int(e.Duration.Seconds())))
+	}
 	names := make([]string, 0, len(s.Vars))
 	for k := range s.Vars {
 		names = append(names, k)
@@ -129,16 +150,21 @@ func (e *Env) PGBench(ctx context.Context, s Script, clients int) (float64, erro
 	args = append(args, e.db)
 	out, err := exec.CommandContext(ctx, "pgbench", args...).CombinedOutput()
 	if err != nil {
-		return 0, fmt.Errorf("bench: pgbench: %v: %s", err, out)
+		return PGBenchResult{}, fmt.Errorf("bench: pgbench: %v: %s", err, out)
 	}
 	m := tpsPattern.FindSubmatch(out)
 	if m == nil {
-		return 0, fmt.Errorf("bench: no tps in pgbench output: %s", out)
+		return PGBenchResult{}, fmt.Errorf("bench: no tps in pgbench output: %s", out)
 	}
 	if strings.Contains(string(out), "number of failed transactions: ") && !strings.Contains(string(out), "number of failed transactions: 0 ") {
-		return 0, fmt.Errorf("bench: pgbench transactions failed: %s", out)
+		return PGBenchResult{}, fmt.Errorf("bench: pgbench transactions failed: %s", out)
 	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	var r PGBenchResult
+	r.TPS, _ = strconv.ParseFloat(string(m[1]), 64)
+	if l := latencyPattern.FindSubmatch(out); l != nil {
+		r.LatencyMS, _ = strconv.ParseFloat(string(l[1]), 64)
+	}
+	return r, nil
 }
 
 // Measure runs op from clients goroutines for d and returns operations per

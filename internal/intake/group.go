@@ -37,6 +37,9 @@ type Member struct {
 	DecidedAt       *time.Time `json:"-"`
 	SourceRef       string     `json:"-"`
 	Filename        string     `json:"-"`
+	DocType         string     `json:"-"`
+	FlagReason      string     `json:"-"`
+	HasFields       bool       `json:"-"`
 }
 
 // Accepted reports whether a member has entered, or is entering, the
@@ -46,11 +49,13 @@ func (m Member) Accepted() bool {
 }
 
 const memberColumns = `d.id, d.status, coalesce(d.duplicate_of, 0), coalesce(d.duplicate_reason, ''), coalesce(d.result_entry_id, 0),
-	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.source_ref, ''), d.filename`
+	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.source_ref, ''), d.filename, coalesce(d.doc_type, ''),
+	coalesce(d.flag_reason, ''), d.fields IS NOT NULL`
 
 func scanMember(r pgx.CollectableRow) (Member, error) {
 	var m Member
-	err := r.Scan(&m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt, &m.SourceRef, &m.Filename)
+	err := r.Scan(&m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt, &m.SourceRef,
+		&m.Filename, &m.DocType, &m.FlagReason, &m.HasFields)
 	return m, err
 }
 

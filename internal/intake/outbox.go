@@ -150,6 +150,13 @@ func GetJob(ctx context.Context, q database.Querier, orgID, id int64) (Job, erro
 	return j, nil
 }
 
+// The statements of a launch, named for the benchmark (Statements).
+const (
+	lockJobSQL       = `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = $1 FOR UPDATE`
+	markLaunchedSQL  = `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid, last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`
+	insertAttemptSQL = `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`
+)
+
 // lockMode says how a launch waits for a job another launcher holds.
 type lockMode int
 
@@ -177,7 +184,7 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 		lock = `FOR UPDATE SKIP LOCKED`
 	}
 	runID, err := database.WithTxV(ctx, o.Pool, func(tx pgx.Tx) (string, error) {
-		job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 `+lock, jobID))
+		job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 `+lock, jobID)) // lockJobSQL, or SKIP LOCKED
 		if errors.Is(err, pgx.ErrNoRows) {
 			return "", errSkipped
 		}
@@ -204,12 +211,10 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 			return "", err
 		}
 		var attempt int
-		if err := tx.QueryRow(ctx, `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid,
-			last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`, jobID, runID).Scan(&attempt); err != nil {
+		if err := tx.QueryRow(ctx, markLaunchedSQL, jobID, runID).Scan(&attempt); err != nil {
 			return "", err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`,
-			jobID, attempt, trigger, actor.Label, runID); err != nil {
+		if _, err := tx.Exec(ctx, insertAttemptSQL, jobID, attempt, trigger, actor.Label, runID); err != nil {
 			return "", err
 		}
 		return runID, audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: actor, Action: "job_launched", SubjectType: "intake",

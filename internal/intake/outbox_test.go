@@ -104,7 +104,7 @@ func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a launch failure must not fail the approve: %v", err)
 	}
-	if a.Document.Status != intake.Active || a.Launch.Outcome != "failed" || a.Launch.Error == "" || a.Launch.Class != "transient" {
+	if a.Status != intake.Active || a.Launch.Outcome != "failed" || a.Launch.Error == "" || a.Launch.Class != "transient" {
 		t.Fatalf("approval: %+v", a)
 	}
 	job, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)

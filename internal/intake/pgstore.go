@@ -154,8 +154,10 @@ func (s *PGStore) Get(ctx context.Context, orgID, id int64) (Document, error) {
 	return get(ctx, s.db, orgID, id)
 }
 
+const getDocumentSQL = `SELECT ` + documentColumns + ` FROM intake_documents d WHERE d.id = $1 AND d.org_id = $2`
+
 func get(ctx context.Context, q database.Querier, orgID, id int64) (Document, error) {
-	d, err := ScanDocument(q.QueryRow(ctx, `SELECT `+documentColumns+` FROM intake_documents d WHERE d.id = $1 AND d.org_id = $2`, id, orgID))
+	d, err := ScanDocument(q.QueryRow(ctx, getDocumentSQL, id, orgID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Document{}, apperr.New(apperr.NotFound, "no document %d", id)
 	}

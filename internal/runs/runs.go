@@ -120,6 +120,9 @@ func NewID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
+// InsertSQL creates a run (named for the benchmark).
+const InsertSQL = `INSERT INTO runs (id, org_id, kind, subject_id, next_node, data) VALUES ($1, $2, $3, $4, $5, $6)`
+
 // Create records a new run of g in the caller's transaction (so that the run
 // exists exactly when whatever it works on does). Launch it after commit.
 func Create[S any](ctx context.Context, tx pgx.Tx, g Graph[S], orgID, subjectID int64, initial S) (string, error) {
@@ -133,8 +136,7 @@ func CreateWithID[S any](ctx context.Context, tx pgx.Tx, g Graph[S], id string, 
 	if err != nil {
 		return "", fmt.Errorf("runs: encode state: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO runs (id, org_id, kind, subject_id, next_node, data) VALUES ($1, $2, $3, $4, $5, $6)`,
-		id, orgID, g.Kind, subjectID, g.Start, data); err != nil {
+	if _, err := tx.Exec(ctx, InsertSQL, id, orgID, g.Kind, subjectID, g.Start, data); err != nil {
 		return "", fmt.Errorf("runs: create %s run: %w", g.Kind, err)
 	}
 	return id, nil
