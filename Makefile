@@ -68,9 +68,12 @@ test: test-deps check-generated vet ## run every test (with -race), then each fu
 fuzz: ## run each fuzz target for FUZZTIME
 	@for pkg in $$(go list ./...); do \
 	  for f in $$(go test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
-	    echo "fuzz $$pkg $$f"; go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime=3s $$pkg >/dev/null; \
+	    echo "fuzz $$pkg $$f"; \
+	    if ! go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime=3s $$pkg > .fuzz.log 2>&1; then \
+	      cat .fuzz.log >&2; rm -f .fuzz.log; echo "fuzzing found a failure: the input is saved under the package's testdata/fuzz; commit it as a seed once fixed" >&2; exit 1; \
+	    fi; \
 	  done; \
-	done
+	done; rm -f .fuzz.log
 
 bench: build ## measure throughput beside pgbench running the same SQL (ratios)
 	go run ./cmd/greatbook-bench

@@ -28,8 +28,11 @@ func BuildCII(d Document) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// CII carries the type only in its code: a code that does not say the
+	// document's type (none, or one that contradicts it) becomes the
+	// type's standard code, 380 or 381.
 	typeCode := d.TypeCode
-	if typeCode == "" {
+	if typeCode == "" || docTypeFor(typeCode) != d.Type {
 		typeCode = "380"
 		if d.Type == TypeCreditNote {
 			typeCode = "381"

@@ -22,6 +22,7 @@ type Finding struct {
 const (
 	CodeRequired            = "required"
 	CodeInvalidType         = "invalid_type"
+	CodeTypeCode            = "invalid_type_code"
 	CodeInvalidCurrency     = "invalid_currency"
 	CodeInvalidDate         = "invalid_date"
 	CodeDueBeforeIssue      = "due_before_issue"
@@ -90,6 +91,15 @@ func (v *validator) required(d Document) {
 		v.add(CodeRequired, "type", "the document type is missing")
 	default:
 		v.add(CodeInvalidType, "type", "type %q is neither invoice nor credit_note", d.Type)
+	}
+	if d.TypeCode != "" {
+		// UNTDID 1001: three digits, and a credit-note code exactly when the
+		// document is a credit note.
+		if len(d.TypeCode) != 3 || strings.Trim(d.TypeCode, "0123456789") != "" {
+			v.add(CodeTypeCode, "type_code", "%q is not a UNTDID 1001 document type code", d.TypeCode)
+		} else if docTypeFor(d.TypeCode) != d.Type && (d.Type == TypeInvoice || d.Type == TypeCreditNote) {
+			v.add(CodeTypeCode, "type_code", "type code %s does not describe a %s", d.TypeCode, strings.ReplaceAll(string(d.Type), "_", " "))
+		}
 	}
 	if strings.TrimSpace(d.Number) == "" {
 		v.add(CodeRequired, "number", "the document number is missing")
