@@ -137,3 +137,8 @@ func TestBrowserFormWithoutValidCSRFTokenIsRefused(t *testing.T) {
 
 // pageT is a page with the test's helpers.
 type pageT struct{ playwright.Page }
+
+// pwExact matches a label exactly.
+func pwExact() playwright.PageGetByLabelOptions {
+	return playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}
+}

@@ -147,6 +147,13 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 	if v.Decision, err = s.decisionView(c, id, nil); err != nil {
 		return v, err
 	}
+	if doc.VersionGroup != 0 {
+		chain, err := s.app.Typewriter.Get(ctx, u.OrgID, doc.VersionGroup)
+		if err != nil {
+			return v, err
+		}
+		v.Chain, v.ChainVersion = &chain, doc.TypewriterVersionID
+	}
 	v.CanTypeIn = doc.Status == intake.Flagged &&
 		(doc.FlagReason == intake.FlagNeedsManualExtraction || doc.FlagReason == intake.FlagExtractionFailed)
 	return v, nil

@@ -11,11 +11,18 @@ import (
 	"greatbook/views"
 )
 
-// render writes a templ component with a status.
+// render writes a templ component with a status. Components deep in a
+// page find the session's CSRF token in the context.
 func render(c echo.Context, status int, comp templ.Component) error {
+	ctx := c.Request().Context()
+	if sess, ok := c.Get(ctxSession).(*sessions.Session); ok {
+		if t, ok := sess.Values["csrf"].(string); ok {
+			ctx = views.WithCSRF(ctx, t)
+		}
+	}
 	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 	c.Response().WriteHeader(status)
-	return comp.Render(c.Request().Context(), c.Response())
+	return comp.Render(ctx, c.Response())
 }
 
 // page renders a full page with status 200.

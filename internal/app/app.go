@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
 	"greatbook/internal/runs"
+	"greatbook/internal/typewriter"
 )
 
 // Config configures the services.
@@ -45,6 +46,7 @@ type App struct {
 	Bookkeeper *bookkeeper.Bookkeeper
 	Outbox     *intake.Outbox
 	Decisions  *intake.Decisions
+	Typewriter *typewriter.Service
 	cfg        Config
 	log        *slog.Logger
 }
@@ -64,6 +66,7 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	}
 	a.Outbox = &intake.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff}
 	a.Decisions = &intake.Decisions{Pool: pool, Outbox: a.Outbox}
+	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
 	return a
 }
 

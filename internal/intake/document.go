@@ -62,12 +62,17 @@ type Document struct {
 	DuplicateReason string
 	DistinctFrom    int64
 	ResultEntryID   int64
-	ReceivedAt      time.Time
-	QueuedAt        *time.Time
-	DecidedBy       string
-	DecidedAt       *time.Time
-	DecisionReason  string
-	UpdatedAt       time.Time
+	// TypewriterVersionID and VersionGroup are set for a document composed
+	// in the typewriter: its version, and the typewriter document whose
+	// versions form the group.
+	TypewriterVersionID int64
+	VersionGroup        int64
+	ReceivedAt          time.Time
+	QueuedAt            *time.Time
+	DecidedBy           string
+	DecidedAt           *time.Time
+	DecisionReason      string
+	UpdatedAt           time.Time
 }
 
 // Arrival is a document as it arrives.
@@ -81,6 +86,9 @@ type Arrival struct {
 	// RunID is the pipeline run that will file the document, created in
 	// the same transaction.
 	RunID string
+	// TypewriterVersionID and VersionGroup: see Document.
+	TypewriterVersionID int64
+	VersionGroup        int64
 }
 
 // ContentHash is the SHA-256 of a document's bytes, in hex.

@@ -26,3 +26,19 @@ func WithTestOptions(d *Decisions, o TestOptions) *Decisions {
 
 // Conflicts returns how many conflicts d met and retried.
 func (d *Decisions) Conflicts() int64 { return d.conflicts.Load() }
+
+// VersionLockMode is how a test store takes the version-group lock.
+type VersionLockMode = versionLockMode
+
+// VersionLock modes for NewPGStoreForTest.
+const (
+	VersionLockHeld          = versionLockHeld
+	VersionLockNone          = versionLockNone
+	VersionLockReleasedEarly = versionLockReleasedEarly
+)
+
+// NewPGStoreForTest returns a store whose version-group lock works as mode
+// says, calling hook after reading the incumbent.
+func NewPGStoreForTest(db DB, mode versionLockMode, hook func(ctx context.Context)) *PGStore {
+	return &PGStore{db: db, versionLock: mode, afterIncumbentRead: hook}
+}

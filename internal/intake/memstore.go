@@ -39,6 +39,7 @@ func (m *MemoryStore) Ingest(_ context.Context, a Arrival) (Document, bool, erro
 	now := time.Now()
 	d := &Document{ID: int64(len(m.docs) + 1), OrgID: a.OrgID, ContentHash: hash, MediaType: a.MediaType, Filename: a.Filename,
 		Size: len(a.Content), Via: a.Via, ReceivedBy: a.Actor, PipelineRunID: a.RunID, Status: Received,
+		TypewriterVersionID: a.TypewriterVersionID, VersionGroup: a.VersionGroup,
 		Findings: []byte("[]"), ReceivedAt: now, UpdatedAt: now}
 	m.docs = append(m.docs, d)
 	m.originals[d.ID] = append([]byte(nil), a.Content...)
@@ -66,6 +67,24 @@ func (m *MemoryStore) file(id int64, f Filing, from func(*Document) bool, errWro
 	me := m.docs[id-1]
 	if !from(me) {
 		return Document{}, errWrongState
+	}
+	if me.VersionGroup != 0 && f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate {
+		// The version-group guard, under the store's lock.
+		var incumbent *Document
+		rank := func(d *Document) [3]bool {
+			return [3]bool{d.Status == Active || d.Status == Posted || d.ResultEntryID != 0, d.DuplicateOf == 0, true}
+		}
+		for _, d := range m.docs {
+			if d.ID == id || d.VersionGroup != me.VersionGroup || d.Status == Rejected || d.Status == Received {
+				continue
+			}
+			if incumbent == nil || better(rank(d), rank(incumbent)) {
+				incumbent = d
+			}
+		}
+		if incumbent != nil {
+			f.FlagReason, f.DuplicateOf, f.DuplicateReason = FlagDuplicate, incumbent.ID, NewerVersion
+		}
 	}
 	candidate := *me
 	candidate.DocType, candidate.SourceRef, candidate.ContentKey = f.DocType, f.SourceRef, f.ContentKey
@@ -125,4 +144,15 @@ func (m *MemoryStore) Reject(id int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.docs[id-1].Status = Rejected
+}
+
+// better orders incumbents as versionIncumbentSQL does (ties: the older,
+// which the scan meets first).
+func better(a, b [3]bool) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i]
+		}
+	}
+	return false
 }

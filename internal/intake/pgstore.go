@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,7 +20,21 @@ type DB interface {
 }
 
 // PGStore is the PostgreSQL store.
-type PGStore struct{ db DB }
+type PGStore struct {
+	db DB
+	// versionLock and afterIncumbentRead are for tests only (export_test.go).
+	versionLock        versionLockMode
+	afterIncumbentRead func(ctx context.Context)
+}
+
+// versionLockMode is how filing a version takes its group's lock.
+type versionLockMode int
+
+const (
+	versionLockHeld          versionLockMode = iota // held across the insert (the product)
+	versionLockNone                                 // no lock (tests show what breaks)
+	versionLockReleasedEarly                        // released before the insert (likewise)
+)
 
 // NewPGStore returns a store over a pool or a transaction.
 func NewPGStore(db DB) *PGStore { return &PGStore{db: db} }
@@ -28,7 +43,8 @@ func NewPGStore(db DB) *PGStore { return &PGStore{db: db} }
 const documentColumns = `d.id, d.org_id, d.content_hash, d.media_type, d.filename, d.size_bytes, d.received_via, d.received_by,
 	coalesce(d.pipeline_run_id::text, ''), d.status, coalesce(d.doc_type, ''), coalesce(d.source_ref, ''), coalesce(d.content_key, ''),
 	coalesce(d.format, ''), d.fields, d.findings, coalesce(d.flag_reason, ''), coalesce(d.duplicate_of, 0),
-	coalesce(d.duplicate_reason, ''), coalesce(d.distinct_from, 0), coalesce(d.result_entry_id, 0), d.received_at, d.queued_at,
+	coalesce(d.duplicate_reason, ''), coalesce(d.distinct_from, 0), coalesce(d.result_entry_id, 0),
+	coalesce(d.typewriter_version_id, 0), coalesce(d.version_group, 0), d.received_at, d.queued_at,
 	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.decision_reason, ''), d.updated_at`
 
 // ScanDocument reads a row selected with DocumentColumns.
@@ -36,7 +52,8 @@ func ScanDocument(row pgx.Row) (Document, error) {
 	var d Document
 	err := row.Scan(&d.ID, &d.OrgID, &d.ContentHash, &d.MediaType, &d.Filename, &d.Size, &d.Via, &d.ReceivedBy,
 		&d.PipelineRunID, &d.Status, &d.DocType, &d.SourceRef, &d.ContentKey, &d.Format, &d.Fields, &d.Findings,
-		&d.FlagReason, &d.DuplicateOf, &d.DuplicateReason, &d.DistinctFrom, &d.ResultEntryID, &d.ReceivedAt,
+		&d.FlagReason, &d.DuplicateOf, &d.DuplicateReason, &d.DistinctFrom, &d.ResultEntryID,
+		&d.TypewriterVersionID, &d.VersionGroup, &d.ReceivedAt,
 		&d.QueuedAt, &d.DecidedBy, &d.DecidedAt, &d.DecisionReason, &d.UpdatedAt)
 	return d, err
 }
@@ -54,10 +71,12 @@ func (s *PGStore) Ingest(ctx context.Context, a Arrival) (Document, bool, error)
 	r, err := database.WithTxV(ctx, s.db, func(tx pgx.Tx) (result, error) {
 		var id int64
 		err := tx.QueryRow(ctx, `
-			INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid)
+			INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id,
+			                              typewriter_version_id, version_group)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
 			ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
-			RETURNING id`, a.OrgID, hash, a.MediaType, a.Filename, len(a.Content), a.Via, a.Actor, a.RunID).Scan(&id)
+			RETURNING id`, a.OrgID, hash, a.MediaType, a.Filename, len(a.Content), a.Via, a.Actor, a.RunID,
+			a.TypewriterVersionID, a.VersionGroup).Scan(&id)
 		created := err == nil
 		if errors.Is(err, pgx.ErrNoRows) {
 			err = tx.QueryRow(ctx, `SELECT id FROM intake_documents WHERE content_hash = $1 AND org_id = $2`, hash, a.OrgID).Scan(&id)
@@ -90,6 +109,12 @@ func (s *PGStore) Refile(ctx context.Context, id int64, f Filing) (Document, err
 func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, errWrongState error) (Document, error) {
 	doc, err := database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
 		var orgID int64
+		if f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate {
+			var err error
+			if f, err = s.versionGuard(ctx, tx, id, f); err != nil {
+				return Document{}, err
+			}
+		}
 		holdsKey := f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate
 		if holdsKey && f.ContentKey != "" {
 			// Same facts under another number: found by query, since the
@@ -147,6 +172,56 @@ func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, err
 		return Document{}, fmt.Errorf("intake: queue document %d: %w", id, err)
 	}
 	return doc, err
+}
+
+// versionIncumbentSQL finds the live row filed by any version of a version
+// group: not rejected, filed (not received), preferring one accepted, then
+// one not filed as a duplicate, then the oldest. It is stated over the
+// group, never over the supersedes edge.
+const versionIncumbentSQL = `SELECT d.id FROM intake_documents d
+WHERE d.version_group = $1 AND d.id <> $2 AND d.status NOT IN ('rejected', 'received')
+ORDER BY (d.status IN ('active', 'posted') OR d.result_entry_id IS NOT NULL) DESC, (d.duplicate_of IS NULL) DESC, d.id
+LIMIT 1`
+
+// versionGuard files a typewriter version against its group's live
+// incumbent. Versions have different bytes (hence different idempotency
+// keys) and nothing links one version's row to another's, so the guard is
+// what makes a revision visible to the duplicate-group rule. The incumbent
+// read and the filing are one critical section under the group's
+// namespaced advisory lock, held until the filing commits.
+func (s *PGStore) versionGuard(ctx context.Context, tx pgx.Tx, id int64, f Filing) (Filing, error) {
+	var group *int64
+	if err := tx.QueryRow(ctx, `SELECT version_group FROM intake_documents WHERE id = $1`, id).Scan(&group); err != nil || group == nil {
+		return f, err
+	}
+	key := strconv.FormatInt(*group, 10)
+	switch s.versionLock {
+	case versionLockHeld:
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, database.LockVersionGroup, key); err != nil {
+			return f, err
+		}
+	case versionLockReleasedEarly:
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, database.LockVersionGroup, key); err != nil {
+			return f, err
+		}
+	}
+	var incumbent int64
+	err := tx.QueryRow(ctx, versionIncumbentSQL, *group, id).Scan(&incumbent)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return f, err
+	}
+	if s.versionLock == versionLockReleasedEarly {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, database.LockVersionGroup, key); err != nil {
+			return f, err
+		}
+	}
+	if s.afterIncumbentRead != nil {
+		s.afterIncumbentRead(ctx)
+	}
+	if incumbent != 0 {
+		f.FlagReason, f.DuplicateOf, f.DuplicateReason = FlagDuplicate, incumbent, NewerVersion
+	}
+	return f, nil
 }
 
 // Get implements Store.

@@ -45,6 +45,10 @@ type Engine struct {
 	running  bool
 	wg       sync.WaitGroup
 
+	// executing holds the runs this engine is executing now: a lease is
+	// per engine, so two of its goroutines must not both execute a run.
+	executing sync.Map
+
 	nodeNanos       atomic.Int64
 	checkpointNanos atomic.Int64
 	steps           atomic.Int64
@@ -236,6 +240,10 @@ type claim struct {
 // now. It does nothing when the run is not running or another live worker
 // holds it.
 func (e *Engine) Execute(ctx context.Context, runID string) error {
+	if _, busy := e.executing.LoadOrStore(runID, struct{}{}); busy {
+		return nil // another goroutine of this engine is executing it
+	}
+	defer e.executing.Delete(runID)
 	c, ok, err := e.claim(ctx, runID)
 	if err != nil || !ok {
 		return err

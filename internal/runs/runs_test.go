@@ -328,3 +328,42 @@ func TestRetriesAreBoundedAndOnlyForTransientErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestOneEngineExecutesARunOnceAtATime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	var calls atomic.Int32
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	g := runs.Graph[state]{Kind: "test", Start: "a", Nodes: map[string]runs.NodeFunc[state]{
+		"a": func(ctx context.Context, r *runs.Run[state]) (runs.Step, error) {
+			if calls.Add(1) == 1 {
+				close(entered)
+				<-release
+			}
+			return runs.Step{}, nil
+		},
+	}}
+	e := runs.NewEngine(db.Pool, runs.Options{})
+	runs.Register(e, g)
+	id := create(t, db, g)
+	done := make(chan error, 1)
+	go func() { done <- e.Execute(ctx, id) }()
+	<-entered
+	// The same engine (a worker, and a request that processes the run
+	// itself) asked to execute it again while it runs: it declines.
+	if err := e.Execute(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("the node ran %d times", calls.Load())
+	}
+	if info, _ := finalState(t, db, id); info.Status != runs.Done {
+		t.Fatalf("run %s", info.Status)
+	}
+}

@@ -1,0 +1,159 @@
+package intake_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/app"
+	"greatbook/internal/intake"
+)
+
+// versions files a typewriter document with n versions and a received
+// intake row for each, numbered differently (so that only the version
+// guard, not the natural key, can relate them).
+func (w *world) versions(t *testing.T, n int) (group int64, rows []int64) {
+	t.Helper()
+	ctx := context.Background()
+	if err := w.db.Pool.QueryRow(ctx, `INSERT INTO typewriter_documents (org_id, created_by) VALUES ($1, 't') RETURNING id`, w.org.ID).Scan(&group); err != nil {
+		t.Fatal(err)
+	}
+	var prev any
+	for i := 1; i <= n; i++ {
+		var v int64
+		if err := w.db.Pool.QueryRow(ctx, `INSERT INTO typewriter_versions (document_id, org_id, number, supersedes_id, body, pdf, pdf_sha256, created_by)
+			VALUES ($1, $2, $3, $4, '{}', '\x00', repeat('a', 64), 't') RETURNING id`, group, w.org.ID, i, prev).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		prev = v
+		var id int64
+		if err := w.db.Pool.QueryRow(ctx, `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by,
+			typewriter_version_id, version_group) VALUES ($1, $2, 'application/pdf', 1, 'typewriter', 't', $3, $4) RETURNING id`,
+			w.org.ID, intake.ContentHash([]byte(fmt.Sprintf("%d/%d/%d", group, i, time.Now().UnixNano()))), v, group).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, id)
+	}
+	return group, rows
+}
+
+func (w *world) filing(n int) intake.Filing {
+	return intake.Filing{DocType: "invoice", SourceRef: fmt.Sprintf("vat:SE1/TW-%d-%d", n, w.refs.Add(1)), Format: "facturx", Fields: w.fields}
+}
+
+func TestVersionsFiledAtOnceHaveOneIncumbent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		mode int
+		ok   bool
+	}{
+		{"lock held across the insert", int(intake.VersionLockHeld), true},
+		{"no lock (what the test guards against)", int(intake.VersionLockNone), false},
+		{"lock released before the insert (what the test guards against)", int(intake.VersionLockReleasedEarly), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := newWorld(t, app.Config{})
+			_, rows := w.versions(t, 2)
+			// Both filers meet after reading the incumbent: each waits until
+			// the other read too, or waits for the lock this one holds.
+			var mu sync.Mutex
+			read := 0
+			hook := func(ctx context.Context) {
+				mu.Lock()
+				read++
+				mu.Unlock()
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+					mu.Lock()
+					both := read >= 2
+					mu.Unlock()
+					var waiting int
+					_ = w.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting)
+					if both || waiting > 0 {
+						return
+					}
+				}
+			}
+			docs := make([]intake.Document, 2)
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for i, id := range rows {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+						var err error
+						docs[i], err = intake.File(ctx, intake.NewPGStoreForTest(tx, intakeMode(tc.mode), hook), id, w.filing(i))
+						return err
+					})
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			incumbents := 0
+			for _, d := range docs {
+				if d.DuplicateOf == 0 {
+					incumbents++
+				}
+			}
+			if (incumbents == 1) != tc.ok {
+				t.Fatalf("%d incumbents among %+v", incumbents, docs)
+			}
+			if tc.ok {
+				for _, d := range docs {
+					if d.DuplicateOf != 0 && (d.DuplicateReason != intake.NewerVersion || d.Status != intake.Flagged) {
+						t.Fatalf("the later version: %+v", d)
+					}
+				}
+			}
+		})
+	}
+}
+
+func intakeMode(m int) intake.VersionLockMode { return intake.VersionLockMode(m) }
+
+func TestTheLiveIncumbentOfTheGroup(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	file := func(id int64) intake.Document {
+		t.Helper()
+		d, err := intake.File(ctx, intake.NewPGStore(w.db.Pool), id, w.filing(int(id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	// v1 pending, v2 filed: flagged against v1.
+	_, rows := w.versions(t, 3)
+	v1 := file(rows[0])
+	if v2 := file(rows[1]); v2.DuplicateOf != v1.ID || v2.DuplicateReason != intake.NewerVersion {
+		t.Fatalf("v2 after a pending v1: %+v", v2)
+	}
+	// v1 rejected: v3 is flagged against the live one, v2.
+	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, v1.ID, "superseded", w.actor); err != nil {
+		t.Fatal(err)
+	}
+	if v3 := file(rows[2]); v3.DuplicateOf != rows[1] {
+		t.Fatalf("v3 after v2 after a rejected v1: %+v, want against %d", v3, rows[1])
+	}
+	// Only v1, rejected: v2 is filed normally.
+	_, rows = w.versions(t, 2)
+	first := file(rows[0])
+	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, first.ID, "wrong", w.actor); err != nil {
+		t.Fatal(err)
+	}
+	if v2 := file(rows[1]); v2.DuplicateOf != 0 || v2.Status != intake.Pending {
+		t.Fatalf("v2 after a rejected v1: %+v", v2)
+	}
+}

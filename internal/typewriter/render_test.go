@@ -1,0 +1,65 @@
+package typewriter
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"greatbook/internal/einvoice"
+)
+
+func TestRenderIsDeterministicAndReadsBack(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"json-invoice-with-totals.json", "json-invoice-without-totals.json", "json-credit-note.json"} {
+		raw, err := os.ReadFile("../einvoice/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := einvoice.ParseJSON(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Render(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := Render(d)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%s: the same version rendered to different bytes", name)
+		}
+		back, err := einvoice.Parse(a)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		back.Format, d.Format = "", ""
+		if d.TypeCode == "" {
+			d.TypeCode = back.TypeCode
+		}
+		x, _ := json.Marshal(d)
+		y, _ := json.Marshal(back)
+		if !bytes.Equal(x, y) {
+			t.Fatalf("%s: the PDF reads back differently\n got %s\nwant %s", name, y, x)
+		}
+	}
+}
+
+func TestDiffNamesWhatChanged(t *testing.T) {
+	t.Parallel()
+	raw, _ := os.ReadFile("../einvoice/testdata/json-invoice-with-totals.json")
+	a, _ := einvoice.ParseJSON(raw)
+	b := a
+	b.Lines = append([]einvoice.Line(nil), a.Lines...)
+	b.DueDate = "2027-01-31"
+	b.Lines[0].Description = "Widget, blue"
+	fields := map[string]bool{}
+	for _, d := range Diff(a, b) {
+		fields[d.Field] = true
+	}
+	if len(fields) != 2 || !fields["due date"] || !fields["line 1"] {
+		t.Fatalf("diff: %v", Diff(a, b))
+	}
+	if len(Diff(a, a)) != 0 {
+		t.Fatal("a version differs from itself")
+	}
+}

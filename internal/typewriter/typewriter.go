@@ -1,0 +1,340 @@
+// Package typewriter composes documents inside the product — a bill typed
+// in from paper, a self-billed invoice — renders each version to a PDF that
+// carries its data as embedded CII, and submits versions to the intake
+// pipeline. Versions are immutable: a revision is a new version that
+// supersedes the one before, and the versions of a document form its version
+// group, which the intake queue files as one duplicate group.
+package typewriter
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
+	"greatbook/internal/database"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
+	"greatbook/internal/pipeline"
+)
+
+// Version is one immutable version of a composed document.
+type Version struct {
+	ID           int64
+	DocumentID   int64
+	Number       int
+	SupersedesID int64
+	Body         einvoice.Document
+	PDFSHA256    string
+	CreatedBy    string
+	CreatedAt    time.Time
+	// Intake is the row filed from this version, if it was submitted.
+	Intake *IntakeRow
+}
+
+// IntakeRow is what the typewriter shows of a version's intake row.
+type IntakeRow struct {
+	ID          int64
+	Status      intake.Status
+	DuplicateOf int64
+	FlagReason  string
+}
+
+// Document is a composed document and its versions, oldest first.
+type Document struct {
+	ID        int64
+	CreatedBy string
+	CreatedAt time.Time
+	Versions  []Version
+}
+
+// Latest returns the newest version.
+func (d Document) Latest() Version { return d.Versions[len(d.Versions)-1] }
+
+// Live returns the version whose intake row is the group's incumbent:
+// submitted, not rejected, not filed as a duplicate (or, failing that, the
+// newest submitted and not rejected).
+func (d Document) Live() *Version {
+	var fallback *Version
+	for i := len(d.Versions) - 1; i >= 0; i-- {
+		v := &d.Versions[i]
+		if v.Intake == nil || v.Intake.Status == intake.Rejected || v.Intake.Status == intake.Received {
+			continue
+		}
+		if v.Intake.DuplicateOf == 0 {
+			return v
+		}
+		if fallback == nil {
+			fallback = v
+		}
+	}
+	return fallback
+}
+
+// Service composes, revises and submits documents.
+type Service struct {
+	Pool     *pgxpool.Pool
+	Pipeline *pipeline.Pipeline
+}
+
+// Prepare checks a document before it becomes a version: it must validate
+// (its lines, totals and dates add up) and have a seller and a number.
+func Prepare(d einvoice.Document) (einvoice.Document, error) {
+	d.Format = ""
+	if fs := einvoice.ValidateAt(d, time.Now()); len(fs) > 0 {
+		reasons := make([]map[string]string, 0, len(fs))
+		for _, f := range fs {
+			reasons = append(reasons, map[string]string{"field": f.Field, "message": f.Message})
+		}
+		return d, apperr.New(apperr.Invalid, "the document does not validate: %s", fs[0].Message).With("reasons", reasons)
+	}
+	return d, nil
+}
+
+// Compose creates a document with its first version.
+func (s *Service) Compose(ctx context.Context, orgID int64, d einvoice.Document, actor audit.Actor) (Document, error) {
+	d, err := Prepare(d)
+	if err != nil {
+		return Document{}, err
+	}
+	id, err := database.WithTxV(ctx, s.Pool, func(tx pgx.Tx) (int64, error) {
+		var id int64
+		if err := tx.QueryRow(ctx, `INSERT INTO typewriter_documents (org_id, created_by) VALUES ($1, $2) RETURNING id`, orgID, actor.Label).Scan(&id); err != nil {
+			return 0, err
+		}
+		if _, err := insertVersion(ctx, tx, orgID, id, 1, 0, d, actor); err != nil {
+			return 0, err
+		}
+		return id, nil
+	})
+	if err != nil {
+		return Document{}, err
+	}
+	return s.Get(ctx, orgID, id)
+}
+
+// Revise creates the next version of a document, superseding the newest.
+func (s *Service) Revise(ctx context.Context, orgID, documentID int64, d einvoice.Document, actor audit.Actor) (Version, error) {
+	d, err := Prepare(d)
+	if err != nil {
+		return Version{}, err
+	}
+	id, err := database.WithTxV(ctx, s.Pool, func(tx pgx.Tx) (int64, error) {
+		// One revision at a time per document: lock it, then read its newest version.
+		var found int64
+		if err := tx.QueryRow(ctx, `SELECT id FROM typewriter_documents WHERE id = $1 AND org_id = $2 FOR UPDATE`, documentID, orgID).Scan(&found); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return 0, apperr.New(apperr.NotFound, "no typewriter document %d", documentID)
+			}
+			return 0, err
+		}
+		var latestID int64
+		var latest int
+		if err := tx.QueryRow(ctx, `SELECT id, number FROM typewriter_versions WHERE document_id = $1 ORDER BY number DESC LIMIT 1`, documentID).Scan(&latestID, &latest); err != nil {
+			return 0, err
+		}
+		return insertVersion(ctx, tx, orgID, documentID, latest+1, latestID, d, actor)
+	})
+	if err != nil {
+		return Version{}, err
+	}
+	return s.Version(ctx, orgID, id)
+}
+
+func insertVersion(ctx context.Context, tx pgx.Tx, orgID, documentID int64, number int, supersedes int64, d einvoice.Document, actor audit.Actor) (int64, error) {
+	pdf, err := Render(d)
+	if err != nil {
+		return 0, err
+	}
+	body, err := json.Marshal(d)
+	if err != nil {
+		return 0, err
+	}
+	sum := sha256.Sum256(pdf)
+	var id int64
+	err = tx.QueryRow(ctx, `INSERT INTO typewriter_versions (document_id, org_id, number, supersedes_id, body, pdf, pdf_sha256, created_by)
+		VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6, $7, $8) RETURNING id`,
+		documentID, orgID, number, supersedes, body, pdf, hex.EncodeToString(sum[:]), actor.Label).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("typewriter: save version: %w", err)
+	}
+	return id, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "typewriter_version", SubjectType: "typewriter",
+		SubjectID: documentID, Detail: map[string]any{"version_id": id, "number": number, "supersedes_id": supersedes}})
+}
+
+const versionColumns = `v.id, v.document_id, v.number, coalesce(v.supersedes_id, 0), v.body, v.pdf_sha256, v.created_by, v.created_at,
+	i.id, i.status, coalesce(i.duplicate_of, 0), coalesce(i.flag_reason, '')`
+
+func scanVersion(row pgx.Row) (Version, error) {
+	var v Version
+	var body []byte
+	var iid *int64
+	var status *string
+	var dup int64
+	var flag string
+	if err := row.Scan(&v.ID, &v.DocumentID, &v.Number, &v.SupersedesID, &body, &v.PDFSHA256, &v.CreatedBy, &v.CreatedAt,
+		&iid, &status, &dup, &flag); err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(body, &v.Body); err != nil {
+		return v, err
+	}
+	if iid != nil {
+		v.Intake = &IntakeRow{ID: *iid, Status: intake.Status(*status), DuplicateOf: dup, FlagReason: flag}
+	}
+	return v, nil
+}
+
+// The newest intake row filed from a version (a version submitted again is
+// the same bytes, the same row).
+const versionFrom = ` FROM typewriter_versions v LEFT JOIN LATERAL (
+	SELECT * FROM intake_documents d WHERE d.typewriter_version_id = v.id ORDER BY d.id DESC LIMIT 1) i ON true`
+
+// Version returns one version of an org.
+func (s *Service) Version(ctx context.Context, orgID, id int64) (Version, error) {
+	v, err := scanVersion(s.Pool.QueryRow(ctx, `SELECT `+versionColumns+versionFrom+` WHERE v.id = $1 AND v.org_id = $2`, id, orgID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Version{}, apperr.New(apperr.NotFound, "no typewriter version %d", id)
+	}
+	return v, err
+}
+
+// PDF returns a version's rendered PDF.
+func (s *Service) PDF(ctx context.Context, orgID, id int64) ([]byte, error) {
+	var pdf []byte
+	err := s.Pool.QueryRow(ctx, `SELECT pdf FROM typewriter_versions WHERE id = $1 AND org_id = $2`, id, orgID).Scan(&pdf)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, apperr.New(apperr.NotFound, "no typewriter version %d", id)
+	}
+	return pdf, err
+}
+
+// Get returns a document with its versions.
+func (s *Service) Get(ctx context.Context, orgID, id int64) (Document, error) {
+	var d Document
+	err := s.Pool.QueryRow(ctx, `SELECT id, created_by, created_at FROM typewriter_documents WHERE id = $1 AND org_id = $2`, id, orgID).
+		Scan(&d.ID, &d.CreatedBy, &d.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Document{}, apperr.New(apperr.NotFound, "no typewriter document %d", id)
+	}
+	if err != nil {
+		return Document{}, err
+	}
+	rows, err := s.Pool.Query(ctx, `SELECT `+versionColumns+versionFrom+` WHERE v.document_id = $1 ORDER BY v.number`, id)
+	if err != nil {
+		return Document{}, err
+	}
+	d.Versions, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Version, error) { return scanVersion(r) })
+	return d, err
+}
+
+// List returns an org's composed documents, newest first, with their versions.
+func (s *Service) List(ctx context.Context, orgID int64) ([]Document, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT id FROM typewriter_documents WHERE org_id = $1 ORDER BY id DESC LIMIT 200`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Document, 0, len(ids))
+	for _, id := range ids {
+		d, err := s.Get(ctx, orgID, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// Submit sends a version's PDF through the intake pipeline and waits for it
+// to be filed. The queue files it against the live incumbent of its version
+// group, if there is one.
+func (s *Service) Submit(ctx context.Context, orgID, versionID int64, actor audit.Actor) (intake.Document, error) {
+	v, err := s.Version(ctx, orgID, versionID)
+	if err != nil {
+		return intake.Document{}, err
+	}
+	pdf, err := s.PDF(ctx, orgID, versionID)
+	if err != nil {
+		return intake.Document{}, err
+	}
+	res, err := s.Pipeline.Ingest(ctx, intake.Arrival{OrgID: orgID, Content: pdf, MediaType: "application/pdf",
+		Filename: fmt.Sprintf("%s-v%d.pdf", v.Body.Number, v.Number), Via: "typewriter", Actor: actor.Label,
+		TypewriterVersionID: v.ID, VersionGroup: v.DocumentID})
+	if err != nil {
+		return intake.Document{}, err
+	}
+	store := intake.NewPGStore(s.Pool)
+	doc := res.Document
+	for deadline := time.Now().Add(time.Minute); doc.Status == intake.Received && time.Now().Before(deadline); {
+		if err := s.Pipeline.Process(ctx, res.RunID); err != nil {
+			return intake.Document{}, err
+		}
+		if doc, err = store.Get(ctx, orgID, doc.ID); err != nil {
+			return intake.Document{}, err
+		}
+		if doc.Status == intake.Received {
+			select { // another worker holds the run: wait for it
+			case <-ctx.Done():
+				return intake.Document{}, ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	return doc, nil
+}
+
+// FieldDiff is one field whose values differ between two versions.
+type FieldDiff struct {
+	Field string
+	A, B  string
+}
+
+// Diff compares two documents field by field (header, parties, each line,
+// totals), so that a reviewer sees what a revision changed.
+func Diff(a, b einvoice.Document) []FieldDiff {
+	var out []FieldDiff
+	add := func(field, x, y string) {
+		if x != y {
+			out = append(out, FieldDiff{Field: field, A: x, B: y})
+		}
+	}
+	add("type", string(a.Type), string(b.Type))
+	add("number", a.Number, b.Number)
+	add("issue date", a.IssueDate, b.IssueDate)
+	add("due date", a.DueDate, b.DueDate)
+	add("currency", a.Currency, b.Currency)
+	add("seller", a.Seller.Name, b.Seller.Name)
+	add("seller VAT id", a.Seller.VATID, b.Seller.VATID)
+	add("buyer", a.Buyer.Name, b.Buyer.Name)
+	add("buyer VAT id", a.Buyer.VATID, b.Buyer.VATID)
+	add("refers to", a.BillingReference, b.BillingReference)
+	for i := 0; i < max(len(a.Lines), len(b.Lines)); i++ {
+		var la, lb einvoice.Line
+		var sa, sb string
+		if i < len(a.Lines) {
+			la = a.Lines[i]
+			sa = fmt.Sprintf("%s: %s × %s at %s%%", la.Description, la.Quantity, la.UnitPrice, la.TaxRate)
+		}
+		if i < len(b.Lines) {
+			lb = b.Lines[i]
+			sb = fmt.Sprintf("%s: %s × %s at %s%%", lb.Description, lb.Quantity, lb.UnitPrice, lb.TaxRate)
+		}
+		add(fmt.Sprintf("line %d", i+1), sa, sb)
+	}
+	add("net", a.Totals.Net.String(), b.Totals.Net.String())
+	add("tax", a.Totals.Tax.String(), b.Totals.Tax.String())
+	add("payable", a.Totals.Payable.String(), b.Totals.Payable.String())
+	return out
+}

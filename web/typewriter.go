@@ -1,0 +1,183 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/typewriter"
+	"greatbook/views"
+)
+
+func (s *Server) typewriterList(c echo.Context) error {
+	docs, err := s.app.Typewriter.List(c.Request().Context(), currentUser(c).OrgID)
+	if err != nil {
+		return err
+	}
+	return page(c, views.TypewriterListPage(s.chrome(c, "Typewriter", "typewriter"), docs))
+}
+
+func emptyForm() views.TypeInForm {
+	return views.TypeInForm{Currency: "EUR", Lines: make([]views.TypeInLine, 5)}
+}
+
+func (s *Server) composeForm(c echo.Context) error {
+	return page(c, views.ComposePage(s.chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", emptyForm()))
+}
+
+// formOf reads the document form (the fields type-in uses too).
+func formOf(c echo.Context) views.TypeInForm {
+	f := views.TypeInForm{Type: c.FormValue("type"), Number: c.FormValue("number"), IssueDate: c.FormValue("issue_date"),
+		DueDate: c.FormValue("due_date"), Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
+		SellerName: c.FormValue("seller_name"), SellerVAT: c.FormValue("seller_vat_id"), BuyerName: c.FormValue("buyer_name"),
+		BuyerVAT: c.FormValue("buyer_vat_id"), BillingReference: c.FormValue("billing_reference")}
+	values, _ := c.FormParams()
+	descs, qtys, prices, rates := values["line_description"], values["line_quantity"], values["line_unit_price"], values["line_tax_rate"]
+	for i := range descs {
+		f.Lines = append(f.Lines, views.TypeInLine{Description: descs[i], Quantity: at(qtys, i), UnitPrice: at(prices, i), TaxRate: at(rates, i)})
+	}
+	for len(f.Lines) < 5 {
+		f.Lines = append(f.Lines, views.TypeInLine{})
+	}
+	return f
+}
+
+// preview renders the document the form describes, as it will be saved.
+func (s *Server) preview(c echo.Context) error {
+	d, err := documentFromForm(formOf(c))
+	if err != nil {
+		return render(c, http.StatusOK, views.Preview(views.PreviewProps{Error: err.Error()}))
+	}
+	return render(c, http.StatusOK, views.Preview(views.PreviewProps{Doc: &d, Findings: einvoice.Validate(d)}))
+}
+
+func (s *Server) compose(c echo.Context) error {
+	u := currentUser(c)
+	f := formOf(c)
+	d, err := documentFromForm(f)
+	if err == nil {
+		var doc typewriter.Document
+		doc, err = s.app.Typewriter.Compose(c.Request().Context(), u.OrgID, d, u.Actor())
+		if err == nil {
+			flash(c, "Saved as version 1.")
+			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", doc.ID))
+		}
+	}
+	if e := toAppError(err); e.Code == apperr.Invalid {
+		f.Error = e.Message
+		return render(c, http.StatusUnprocessableEntity, views.ComposePage(s.chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", f))
+	}
+	return err
+}
+
+func (s *Server) typewriterPage(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	d, err := s.app.Typewriter.Get(c.Request().Context(), currentUser(c).OrgID, id)
+	if err != nil {
+		return err
+	}
+	diff := diffView(d, len(d.Versions)-1, len(d.Versions))
+	return page(c, views.TypewriterPage(s.chrome(c, "Typewriter document", "typewriter"), d, diff))
+}
+
+// diffView compares versions a and b (numbers) of a document.
+func diffView(d typewriter.Document, a, b int) views.DiffView {
+	v := views.DiffView{DocumentID: d.ID, A: a, B: b}
+	var da, db *einvoice.Document
+	for i := range d.Versions {
+		v.Numbers = append(v.Numbers, d.Versions[i].Number)
+		if d.Versions[i].Number == a {
+			da = &d.Versions[i].Body
+		}
+		if d.Versions[i].Number == b {
+			db = &d.Versions[i].Body
+		}
+	}
+	if da != nil && db != nil {
+		v.Rows = typewriter.Diff(*da, *db)
+	}
+	return v
+}
+
+func (s *Server) typewriterDiff(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	d, err := s.app.Typewriter.Get(c.Request().Context(), currentUser(c).OrgID, id)
+	if err != nil {
+		return err
+	}
+	a, _ := strconv.Atoi(c.QueryParam("a"))
+	b, _ := strconv.Atoi(c.QueryParam("b"))
+	return render(c, http.StatusOK, views.DiffTable(diffView(d, a, b)))
+}
+
+func (s *Server) reviseForm(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	d, err := s.app.Typewriter.Get(c.Request().Context(), currentUser(c).OrgID, id)
+	if err != nil {
+		return err
+	}
+	latest := d.Latest()
+	return page(c, views.ComposePage(s.chrome(c, "Revise", "typewriter"), fmt.Sprintf("Revise: version %d", latest.Number+1),
+		fmt.Sprintf("/typewriter/%d/revise", id), formFromDocument(latest.Body)))
+}
+
+func (s *Server) revise(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	f := formOf(c)
+	d, err := documentFromForm(f)
+	if err == nil {
+		var v typewriter.Version
+		v, err = s.app.Typewriter.Revise(c.Request().Context(), u.OrgID, id, d, u.Actor())
+		if err == nil {
+			flash(c, fmt.Sprintf("Saved as version %d.", v.Number))
+			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", id))
+		}
+	}
+	if e := toAppError(err); e.Code == apperr.Invalid {
+		f.Error = e.Message
+		return render(c, http.StatusUnprocessableEntity, views.ComposePage(s.chrome(c, "Revise", "typewriter"), "Revise",
+			fmt.Sprintf("/typewriter/%d/revise", id), f))
+	}
+	return err
+}
+
+func (s *Server) submitVersion(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	ctx := c.Request().Context()
+	v, err := s.app.Typewriter.Version(ctx, u.OrgID, id)
+	if err != nil {
+		return err
+	}
+	doc, err := s.app.Typewriter.Submit(ctx, u.OrgID, id, u.Actor())
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("Version %d submitted: intake document %d, %s.", v.Number, doc.ID, doc.Status)
+	if doc.DuplicateOf != 0 {
+		msg = fmt.Sprintf("Version %d submitted: intake document %d, flagged as a newer version of document %d.", v.Number, doc.ID, doc.DuplicateOf)
+	}
+	flash(c, msg)
+	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", v.DocumentID))
+}
