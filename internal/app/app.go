@@ -47,6 +47,7 @@ type App struct {
 	Outbox     *intake.Outbox
 	Decisions  *intake.Decisions
 	Typewriter *typewriter.Service
+	Metrics    *Metrics
 	cfg        Config
 	log        *slog.Logger
 }
@@ -67,6 +68,7 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	a.Outbox = &intake.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff}
 	a.Decisions = &intake.Decisions{Pool: pool, Outbox: a.Outbox}
 	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
+	a.Metrics = NewMetrics(pool)
 	return a
 }
 
@@ -114,6 +116,9 @@ func (a *App) sweepLoop(ctx context.Context) {
 	defer t.Stop()
 	for {
 		res, err := a.Outbox.Sweep(ctx, 1000)
+		a.Metrics.SweepPasses.Inc()
+		a.Metrics.SweepLaunched.Add(float64(len(res.Launched)))
+		a.Metrics.SweepFailed.Add(float64(len(res.Failed)))
 		if err != nil && ctx.Err() == nil {
 			a.log.Warn("sweep failed", "error", err)
 		} else if n := len(res.Launched) + len(res.Failed); n > 0 {

@@ -37,5 +37,7 @@ func Reverse(ctx context.Context, db database.Beginner, q database.Querier, orgI
 		req.Lines = append(req.Lines, Line{Account: l.Account, Debit: l.Credit, Credit: l.Debit,
 			BaseDebit: &bd, BaseCredit: &bc, Dimensions: l.Dimensions})
 	}
-	return Post(ctx, db, req)
+	res, err := Post(ctx, db, req)
+	Observe(ctx, db, req, res, err)
+	return res, err
 }

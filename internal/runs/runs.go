@@ -192,3 +192,23 @@ func Checkpoints(ctx context.Context, q database.Querier, id string) ([]Checkpoi
 		return c, err
 	})
 }
+
+// ListFilter selects runs for the operators' page.
+type ListFilter struct {
+	Kind  string
+	State string
+	Limit int
+}
+
+// List returns an org's runs, the most recently changed first.
+func List(ctx context.Context, q database.Querier, orgID int64, f ListFilter) ([]Info, error) {
+	if f.Limit <= 0 || f.Limit > 500 {
+		f.Limit = 100
+	}
+	rows, err := q.Query(ctx, `SELECT `+infoColumns+` FROM runs WHERE org_id = $1 AND ($2 = '' OR kind = $2) AND ($3 = '' OR state = $3)
+		ORDER BY updated_at DESC, id LIMIT $4`, orgID, f.Kind, f.State, f.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("runs: list: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Info, error) { return scanInfo(r) })
+}

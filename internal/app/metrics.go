@@ -1,0 +1,81 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Metrics are what the people who run greatbook watch (GET /metrics).
+type Metrics struct {
+	Registry        *prometheus.Registry
+	ApproveOutcomes *prometheus.CounterVec
+	SweepPasses     prometheus.Counter
+	SweepLaunched   prometheus.Counter
+	SweepFailed     prometheus.Counter
+	RequestDuration *prometheus.HistogramVec
+}
+
+// NewMetrics registers greatbook's metrics, and gauges that read the jobs
+// and runs from the database when scraped.
+func NewMetrics(pool *pgxpool.Pool) *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		ApproveOutcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "greatbook_approve_outcomes_total",
+			Help: "Approvals by outcome: launched, launch_failed, conflict (409 duplicate group), invalid (409 state, 422)."}, []string{"outcome"}),
+		SweepPasses:   prometheus.NewCounter(prometheus.CounterOpts{Name: "greatbook_sweep_passes_total", Help: "Sweep passes run by this process."}),
+		SweepLaunched: prometheus.NewCounter(prometheus.CounterOpts{Name: "greatbook_sweep_launched_total", Help: "Jobs the sweep launched."}),
+		SweepFailed:   prometheus.NewCounter(prometheus.CounterOpts{Name: "greatbook_sweep_failed_total", Help: "Launches by the sweep that failed."}),
+		RequestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "greatbook_http_request_duration_seconds",
+			Help: "Server time of HTTP requests by route.", Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}},
+			[]string{"route", "method", "code"}),
+	}
+	m.Registry.MustRegister(m.ApproveOutcomes, m.SweepPasses, m.SweepLaunched, m.SweepFailed, m.RequestDuration,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), dbCollector{pool})
+	for _, o := range []string{"launched", "launch_failed", "conflict", "invalid"} {
+		m.ApproveOutcomes.WithLabelValues(o)
+	}
+	return m
+}
+
+// dbCollector reads jobs by status and runs by state and node at scrape time.
+type dbCollector struct{ pool *pgxpool.Pool }
+
+var (
+	jobsDesc = prometheus.NewDesc("greatbook_jobs", "Outbox jobs by status (pending, launched, failed, abandoned, done).", []string{"status"}, nil)
+	runsDesc = prometheus.NewDesc("greatbook_runs", "Runs by kind, state and the node they are at.", []string{"kind", "state", "node"}, nil)
+)
+
+func (dbCollector) Describe(ch chan<- *prometheus.Desc) { ch <- jobsDesc; ch <- runsDesc }
+
+func (c dbCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	counts := map[string]float64{"pending": 0, "launched": 0, "failed": 0, "abandoned": 0, "done": 0}
+	if rows, err := c.pool.Query(ctx, `SELECT status, count(*) FROM jobs GROUP BY status`); err == nil {
+		for rows.Next() {
+			var s string
+			var n float64
+			if rows.Scan(&s, &n) == nil {
+				counts[s] = n
+			}
+		}
+		rows.Close()
+	}
+	for s, n := range counts {
+		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, n, s)
+	}
+	if rows, err := c.pool.Query(ctx, `SELECT kind, state, coalesce(next_node, ''), count(*) FROM runs GROUP BY 1, 2, 3`); err == nil {
+		for rows.Next() {
+			var kind, state, node string
+			var n float64
+			if rows.Scan(&kind, &state, &node, &n) == nil {
+				ch <- prometheus.MustNewConstMetric(runsDesc, prometheus.GaugeValue, n, kind, state, node)
+			}
+		}
+		rows.Close()
+	}
+}

@@ -1,0 +1,171 @@
+package intake
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
+	"greatbook/internal/database"
+)
+
+// DeadLetterFilter selects dead letters: abandoned jobs and failed
+// launches. Empty fields do not filter.
+type DeadLetterFilter struct {
+	Status     string // "abandoned", "failed"; empty: both
+	ErrorClass string // "transient", "permanent"
+	Supplier   string // substring of the supplier's name
+	From, To   string // YYYY-MM-DD, the job's last change
+}
+
+// DeadLetter is a job that needs an operator, with its document.
+type DeadLetter struct {
+	Job
+	Supplier string
+	Number   string
+}
+
+func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
+	where := []string{"j.org_id = $1"}
+	args := []any{orgID}
+	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	switch f.Status {
+	case "":
+		where = append(where, "j.status IN ('abandoned', 'failed')")
+	case "abandoned", "failed":
+		where = append(where, "j.status = "+arg(f.Status))
+	default:
+		return "", nil, apperr.New(apperr.Invalid, "status must be abandoned or failed")
+	}
+	if f.ErrorClass != "" {
+		where = append(where, "j.error_class = "+arg(f.ErrorClass))
+	}
+	if s := strings.TrimSpace(f.Supplier); s != "" {
+		where = append(where, "lower(d.supplier_name) LIKE "+arg("%"+strings.ToLower(likeEscape(s))+"%"))
+	}
+	for _, d := range []struct{ v, op string }{{f.From, ">="}, {f.To, "<"}} {
+		if d.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.DateOnly, d.v)
+		if err != nil {
+			return "", nil, apperr.New(apperr.Invalid, "dates must be YYYY-MM-DD, not %q", d.v)
+		}
+		if d.op == "<" {
+			t = t.AddDate(0, 0, 1)
+		}
+		where = append(where, "j.updated_at "+d.op+" "+arg(t))
+	}
+	return strings.Join(where, " AND "), args, nil
+}
+
+// DeadLetters lists an org's dead letters, the most recently failed first.
+// Dead letters are never pruned.
+func DeadLetters(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter) ([]DeadLetter, error) {
+	where, args, err := f.where(orgID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(ctx, `SELECT `+jobColumns+`, coalesce(d.supplier_name, ''), coalesce(d.doc_number, '')
+		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE `+where+` ORDER BY j.updated_at DESC, j.id DESC LIMIT 500`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("intake: dead letters: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeadLetter, error) {
+		var dl DeadLetter
+		j := &dl.Job
+		err := r.Scan(&j.ID, &j.OrgID, &j.IntakeID, &j.Status, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.ErrorClass,
+			&j.RunID, &j.LaunchedAt, &j.NextAttemptAt, &j.CreatedBy, &j.CreatedAt, &j.UpdatedAt, &dl.Supplier, &dl.Number)
+		return dl, err
+	})
+}
+
+// Attempt is one launch attempt of a job, or the failure of its run.
+type Attempt struct {
+	Attempt    int
+	Trigger    string
+	Actor      string
+	Outcome    string
+	Error      string
+	ErrorClass string
+	RunID      string
+	At         time.Time
+}
+
+// JobHistory returns a job of an org with every attempt, oldest first.
+func JobHistory(ctx context.Context, q database.Querier, orgID, jobID int64) (Job, []Attempt, error) {
+	job, err := GetJob(ctx, q, orgID, jobID)
+	if err != nil {
+		return Job{}, nil, err
+	}
+	rows, err := q.Query(ctx, `SELECT attempt, trigger, actor, outcome, coalesce(error, ''), coalesce(error_class, ''),
+		coalesce(run_id::text, ''), created_at FROM job_attempts WHERE job_id = $1 ORDER BY created_at, attempt`, jobID)
+	if err != nil {
+		return job, nil, fmt.Errorf("intake: job history: %w", err)
+	}
+	attempts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Attempt, error) {
+		var a Attempt
+		err := r.Scan(&a.Attempt, &a.Trigger, &a.Actor, &a.Outcome, &a.Error, &a.ErrorClass, &a.RunID, &a.At)
+		return a, err
+	})
+	return job, attempts, err
+}
+
+// BulkRetry is the outcome of retrying every dead letter a filter matches.
+type BulkRetry struct {
+	Matched  int
+	Launched int
+	Failed   []LaunchOutcome
+	Skipped  int // launched meanwhile by someone else
+}
+
+// CountDeadLetters is the dry run of RetryMatching: how many it would retry.
+func CountDeadLetters(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter) (int, error) {
+	where, args, err := f.where(orgID)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = q.QueryRow(ctx, `SELECT count(*) FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE `+where, args...).Scan(&n)
+	return n, err
+}
+
+// RetryMatching retries every dead letter a filter matches, with a reason,
+// provided they are still as many as the operator saw in the dry run (the
+// set must not have changed between the count and the confirmation). Each
+// retry is audited with the actor like a single one.
+func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFilter, reason string, expected int, actor audit.Actor) (BulkRetry, error) {
+	if err := needReason(reason); err != nil {
+		return BulkRetry{}, err
+	}
+	list, err := DeadLetters(ctx, o.Pool, orgID, f)
+	if err != nil {
+		return BulkRetry{}, err
+	}
+	res := BulkRetry{Matched: len(list)}
+	if len(list) != expected {
+		return res, apperr.New(apperr.InvalidState, "the filter now matches %d dead letters, not the %d you confirmed; count again", len(list), expected)
+	}
+	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: orgID, Actor: actor, Action: "bulk_retry",
+		Detail: map[string]any{"reason": reason, "matched": len(list), "filter": f}}); err != nil {
+		return res, err
+	}
+	for _, dl := range list {
+		out, err := o.Retry(ctx, orgID, dl.ID, reason, actor)
+		switch {
+		case apperr.Is(err, apperr.InvalidState):
+			res.Skipped++
+		case err != nil:
+			return res, err
+		case out.Outcome == "launched":
+			res.Launched++
+		default:
+			res.Failed = append(res.Failed, out)
+		}
+	}
+	return res, nil
+}

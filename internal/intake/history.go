@@ -1,0 +1,128 @@
+package intake
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"greatbook/internal/audit"
+	"greatbook/internal/database"
+	"greatbook/internal/runs"
+)
+
+// HistoryItem is one moment in a document's life.
+type HistoryItem struct {
+	At     time.Time
+	Actor  string
+	Source string // "intake", "pipeline", "bookkeeper", "audit"
+	What   string
+	Detail string
+	Tone   string // "", "good", "bad", "wait"
+}
+
+// History is a document's one readable history: its arrival, each pipeline
+// step and repair, its filing, the decisions on it, each launch attempt,
+// each bookkeeping step and its journal entry — from the audit trail and the
+// run checkpoints, oldest first.
+func History(ctx context.Context, q database.Querier, orgID, id int64) ([]HistoryItem, error) {
+	doc, err := get(ctx, q, orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	items := []HistoryItem{{At: doc.ReceivedAt, Actor: doc.ReceivedBy, Source: "intake",
+		What: "received by " + doc.Via, Detail: fmt.Sprintf("%s, %d bytes", orNone2(doc.Filename, doc.MediaType), doc.Size)}}
+	events, err := audit.ForSubject(ctx, q, orgID, "intake", id)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		it := HistoryItem{At: e.CreatedAt, Actor: e.ActorLabel, Source: "audit"}
+		str := func(k string) string { s, _ := e.Detail[k].(string); return s }
+		num := func(k string) string {
+			if v, ok := e.Detail[k]; ok && v != nil {
+				return fmt.Sprint(v)
+			}
+			return ""
+		}
+		switch e.Action {
+		case "approve":
+			it.What, it.Tone = fmt.Sprintf("approved (%s → %s)", e.FromStatus, e.ToStatus), "good"
+		case "reject":
+			it.What, it.Detail, it.Tone = "rejected", str("reason"), "bad"
+		case "typed_in":
+			it.What = fmt.Sprintf("fields typed in (%s → %s)", e.FromStatus, e.ToStatus)
+		case "not_a_duplicate":
+			it.What, it.Detail = "marked not a duplicate of document "+num("was_duplicate_of"), str("reason")
+		case "job_launched":
+			it.What = fmt.Sprintf("bookkeeping launched (job %s, attempt %s, by %s)", num("job_id"), num("attempt"), str("trigger"))
+		case "launch_failed":
+			it.What, it.Detail, it.Tone = fmt.Sprintf("launch failed (%s, attempt %s)", str("error_class"), num("attempt")), str("error"), "bad"
+		case "run_failed":
+			it.What, it.Detail, it.Tone = fmt.Sprintf("bookkeeping failed (%s)", str("error_class")), str("error"), "bad"
+		case "posted":
+			it.What, it.Tone = "posted as journal entry "+num("entry_id"), "good"
+			if r, _ := e.Detail["replayed"].(bool); r {
+				it.Detail = "the ledger replayed an entry posted before a crash"
+			}
+		default:
+			it.What = e.Action
+		}
+		items = append(items, it)
+	}
+	for _, kind := range []string{"pipeline", "bookkeeper"} {
+		infos, err := runs.ForSubject(ctx, q, orgID, kind, id)
+		if err != nil {
+			return nil, err
+		}
+		for _, info := range infos {
+			cps, err := runs.Checkpoints(ctx, q, info.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, cp := range cps {
+				it := HistoryItem{At: cp.CreatedAt, Actor: "system:" + kind, Source: kind, What: cp.Node, Detail: cp.Note}
+				switch cp.Outcome {
+				case "retry":
+					it.What, it.Tone = cp.Node+" (retrying)", "wait"
+				case "paused":
+					it.What, it.Tone = cp.Node+" paused: a question for a person", "wait"
+				case "resumed":
+					it.What = cp.Node + " resumed"
+				case "failed":
+					it.What, it.Tone = cp.Node+" failed", "bad"
+				}
+				items = append(items, it)
+			}
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].At.Before(items[j].At) })
+	return items, nil
+}
+
+func orNone2(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// GroupSignature identifies the state of a document's group: it changes
+// whenever a member is filed, decided or posted (the page of a reviewer who
+// is looking at the group notices through it).
+func GroupSignature(members []Member) string {
+	s := ""
+	for _, m := range members {
+		s += fmt.Sprintf("%d:%s:%d:%d;", m.ID, m.Status, m.DuplicateOf, m.ResultEntryID)
+	}
+	return fmt.Sprintf("%x", fnv64(s))
+}
+
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}

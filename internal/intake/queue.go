@@ -1,0 +1,227 @@
+package intake
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/database"
+)
+
+// Tab is a view of the queue.
+type Tab string
+
+// The desk's tabs.
+const (
+	TabNeedsReview Tab = "review" // pending and flagged
+	TabFlagged     Tab = "flagged"
+	TabApproved    Tab = "approved" // active
+	TabPosted      Tab = "posted"
+	TabRejected    Tab = "rejected"
+	TabAll         Tab = "all"
+)
+
+// Tabs in the order the desk shows them.
+var Tabs = []Tab{TabNeedsReview, TabFlagged, TabApproved, TabPosted, TabRejected, TabAll}
+
+func (t Tab) statuses() []string {
+	switch t {
+	case TabFlagged:
+		return []string{"flagged"}
+	case TabApproved:
+		return []string{"active"}
+	case TabPosted:
+		return []string{"posted"}
+	case TabRejected:
+		return []string{"rejected"}
+	case TabAll:
+		return []string{"received", "pending", "flagged", "active", "posted", "rejected"}
+	}
+	return []string{"pending", "flagged"}
+}
+
+// QueueFilter selects rows of the queue.
+type QueueFilter struct {
+	Tab Tab
+	// Query searches supplier (substring), number (prefix) and amount (exact).
+	Query      string
+	DocType    string
+	FlagReason string
+	// Before and After are keyset cursors (document ids); PageSize rows.
+	Before, After int64
+	PageSize      int
+}
+
+// QueueRow is a row of the desk.
+type QueueRow struct {
+	ID           int64
+	Status       Status
+	DocType      string
+	Supplier     string
+	Number       string
+	SourceRef    string
+	Payable      *decimal.Decimal
+	Currency     string
+	FlagReason   string
+	DuplicateOf  int64
+	ReceivedAt   time.Time
+	GroupSize    int
+	GroupAccepts bool // another member is accepted
+	Version      int  // typewriter version number, 0 when not composed
+	Versions     int
+}
+
+// QueuePage is one page of the queue.
+type QueuePage struct {
+	Rows         []QueueRow
+	Counts       map[Tab]int
+	Older, Newer int64 // cursors for the next pages, 0 when none
+	Filter       QueueFilter
+}
+
+var amountPattern = regexp.MustCompile(`^-?[0-9]+([.,][0-9]{1,4})?$`)
+
+// groupSummarySQL summarises the duplicate group of the outer row d.
+const groupSummarySQL = `LEFT JOIN LATERAL (
+    WITH RECURSIVE grp (id) AS (
+        SELECT d.id
+        UNION
+        SELECT n.id FROM grp g CROSS JOIN LATERAL (
+            SELECT x.id FROM intake_documents x WHERE x.duplicate_of = g.id
+            UNION ALL
+            SELECT x.duplicate_of FROM intake_documents x WHERE x.id = g.id AND x.duplicate_of IS NOT NULL
+        ) AS n (id)
+    )
+    SELECT count(*) AS members,
+           coalesce(bool_or(m.id <> d.id AND (m.status IN ('active', 'posted') OR m.result_entry_id IS NOT NULL)), false) AS accepted
+    FROM grp JOIN intake_documents m ON m.id = grp.id
+) g ON true`
+
+// Queue lists a page of an org's queue, newest first.
+func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) (QueuePage, error) {
+	if f.PageSize <= 0 || f.PageSize > 200 {
+		f.PageSize = 50
+	}
+	if f.Tab == "" {
+		f.Tab = TabNeedsReview
+	}
+	where := []string{"d.org_id = $1", "d.status = ANY($2)"}
+	args := []any{orgID, f.Tab.statuses()}
+	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	if q := strings.TrimSpace(f.Query); q != "" {
+		terms := []string{"lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(likeEscape(q))+"%"),
+			"upper(d.doc_number) LIKE " + arg(strings.ToUpper(likeEscape(q))+"%")}
+		if amountPattern.MatchString(q) {
+			if v, err := decimal.NewFromString(strings.ReplaceAll(q, ",", ".")); err == nil {
+				terms = append(terms, "d.payable = "+arg(v.String())+"::numeric")
+			}
+		}
+		where = append(where, "("+strings.Join(terms, " OR ")+")")
+	}
+	if f.DocType != "" {
+		where = append(where, "d.doc_type = "+arg(f.DocType))
+	}
+	if f.FlagReason != "" {
+		where = append(where, "d.flag_reason = "+arg(f.FlagReason))
+	}
+	order := "DESC"
+	switch {
+	case f.Before > 0:
+		where = append(where, "d.id < "+arg(f.Before))
+	case f.After > 0:
+		where = append(where, "d.id > "+arg(f.After))
+		order = "ASC"
+	}
+	sql := `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
+	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), coalesce(d.flag_reason, ''),
+	        coalesce(d.duplicate_of, 0), d.received_at, g.members, g.accepted, coalesce(v.number, 0),
+	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0)
+	FROM (SELECT * FROM intake_documents d WHERE ` + strings.Join(where, " AND ") + `
+	      ORDER BY d.id ` + order + ` LIMIT ` + arg(f.PageSize+1) + `) d
+	` + groupSummarySQL + `
+	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
+	ORDER BY d.id ` + order
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return QueuePage{}, fmt.Errorf("intake: queue: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (QueueRow, error) {
+		var x QueueRow
+		var payable *string
+		err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &x.FlagReason,
+			&x.DuplicateOf, &x.ReceivedAt, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions)
+		if payable != nil {
+			if v, err := decimal.NewFromString(*payable); err == nil {
+				x.Payable = &v
+			}
+		}
+		return x, err
+	})
+	if err != nil {
+		return QueuePage{}, fmt.Errorf("intake: queue: %w", err)
+	}
+	more := len(list) > f.PageSize
+	if more {
+		list = list[:f.PageSize]
+	}
+	if order == "ASC" {
+		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
+			list[i], list[j] = list[j], list[i]
+		}
+	}
+	p := QueuePage{Rows: list, Filter: f}
+	if len(list) > 0 {
+		first, last := list[0].ID, list[len(list)-1].ID
+		switch {
+		case f.After > 0: // paging towards newer rows; the cursor's row is older
+			p.Older = last
+			if more {
+				p.Newer = first
+			}
+		case f.Before > 0: // paging towards older rows; the cursor's row is newer
+			p.Newer = first
+			if more {
+				p.Older = last
+			}
+		default:
+			if more {
+				p.Older = last
+			}
+		}
+	}
+	var err2 error
+	p.Counts, err2 = tabCounts(ctx, q, orgID)
+	return p, err2
+}
+func tabCounts(ctx context.Context, q database.Querier, orgID int64) (map[Tab]int, error) {
+	rows, err := q.Query(ctx, `SELECT status, count(*) FROM intake_documents WHERE org_id = $1 GROUP BY status`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("intake: counts: %w", err)
+	}
+	defer rows.Close()
+	by := map[string]int{}
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, err
+		}
+		by[s] = n
+	}
+	counts := map[Tab]int{}
+	for _, t := range Tabs {
+		for _, s := range t.statuses() {
+			counts[t] += by[s]
+		}
+	}
+	return counts, rows.Err()
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

@@ -1,0 +1,82 @@
+package intake
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/database"
+)
+
+// Stranded is work that is not finished and that no sweep or resume pass
+// will pick up by itself: an operator must look.
+type Stranded struct {
+	Kind    string
+	Subject string
+	Link    string
+	Since   time.Time
+	Why     string
+}
+
+// SweepState says when the sweep last ran and what it did.
+type SweepState struct {
+	LastPassAt *time.Time
+	Launched   int
+	Failed     int
+}
+
+// StrandedWork lists an org's stranded work, and the sweep's last pass.
+func StrandedWork(ctx context.Context, q database.Querier, orgID int64, leaseGrace time.Duration) ([]Stranded, SweepState, error) {
+	var st SweepState
+	err := q.QueryRow(ctx, `SELECT last_pass_at, launched, failed FROM sweep_passes WHERE id = 1`).Scan(&st.LastPassAt, &st.Launched, &st.Failed)
+	if err != nil && err != pgx.ErrNoRows {
+		return nil, st, fmt.Errorf("intake: sweep state: %w", err)
+	}
+	checks := []struct {
+		kind, why, sql string
+	}{
+		{"job", "out of attempts but not abandoned: the sweep skips it and nothing marks it dead",
+			`SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at FROM jobs j
+			 WHERE j.org_id = $1 AND j.status IN ('pending', 'failed') AND j.attempts >= j.max_attempts`},
+		{"job", "launched, but its run is gone or finished without finishing the job",
+			`SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at FROM jobs j LEFT JOIN runs r ON r.id = j.run_id
+			 WHERE j.org_id = $1 AND j.status = 'launched' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`},
+		{"document", "approved, but it has no bookkeeping job",
+			`SELECT 'document ' || d.id, '/intake/' || d.id, d.decided_at FROM intake_documents d
+			 WHERE d.org_id = $1 AND d.status = 'active' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.intake_id = d.id)`},
+		{"document", "received, but its pipeline run is gone or finished without filing it",
+			`SELECT 'document ' || d.id, '/intake/' || d.id, d.received_at FROM intake_documents d LEFT JOIN runs r ON r.id = d.pipeline_run_id
+			 WHERE d.org_id = $1 AND d.status = 'received' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`},
+		{"run", "running, but no worker has held it for a while: is a greatbook serve running?",
+			`SELECT r.kind || ' run ' || r.id, '/admin/runs/' || r.id, coalesce(r.lease_expires_at, r.updated_at) FROM runs r
+			 WHERE r.org_id = $1 AND r.state = 'running'
+			   AND coalesce(r.lease_expires_at, r.updated_at) < now() - make_interval(secs => $2)`},
+	}
+	var out []Stranded
+	for _, c := range checks {
+		args := []any{orgID}
+		if c.kind == "run" {
+			args = append(args, leaseGrace.Seconds())
+		}
+		rows, err := q.Query(ctx, c.sql+` LIMIT 200`, args...)
+		if err != nil {
+			return nil, st, fmt.Errorf("intake: stranded work: %w", err)
+		}
+		found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Stranded, error) {
+			s := Stranded{Kind: c.kind, Why: c.why}
+			var since *time.Time
+			err := r.Scan(&s.Subject, &s.Link, &since)
+			if since != nil {
+				s.Since = *since
+			}
+			return s, err
+		})
+		if err != nil {
+			return nil, st, fmt.Errorf("intake: stranded work: %w", err)
+		}
+		out = append(out, found...)
+	}
+	return out, st, nil
+}

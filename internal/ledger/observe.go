@@ -1,0 +1,99 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/database"
+)
+
+// Observation is what a writer saw when it posted under a source key: a
+// replay, a conflict or a refusal (a creation is the entry itself).
+type Observation struct {
+	ID          int64
+	Outcome     string
+	EntryID     int64
+	Fingerprint []byte
+	Detail      map[string]any
+	Actor       string
+	At          time.Time
+}
+
+// Observe records what a post returned, for the source-key explorer. Post
+// itself writes nothing on a replay; its callers record here, after the
+// post's transaction, without waiting for the WAL flush (an observation
+// lost in a crash is only a line less in the explorer).
+func Observe(ctx context.Context, db database.Beginner, req Request, res Result, postErr error) {
+	outcome, detail := "", map[string]any{}
+	entryID := res.Entry.ID
+	switch {
+	case postErr == nil && res.Replayed:
+		outcome = "replayed"
+	case postErr == nil:
+		return
+	case apperr.Is(postErr, apperr.SourceReplayConflict):
+		outcome = "conflict"
+		e, _ := apperr.As(postErr)
+		detail["differences"] = e.Details["differences"]
+		if id, ok := e.Details["entry_id"].(int64); ok {
+			entryID = id
+		}
+	case apperr.Is(postErr, apperr.Invalid):
+		outcome = "invalid"
+		e, _ := apperr.As(postErr)
+		detail["reasons"] = e.Details["reasons"]
+	default:
+		return
+	}
+	raw, err := json.Marshal(detail)
+	if err != nil {
+		return
+	}
+	// The requested fingerprint (in the entry's base currency when known).
+	base := res.Entry.BaseCurrency
+	if base == "" {
+		base = req.Currency
+	}
+	fp := requestFacts(req, base).fingerprint()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = database.WithTx(ctx, db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO ledger_observations (org_id, source_type, source_id, entry_set, outcome, entry_id, fingerprint, detail, actor)
+			VALUES ($1, $2, $3, $4, $5, NULLIF($6, 0), $7, $8, $9)`,
+			req.OrgID, req.SourceType, req.SourceID, req.EntrySet, outcome, entryID, fp, raw, req.Actor)
+		return err
+	})
+}
+
+// Observations returns what writers saw under a source key, oldest first.
+func Observations(ctx context.Context, q database.Querier, k SourceKey) ([]Observation, error) {
+	rows, err := q.Query(ctx, `SELECT id, outcome, coalesce(entry_id, 0), fingerprint, detail, actor, created_at FROM ledger_observations
+		WHERE org_id = $1 AND source_type = $2 AND source_id = $3 AND entry_set = $4 ORDER BY id LIMIT 1000`,
+		k.OrgID, k.SourceType, k.SourceID, k.EntrySet)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: observations: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Observation, error) {
+		var o Observation
+		err := r.Scan(&o.ID, &o.Outcome, &o.EntryID, &o.Fingerprint, &o.Detail, &o.Actor, &o.At)
+		return o, err
+	})
+}
+
+// ByKey returns the entry stored under a source key, if any.
+func ByKey(ctx context.Context, q database.Querier, k SourceKey) (Entry, bool, error) {
+	e, found, err := lookup(ctx, q, k)
+	if err != nil || !found {
+		return e, found, err
+	}
+	e, err = Get(ctx, q, k.OrgID, e.ID)
+	return e, true, err
+}
