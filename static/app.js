@@ -77,3 +77,71 @@ document.addEventListener("DOMContentLoaded", function () {
   const upload = document.getElementById("upload-form");
   if (upload) enhanceUpload(upload);
 });
+
+// Keyboard: j/k move through the queue, o or Enter opens, a approves, r
+// goes to the reject reason, g d returns to the desk, ? shows the keys.
+function typing(el) {
+  return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+}
+
+function queueRows() {
+  return Array.from(document.querySelectorAll("[data-testid=queue-row]"));
+}
+
+function select(rows, i) {
+  rows.forEach(function (r) { r.classList.remove("selected"); r.removeAttribute("aria-selected"); });
+  const row = rows[i];
+  if (!row) return;
+  row.classList.add("selected");
+  row.setAttribute("aria-selected", "true");
+  row.focus();
+  row.scrollIntoView({ block: "nearest" });
+}
+
+let pendingG = false;
+
+document.addEventListener("keydown", function (e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+  const help = document.getElementById("keys");
+  const rows = queueRows();
+  const current = rows.findIndex(function (r) { return r.classList.contains("selected"); });
+  if (pendingG) {
+    pendingG = false;
+    if (e.key === "d") { window.location.href = "/desk"; e.preventDefault(); }
+    return;
+  }
+  switch (e.key) {
+    case "?":
+      if (help) { help.open ? help.close() : help.showModal(); e.preventDefault(); }
+      return;
+    case "j":
+      if (rows.length) { select(rows, Math.min(current + 1, rows.length - 1)); e.preventDefault(); }
+      return;
+    case "k":
+      if (rows.length) { select(rows, Math.max(current - 1, 0)); e.preventDefault(); }
+      return;
+    case "o":
+    case "Enter":
+      if (current >= 0) { window.location.href = rows[current].dataset.href; e.preventDefault(); }
+      return;
+    case "a": {
+      const approve = document.querySelector("[data-testid=approve]:not([disabled])");
+      if (approve) { approve.click(); e.preventDefault(); }
+      return;
+    }
+    case "r": {
+      const reason = document.getElementById("reject-reason");
+      if (reason) { reason.focus(); e.preventDefault(); }
+      return;
+    }
+    case "g":
+      pendingG = true;
+      return;
+  }
+});
+
+// A click anywhere on a queue row opens it.
+document.addEventListener("click", function (e) {
+  const row = e.target.closest && e.target.closest("[data-testid=queue-row]");
+  if (row && !e.target.closest("a, button, input, select")) window.location.href = row.dataset.href;
+});

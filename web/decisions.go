@@ -96,6 +96,7 @@ func (s *Server) approve(c echo.Context) error {
 	}
 	u := currentUser(c)
 	a, err := s.app.Decisions.Approve(c.Request().Context(), u.OrgID, id, u.Actor())
+	s.countApprove(&a.Launch, err)
 	if err != nil {
 		if out, status, ok := asOutcome(err); ok {
 			return s.decided(c, id, status, out)

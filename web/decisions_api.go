@@ -24,6 +24,7 @@ func (s *Server) apiApprove(c echo.Context) error {
 	}
 	u := currentUser(c)
 	a, err := s.app.Decisions.Approve(c.Request().Context(), u.OrgID, id, u.Actor())
+	s.countApprove(&a.Launch, err)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -14,7 +15,6 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
-	"greatbook/internal/runs"
 	"greatbook/views"
 )
 
@@ -123,26 +123,38 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 		return views.DocumentView{}, err
 	}
 	v := views.DocumentView{Doc: doc}
-	if len(doc.Fields) > 0 {
-		var f einvoice.Document
-		if err := json.Unmarshal(doc.Fields, &f); err == nil {
-			v.Fields = &f
-		}
-	}
+	v.Fields = fieldsOf(doc)
 	_ = json.Unmarshal(doc.Findings, &v.Findings)
 	if v.Group, err = intake.Group(ctx, s.pool, u.OrgID, id); err != nil {
 		return v, err
 	}
-	infos, err := runs.ForSubject(ctx, s.pool, u.OrgID, pipeline.Kind, id)
-	if err != nil {
+	v.Signature = intake.GroupSignature(v.Group)
+	if len(v.Group) > 1 {
+		with := doc.DuplicateOf
+		if with == 0 {
+			for _, m := range v.Group {
+				if m.ID != id {
+					with = m.ID
+					break
+				}
+			}
+		}
+		if v.Compare, err = s.compareView(c, doc, v.Group, with); err != nil {
+			return v, err
+		}
+	}
+	if v.History, err = intake.History(ctx, s.pool, u.OrgID, id); err != nil {
 		return v, err
 	}
-	for _, info := range infos {
-		cps, err := runs.Checkpoints(ctx, s.pool, info.ID)
+	if doc.MediaType != "application/pdf" && !strings.HasPrefix(doc.MediaType, "image/") {
+		raw, err := intake.Original(ctx, s.pool, u.OrgID, id)
 		if err != nil {
 			return v, err
 		}
-		v.Runs = append(v.Runs, views.RunView{Info: info, Checkpoints: cps})
+		v.Pretty = einvoice.Pretty(raw)
+		if len(v.Pretty) > 400_000 {
+			v.Pretty = v.Pretty[:400_000] + "\n… (open the original for the rest)"
+		}
 	}
 	if v.Decision, err = s.decisionView(c, id, nil); err != nil {
 		return v, err
@@ -157,6 +169,95 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 	v.CanTypeIn = doc.Status == intake.Flagged &&
 		(doc.FlagReason == intake.FlagNeedsManualExtraction || doc.FlagReason == intake.FlagExtractionFailed)
 	return v, nil
+}
+
+func fieldsOf(doc intake.Document) *einvoice.Document {
+	if len(doc.Fields) == 0 {
+		return nil
+	}
+	var f einvoice.Document
+	if json.Unmarshal(doc.Fields, &f) != nil {
+		return nil
+	}
+	return &f
+}
+
+// compareView sets a document beside another member of its group.
+func (s *Server) compareView(c echo.Context, doc intake.Document, group []intake.Member, with int64) (views.CompareView, error) {
+	v := views.CompareView{DocumentID: doc.ID, Members: group}
+	inGroup := false
+	for _, m := range group {
+		inGroup = inGroup || (m.ID == with && with != doc.ID)
+	}
+	if !inGroup {
+		return v, nil
+	}
+	other, err := intake.NewPGStore(s.pool).Get(c.Request().Context(), doc.OrgID, with)
+	if err != nil {
+		return v, err
+	}
+	a, b := fieldsOf(doc), fieldsOf(other)
+	if a == nil {
+		a = &einvoice.Document{}
+	}
+	if b == nil {
+		b = &einvoice.Document{}
+	}
+	v.With, v.Rows = with, einvoice.SideBySide(*a, *b)
+	return v, nil
+}
+
+func (s *Server) compare(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	if err != nil {
+		return err
+	}
+	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	if err != nil {
+		return err
+	}
+	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
+	v, err := s.compareView(c, doc, group, with)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.Compare(v))
+}
+
+// watch answers a reviewer's page polling its document's group: nothing
+// (204) while the group is as the page saw it; otherwise a notice of what
+// changed, and an event that refreshes the page's decision region.
+func (s *Server) watch(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	if err != nil {
+		return err
+	}
+	sig := intake.GroupSignature(group)
+	if sig == c.QueryParam("sig") {
+		return c.NoContent(http.StatusNoContent)
+	}
+	notice := "This document's duplicate group changed while you were looking at it."
+	for _, m := range group {
+		if m.ID != id && m.Accepted() {
+			notice = fmt.Sprintf("Document %d in this group was approved by %s at %s and is %s: this document cannot be approved now.",
+				m.ID, m.DecidedBy, m.DecidedAt.UTC().Format("15:04:05 UTC"), m.Status)
+			break
+		}
+	}
+	c.Response().Header().Set("HX-Trigger", "groupChanged")
+	return render(c, http.StatusOK, views.Watch(id, sig, notice))
 }
 
 func (s *Server) documentPage(c echo.Context) error {

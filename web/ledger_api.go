@@ -132,6 +132,7 @@ func (s *Server) apiPostEntry(c echo.Context) error {
 		return err
 	}
 	res, err := ledger.Post(c.Request().Context(), s.pool, req)
+	ledger.Observe(c.Request().Context(), s.pool, req, res, err)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -15,6 +17,8 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
+	"greatbook/internal/bookkeeper"
+	"greatbook/internal/intake"
 	"greatbook/static"
 	"greatbook/views"
 )
@@ -119,6 +123,7 @@ func (s *Server) routes() {
 	b.GET("/signin", s.signInForm)
 	b.POST("/signin", s.signIn)
 	b.POST("/signout", s.signOut)
+	b.GET("/metrics", s.metrics)
 
 	u := b.Group("", requireUser)
 	u.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/desk") })
@@ -130,11 +135,22 @@ func (s *Server) routes() {
 	u.GET("/intake/:id/type-in", s.typeInForm)
 	u.POST("/intake/:id/type-in", s.typeIn)
 	u.GET("/intake/:id/decision", s.decisionPanel)
+	u.GET("/intake/:id/compare", s.compare)
+	u.GET("/intake/:id/watch", s.watch)
 	u.POST("/intake/:id/approve", s.approve)
 	u.POST("/intake/:id/reject", s.reject)
 	u.POST("/intake/:id/answer", s.answer)
 	u.POST("/intake/:id/not-a-duplicate", s.notADuplicate, requireAdmin)
 	u.POST("/jobs/:id/retry", s.retryJob, requireAdmin)
+
+	// The operators' pages.
+	adm := u.Group("/admin", requireAdmin)
+	adm.GET("/dead-letters", s.deadLetters)
+	adm.POST("/dead-letters/retry", s.bulkRetry)
+	adm.GET("/jobs/:id", s.jobPage)
+	adm.POST("/jobs/:id/retry", s.adminRetry)
+	adm.GET("/runs", s.runsPage)
+	adm.GET("/runs/:id", s.runPage)
 	u.GET("/typewriter", s.typewriterList)
 	u.GET("/typewriter/new", s.composeForm)
 	u.POST("/typewriter", s.compose)
@@ -145,6 +161,7 @@ func (s *Server) routes() {
 	u.POST("/typewriter/:id/revise", s.revise)
 	u.POST("/typewriter/versions/:id/submit", s.submitVersion)
 	u.GET("/typewriter/versions/:id/pdf", s.apiVersionPDF)
+	u.GET("/ledger/source-keys", s.sourceKeys)
 	u.GET("/ledger", s.ledgerPage)
 	u.GET("/ledger/entries/:id", s.entryPage)
 	u.POST("/ledger/entries/:id/reverse", s.reverseEntry)
@@ -178,8 +195,22 @@ func (s *Server) apiMe(c echo.Context) error {
 }
 
 func (s *Server) desk(c echo.Context) error {
-	return page(c, views.DeskPage(s.chrome(c, "Desk", "desk")))
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	before, _ := strconv.ParseInt(c.QueryParam("before"), 10, 64)
+	after, _ := strconv.ParseInt(c.QueryParam("after"), 10, 64)
+	tab := intake.Tab(c.QueryParam("tab"))
+	if !slices.Contains(intake.Tabs, tab) {
+		tab = intake.TabNeedsReview
+	}
+	p, err := intake.Queue(ctx, s.pool, u.OrgID, intake.QueueFilter{Tab: tab, Query: c.QueryParam("q"),
+		DocType: c.QueryParam("type"), FlagReason: c.QueryParam("flag"), Before: before, After: after})
+	if err != nil {
+		return err
+	}
+	qs, err := bookkeeper.Questions(ctx, s.pool, u.OrgID)
+	if err != nil {
+		return err
+	}
+	return page(c, views.DeskPage(s.chrome(c, "Desk", "desk"), views.DeskProps{Page: p, Questions: qs}))
 }
-
-// metricsObserve records request latency by route (filled in by metrics.go).
-func (s *Server) metricsObserve(route, method string, status int, d time.Duration) {}

@@ -30,6 +30,7 @@ type site struct {
 	*httptest.Server
 	db  *testkit.DB
 	srv *web.Server
+	app *app.App
 }
 
 func newApp(t *testing.T) *site { return newAppWith(t, app.Config{}) }
@@ -47,7 +48,7 @@ func newAppWith(t *testing.T, cfg app.Config) *site {
 	srv.Auth().Password = testkit.FastPasswords
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	return &site{Server: ts, db: db, srv: srv}
+	return &site{Server: ts, db: db, srv: srv, app: services}
 }
 
 // client is a browser-like HTTP client with a cookie jar that does not follow redirects.

@@ -1,0 +1,170 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/intake"
+	"greatbook/internal/ledger"
+	"greatbook/internal/runs"
+	"greatbook/views"
+)
+
+func deadLetterFilter(c echo.Context) intake.DeadLetterFilter {
+	return intake.DeadLetterFilter{Status: c.FormValue("status"), ErrorClass: c.FormValue("class"), Supplier: c.FormValue("supplier"),
+		From: c.FormValue("from"), To: c.FormValue("to")}
+}
+
+func (s *Server) deadLetters(c echo.Context) error {
+	f := deadLetterFilter(c)
+	list, err := intake.DeadLetters(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
+	if err != nil {
+		return err
+	}
+	return page(c, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), views.DeadLettersProps{Filter: f, Letters: list}))
+}
+
+// bulkRetry counts what a filter matches (the dry run), then, confirmed with
+// that count and a reason, retries them all.
+func (s *Server) bulkRetry(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	f := deadLetterFilter(c)
+	props := views.DeadLettersProps{Filter: f}
+	status := http.StatusOK
+	if c.FormValue("step") == "retry" {
+		expected, _ := strconv.Atoi(c.FormValue("expected"))
+		res, err := s.app.Outbox.RetryMatching(ctx, u.OrgID, f, c.FormValue("reason"), expected, u.Actor())
+		if err != nil {
+			e := toAppError(err)
+			if e.Code == apperr.Internal {
+				return err
+			}
+			props.Error, status = e.Message, statusByCode[e.Code]
+		} else {
+			props.Result = &res
+		}
+	} else {
+		n, err := intake.CountDeadLetters(ctx, s.pool, u.OrgID, f)
+		if err != nil {
+			return err
+		}
+		props.Preview = &n
+	}
+	list, err := intake.DeadLetters(ctx, s.pool, u.OrgID, f)
+	if err != nil {
+		return err
+	}
+	props.Letters = list
+	return render(c, status, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
+}
+
+func (s *Server) jobPage(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	job, attempts, err := intake.JobHistory(ctx, s.pool, u.OrgID, id)
+	if err != nil {
+		return err
+	}
+	infos, err := runs.ForSubject(ctx, s.pool, u.OrgID, "bookkeeper", job.IntakeID)
+	if err != nil {
+		return err
+	}
+	rv, err := s.runViews(c, infos)
+	if err != nil {
+		return err
+	}
+	return page(c, views.JobPage(s.chrome(c, fmt.Sprintf("Job %d", id), "dead-letters"), job, attempts, rv))
+}
+
+func (s *Server) runViews(c echo.Context, infos []runs.Info) ([]views.RunView, error) {
+	var out []views.RunView
+	for _, info := range infos {
+		cps, err := runs.Checkpoints(c.Request().Context(), s.pool, info.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, views.RunView{Info: info, Checkpoints: cps})
+	}
+	return out, nil
+}
+
+// adminRetry is an operator's retry from the dead-letter or the job page.
+func (s *Server) adminRetry(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	out, err := s.app.Outbox.Retry(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor())
+	if err != nil {
+		e := toAppError(err)
+		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
+			return err
+		}
+		flash(c, fmt.Sprintf("Job %d was not retried: %s", id, e.Message))
+	} else if out.Outcome == "launched" {
+		flash(c, fmt.Sprintf("Job %d retried: bookkeeping launched.", id))
+	} else {
+		flash(c, fmt.Sprintf("Job %d retried, and the launch failed again: %s", id, out.Error))
+	}
+	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/admin/jobs/%d", id))
+}
+
+func (s *Server) runsPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	kind, state := c.QueryParam("kind"), c.QueryParam("state")
+	list, err := runs.List(ctx, s.pool, u.OrgID, runs.ListFilter{Kind: kind, State: state})
+	if err != nil {
+		return err
+	}
+	stranded, sweep, err := intake.StrandedWork(ctx, s.pool, u.OrgID, 2*s.app.Engine.LeaseTTL+time.Minute)
+	if err != nil {
+		return err
+	}
+	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep}))
+}
+
+func (s *Server) runPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	info, err := runs.Get(ctx, s.pool, c.Param("id"))
+	if err != nil || info.OrgID != currentUser(c).OrgID {
+		return apperr.New(apperr.NotFound, "no run %s", c.Param("id"))
+	}
+	rv, err := s.runViews(c, []runs.Info{info})
+	if err != nil {
+		return err
+	}
+	return page(c, views.RunPage(s.chrome(c, "Run", "runs"), rv[0]))
+}
+
+func (s *Server) sourceKeys(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	p := views.SourceKeyProps{Key: ledger.SourceKey{OrgID: u.OrgID, SourceType: c.QueryParam("source_type"),
+		SourceID: c.QueryParam("source_id"), EntrySet: c.QueryParam("entry_set")}}
+	if p.Key.SourceType != "" && p.Key.SourceID != "" && p.Key.EntrySet != "" {
+		p.Searched = true
+		e, found, err := ledger.ByKey(ctx, s.pool, p.Key)
+		if err != nil {
+			return err
+		}
+		if found {
+			p.Entry = &e
+		}
+		if p.Observations, err = ledger.Observations(ctx, s.pool, p.Key); err != nil {
+			return err
+		}
+	}
+	return page(c, views.SourceKeyPage(s.chrome(c, "Source keys", "ledger"), p))
+}
