@@ -22,11 +22,25 @@ func deadLetterFilter(c echo.Context) intake.DeadLetterFilter {
 
 func (s *Server) deadLetters(c echo.Context) error {
 	f := deadLetterFilter(c)
-	list, err := intake.DeadLetters(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
+	props := views.DeadLettersProps{Filter: f}
+	if err := s.listDeadLetters(c, &props); err != nil {
+		return err
+	}
+	return page(c, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
+}
+
+// listDeadLetters fills the page's list, and the total when the list is cut.
+func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) error {
+	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
+	list, err := intake.DeadLetters(ctx, s.pool, orgID, p.Filter)
 	if err != nil {
 		return err
 	}
-	return page(c, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), views.DeadLettersProps{Filter: f, Letters: list}))
+	p.Letters, p.Total = list, len(list)
+	if len(list) == intake.DeadLetterPage {
+		p.Total, err = intake.CountDeadLetters(ctx, s.pool, orgID, p.Filter)
+	}
+	return err
 }
 
 // bulkRetry counts what a filter matches (the dry run), then, confirmed with
@@ -56,11 +70,9 @@ func (s *Server) bulkRetry(c echo.Context) error {
 		}
 		props.Preview = &n
 	}
-	list, err := intake.DeadLetters(ctx, s.pool, u.OrgID, f)
-	if err != nil {
+	if err := s.listDeadLetters(c, &props); err != nil {
 		return err
 	}
-	props.Letters = list
 	return render(c, status, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
 }
 

@@ -111,7 +111,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 			body["request_id"] = requestID
 		}
 		_ = c.JSON(status, map[string]any{"error": body})
-	case status == http.StatusUnauthorized && req.Method == http.MethodGet && req.Header.Get("HX-Request") == "":
+	case status == http.StatusUnauthorized && req.Method == http.MethodGet && req.Header.Get("HX-Request") == "" &&
+		req.Header.Get(echo.HeaderAuthorization) == "":
+		// A person in a browser signs in and comes back; a program that
+		// sent credentials (a scraper's token) gets its 401.
 		_ = c.Redirect(http.StatusSeeOther, signInURL(req))
 	case req.Header.Get("HX-Request") != "":
 		if status == http.StatusUnauthorized {

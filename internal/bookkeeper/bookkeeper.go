@@ -265,8 +265,15 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 		res, err := ledger.PostTx(ctx, tx, req)
 		if err != nil {
 			if code := apperr.CodeOf(err); code == apperr.Invalid || code == apperr.SourceReplayConflict {
+				// This transaction rolls back; the explorer hears of the
+				// conflict once it has (Observe waits for a connection of
+				// its own, which this one may be holding the last of).
+				go ledger.Observe(ctx, b.pool, req, res, err)
 				return retry.MarkPermanent(err)
 			}
+			return err
+		}
+		if err := ledger.ObserveTx(ctx, tx, req, res); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `UPDATE intake_documents SET status = 'posted', result_entry_id = $2, updated_at = now()

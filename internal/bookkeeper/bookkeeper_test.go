@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
 	"greatbook/internal/bookkeeper"
@@ -156,5 +158,67 @@ func TestAForeignCurrencyWithoutARateAsksForOne(t *testing.T) {
 	}
 	if err := f.app.Bookkeeper.Answer(ctx, f.org.ID, q.RunID, map[string]string{"rate": "1"}, false, f.actor); err == nil {
 		t.Fatal("answering twice")
+	}
+}
+
+func TestTheSourceKeyExplorerHearsTheBookkeepersReplaysAndConflicts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, "SEK")
+	if _, err := f.db.Pool.Exec(ctx, `UPDATE orgs SET default_expense_account_id =
+		(SELECT id FROM accounts WHERE org_id = $1 AND code = '6000') WHERE id = $1`, f.org.ID); err != nil {
+		t.Fatal(err)
+	}
+	observed := func(id int64) []ledger.Observation {
+		obs, err := ledger.Observations(ctx, f.db.Pool, ledger.SourceKey{OrgID: f.org.ID, SourceType: "intake",
+			SourceID: fmt.Sprint(id), EntrySet: bookkeeper.EntrySet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return obs
+	}
+
+	// A job that runs again for a document whose entry exists (its status
+	// put back by hand) replays: the same entry, and the explorer says so.
+	id := f.approve(t)
+	e := f.waitPosted(t, id)
+	if len(observed(id)) != 0 {
+		t.Fatal("a first post is the entry itself, not an observation")
+	}
+	var jobID int64
+	if err := f.db.Pool.QueryRow(ctx, `WITH d AS (UPDATE intake_documents SET status = 'active', result_entry_id = NULL WHERE id = $1)
+		UPDATE jobs SET status = 'abandoned' WHERE intake_id = $1 RETURNING id`, id).Scan(&jobID); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := f.app.Outbox.Retry(ctx, f.org.ID, jobID, "replay on purpose", f.actor); err != nil || out.Outcome != "launched" {
+		t.Fatalf("retry: %+v %v", out, err)
+	}
+	if again := f.waitPosted(t, id); again.ID != e.ID {
+		t.Fatalf("the replay posted entry %d, want %d", again.ID, e.ID)
+	}
+	if obs := observed(id); len(obs) != 1 || obs[0].Outcome != "replayed" || obs[0].EntryID != e.ID || obs[0].Actor != "system:bookkeeper" {
+		t.Fatalf("observations after the replay: %+v", obs)
+	}
+
+	// Someone posted other facts under the next document's key first: the
+	// bookkeeper's post is a conflict, which the explorer hears of.
+	next := id + 1
+	if _, err := ledger.Post(ctx, f.db.Pool, ledger.Request{
+		SourceKey: ledger.SourceKey{OrgID: f.org.ID, SourceType: "intake", SourceID: fmt.Sprint(next), EntrySet: bookkeeper.EntrySet},
+		Date:      "2026-11-20", Currency: "SEK", Description: "squatter", Actor: "api:someone",
+		Lines: []ledger.Line{{Account: "6000", Debit: decimal.RequireFromString("1")}, {Account: "2000", Credit: decimal.RequireFromString("1")}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.approve(t); got != next {
+		t.Fatalf("approved %d, want %d", got, next)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if obs := observed(next); len(obs) == 1 && obs[0].Outcome == "conflict" && obs[0].Actor == "system:bookkeeper" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the conflict was not observed: %+v", observed(next))
+		}
 	}
 }

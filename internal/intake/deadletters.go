@@ -65,13 +65,27 @@ func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
 
 // DeadLetters lists an org's dead letters, the most recently failed first.
 // Dead letters are never pruned.
+// The page shows the first DeadLetterPage; CountDeadLetters says how many
+// there are in all.
 func DeadLetters(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter) ([]DeadLetter, error) {
+	return deadLetters(ctx, q, orgID, f, DeadLetterPage)
+}
+
+// DeadLetterPage is how many dead letters the page lists.
+const DeadLetterPage = 500
+
+// deadLetters lists up to limit dead letters (every one when limit is 0).
+func deadLetters(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter, limit int) ([]DeadLetter, error) {
 	where, args, err := f.where(orgID)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.Query(ctx, `SELECT `+jobColumns+`, coalesce(d.supplier_name, ''), coalesce(d.doc_number, '')
-		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE `+where+` ORDER BY j.updated_at DESC, j.id DESC LIMIT 500`, args...)
+	sql := `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, '')
+		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE ` + where + ` ORDER BY j.updated_at DESC, j.id DESC`
+	if limit > 0 {
+		sql += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("intake: dead letters: %w", err)
 	}
@@ -142,7 +156,7 @@ func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFil
 	if err := needReason(reason); err != nil {
 		return BulkRetry{}, err
 	}
-	list, err := DeadLetters(ctx, o.Pool, orgID, f)
+	list, err := deadLetters(ctx, o.Pool, orgID, f, 0)
 	if err != nil {
 		return BulkRetry{}, err
 	}

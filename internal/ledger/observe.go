@@ -29,13 +29,46 @@ type Observation struct {
 // post's transaction, without waiting for the WAL flush (an observation
 // lost in a crash is only a line less in the explorer).
 func Observe(ctx context.Context, db database.Beginner, req Request, res Result, postErr error) {
+	args, ok := observation(req, res, postErr)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = database.WithTx(ctx, db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, insertObservationSQL, args...)
+		return err
+	})
+}
+
+// ObserveTx records a replay in the caller's transaction, for callers
+// that post with PostTx and commit more than the entry (the bookkeeper):
+// the observation commits or rolls back with their work.
+func ObserveTx(ctx context.Context, tx pgx.Tx, req Request, res Result) error {
+	args, ok := observation(req, res, nil)
+	if !ok {
+		return nil
+	}
+	_, err := tx.Exec(ctx, insertObservationSQL, args...)
+	return err
+}
+
+const insertObservationSQL = `INSERT INTO ledger_observations (org_id, source_type, source_id, entry_set, outcome, entry_id, fingerprint, detail, actor)
+	VALUES ($1, $2, $3, $4, $5, NULLIF($6, 0), $7, $8, $9)`
+
+// observation is the row that records a post's outcome; false when there
+// is nothing to record (a creation is the entry itself).
+func observation(req Request, res Result, postErr error) ([]any, bool) {
 	outcome, detail := "", map[string]any{}
 	entryID := res.Entry.ID
 	switch {
 	case postErr == nil && res.Replayed:
 		outcome = "replayed"
 	case postErr == nil:
-		return
+		return nil, false
 	case apperr.Is(postErr, apperr.SourceReplayConflict):
 		outcome = "conflict"
 		e, _ := apperr.As(postErr)
@@ -48,11 +81,11 @@ func Observe(ctx context.Context, db database.Beginner, req Request, res Result,
 		e, _ := apperr.As(postErr)
 		detail["reasons"] = e.Details["reasons"]
 	default:
-		return
+		return nil, false
 	}
 	raw, err := json.Marshal(detail)
 	if err != nil {
-		return
+		return nil, false
 	}
 	// The requested fingerprint (in the entry's base currency when known).
 	base := res.Entry.BaseCurrency
@@ -60,17 +93,7 @@ func Observe(ctx context.Context, db database.Beginner, req Request, res Result,
 		base = req.Currency
 	}
 	fp := requestFacts(req, base).fingerprint()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	_ = database.WithTx(ctx, db, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO ledger_observations (org_id, source_type, source_id, entry_set, outcome, entry_id, fingerprint, detail, actor)
-			VALUES ($1, $2, $3, $4, $5, NULLIF($6, 0), $7, $8, $9)`,
-			req.OrgID, req.SourceType, req.SourceID, req.EntrySet, outcome, entryID, fp, raw, req.Actor)
-		return err
-	})
+	return []any{req.OrgID, req.SourceType, req.SourceID, req.EntrySet, outcome, entryID, fp, raw, req.Actor}, true
 }
 
 // Observations returns what writers saw under a source key, oldest first.

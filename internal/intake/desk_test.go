@@ -1,0 +1,247 @@
+package intake_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"greatbook/internal/app"
+	"greatbook/internal/apperr"
+	"greatbook/internal/intake"
+	"greatbook/internal/retry"
+	"greatbook/internal/testkit"
+)
+
+// named gives a filed document its own supplier, number and (unless
+// empty: a changed amount no longer balances) amount.
+func (w *world) named(t *testing.T, id int64, supplier, number, payable string) {
+	t.Helper()
+	if _, err := w.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(jsonb_set(fields,
+		'{seller,name}', to_jsonb($2::text)), '{number}', to_jsonb($3::text)), '{totals,payable}', coalesce(to_jsonb(NULLIF($4::text, '')), fields #> '{totals,payable}'))
+		WHERE id = $1`, id, supplier, number, payable); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ids(rows []intake.QueueRow) []int64 {
+	out := make([]int64, len(rows))
+	for i, r := range rows {
+		out[i] = r.ID
+	}
+	return out
+}
+
+func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	var all []int64
+	for i := range 7 {
+		id := w.doc(t, 0)
+		w.named(t, id, fmt.Sprintf("Supplier %c AB", 'A'+i), fmt.Sprintf("INV-%03d", i), fmt.Sprintf("%d.50", 100+i))
+		all = append(all, id)
+	}
+	slices.Reverse(all) // newest first
+
+	// Pages of three, older and back newer again: every row once, in order.
+	var seen []int64
+	f := intake.QueueFilter{Tab: intake.TabNeedsReview, PageSize: 3}
+	var pages []intake.QueuePage
+	for {
+		p, err := intake.Queue(ctx, w.db.Pool, w.org.ID, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, p)
+		seen = append(seen, ids(p.Rows)...)
+		if p.Older == 0 {
+			break
+		}
+		f.Before = p.Older
+	}
+	if !slices.Equal(seen, all) || len(pages) != 3 {
+		t.Fatalf("pages of three gave %v in %d pages, want %v in 3", seen, len(pages), all)
+	}
+	last := pages[len(pages)-1]
+	back, err := intake.Queue(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview, PageSize: 3, After: last.Newer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids(back.Rows), ids(pages[1].Rows)) || back.Newer == 0 || back.Older == 0 {
+		t.Fatalf("paging back newer gave %v (newer %d, older %d), want the middle page %v", ids(back.Rows), back.Newer, back.Older, ids(pages[1].Rows))
+	}
+	if pages[0].Counts[intake.TabNeedsReview] != 7 || pages[0].Counts[intake.TabPosted] != 0 {
+		t.Fatalf("tab counts %v", pages[0].Counts)
+	}
+
+	search := func(q string) []int64 {
+		t.Helper()
+		p, err := intake.Queue(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabAll, Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(p.Rows)
+	}
+	first := all[len(all)-1] // Supplier A AB, INV-000, 100.50
+	for q, want := range map[string][]int64{
+		"supplier a ab": {first}, // supplier, any case, substring
+		"inv-000":       {first}, // number prefix
+		"100.50":        {first}, // amount
+		"100,5":         {first}, // amount with a decimal comma
+		"AB":            all,     // every supplier
+		"50%":           nil,     // LIKE wildcards are literal
+		"_":             nil,
+	} {
+		if got := search(q); !slices.Equal(got, want) {
+			t.Errorf("search %q: %v, want %v", q, got, want)
+		}
+	}
+
+	// Badges: a duplicate's group has two members; once one is accepted the
+	// other's row says so.
+	dup := w.doc(t, first)
+	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, first, w.actor); err != nil {
+		t.Fatal(err)
+	}
+	p, err := intake.Queue(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabFlagged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rows) != 1 || p.Rows[0].ID != dup || p.Rows[0].GroupSize != 2 || !p.Rows[0].GroupAccepts || p.Rows[0].FlagReason != "duplicate" {
+		t.Fatalf("flagged tab: %+v", p.Rows)
+	}
+}
+
+func TestBulkRetryRetriesWhatTheDryRunCounted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond, MaxAttempts: 1})
+	var mu sync.Mutex
+	failing := true
+	w.app.Outbox.BeforeLaunch = func(intake.Job) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failing {
+			return retry.MarkTransient(errors.New("posting service unavailable"), 0)
+		}
+		return nil
+	}
+	var docs []int64
+	for i, supplier := range []string{"Acme Oy", "Acme Oy", "Birch Ltd"} {
+		id := w.doc(t, 0)
+		w.named(t, id, supplier, fmt.Sprintf("N-%d", i), "")
+		if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, id)
+	}
+	for _, id := range docs {
+		if j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id); j.Status != intake.JobAbandoned {
+			t.Fatalf("job of %d is %s, want abandoned after its one attempt", id, j.Status)
+		}
+	}
+	acme := intake.DeadLetterFilter{Supplier: "acme"}
+	n, err := intake.CountDeadLetters(ctx, w.db.Pool, w.org.ID, acme)
+	if err != nil || n != 2 {
+		t.Fatalf("dry run: %d %v, want 2", n, err)
+	}
+	mu.Lock()
+	failing = false
+	mu.Unlock()
+	admin := w.actor
+	admin.Label = "admin@example.test"
+
+	// A stale count (someone else's retry, or a new dead letter, since the
+	// dry run) retries nothing.
+	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", 3, admin); !apperr.Is(err, apperr.InvalidState) {
+		t.Fatalf("a stale count: %v", err)
+	}
+	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "", 2, admin); !apperr.Is(err, apperr.Invalid) {
+		t.Fatalf("no reason: %v", err)
+	}
+	res, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", 2, admin)
+	if err != nil || res.Matched != 2 || res.Launched != 2 {
+		t.Fatalf("bulk retry: %+v %v", res, err)
+	}
+	w.waitPosted(t, docs[0])
+	w.waitPosted(t, docs[1])
+	if j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, docs[2]); j.Status != intake.JobAbandoned {
+		t.Fatalf("the filter's outsider was retried: %+v", j)
+	}
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'bulk_retry'
+		AND actor = 'admin@example.test' AND detail->>'reason' = 'posting service back' AND (detail->>'matched')::int = 2`, w.org.ID); n != 1 {
+		t.Fatalf("the bulk retry is audited %d times with its actor and reason, want 1", n)
+	}
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'job_launched'
+		AND actor = 'admin@example.test'`, w.org.ID); n != 2 {
+		t.Fatalf("each retried job is audited with the actor: %d, want 2", n)
+	}
+	// Dead letters are never pruned: the outsider is still listed after a sweep.
+	if _, err := w.app.Outbox.Sweep(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := intake.DeadLetters(ctx, w.db.Pool, w.org.ID, intake.DeadLetterFilter{}); len(list) != 1 || list[0].IntakeID != docs[2] {
+		t.Fatalf("dead letters after the retry: %+v", list)
+	}
+}
+
+func TestTheStrandedWorkCheck(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := w.db.Pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _, err := intake.StrandedWork(ctx, w.db.Pool, w.org.ID, time.Minute); err != nil || len(got) != 0 {
+		t.Fatalf("a fresh org has stranded work: %+v %v", got, err)
+	}
+	// Approved behind the outbox's back: no job, so nothing will post it.
+	orphan := w.doc(t, 0)
+	exec(`UPDATE intake_documents SET status = 'active', decided_at = now() WHERE id = $1`, orphan)
+	// A job out of attempts that nothing marked abandoned.
+	spent := w.doc(t, 0)
+	exec(`UPDATE intake_documents SET status = 'active' WHERE id = $1`, spent)
+	exec(`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'failed', 5, 5, 'test')`, w.org.ID, spent)
+	// Received, with no pipeline run.
+	exec(`INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by)
+		VALUES ($1, repeat('a', 64), 'application/xml', 1, 'api', 'test')`, w.org.ID)
+	// Pending work the sweep will pick up is not stranded.
+	pending := w.doc(t, 0)
+	exec(`UPDATE intake_documents SET status = 'active' WHERE id = $1`, pending)
+	exec(`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'pending', 0, 5, 'test')`, w.org.ID, pending)
+
+	if _, err := w.app.Outbox.Sweep(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	got, sweep, err := intake.StrandedWork(ctx, w.db.Pool, w.org.ID, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subjects []string
+	for _, s := range got {
+		subjects = append(subjects, s.Subject)
+		if s.Why == "" || s.Link == "" {
+			t.Errorf("%+v says neither why nor where", s)
+		}
+	}
+	slices.Sort(subjects)
+	var jobID int64
+	_ = w.db.Pool.QueryRow(ctx, `SELECT id FROM jobs WHERE intake_id = $1`, spent).Scan(&jobID)
+	var received int64
+	_ = w.db.Pool.QueryRow(ctx, `SELECT id FROM intake_documents WHERE org_id = $1 AND status = 'received'`, w.org.ID).Scan(&received)
+	want := []string{fmt.Sprintf("document %d", orphan), fmt.Sprintf("document %d", received), fmt.Sprintf("job %d", jobID)}
+	slices.Sort(want)
+	if !slices.Equal(subjects, want) {
+		t.Fatalf("stranded: %v, want %v", subjects, want)
+	}
+	if sweep.LastPassAt == nil || time.Since(*sweep.LastPassAt) > time.Minute {
+		t.Fatalf("the sweep's last pass: %+v", sweep)
+	}
+}

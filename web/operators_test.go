@@ -1,0 +1,257 @@
+package web_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"greatbook/internal/auth"
+	"greatbook/internal/org"
+	"greatbook/internal/testkit"
+)
+
+// seedDoc inserts a filed document straight into the table, with just the
+// fields the desk lists.
+func seedDoc(t *testing.T, a *site, o org.Org, status, supplier, number, payable string) int64 {
+	t.Helper()
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	flag := any(nil)
+	if status == "flagged" {
+		flag = "needs_manual_extraction"
+	}
+	fields := fmt.Sprintf(`{"seller": {"name": %q}, "number": %q, "currency": "EUR", "totals": {"payable": %q}}`, supplier, number, payable)
+	var id int64
+	if err := a.db.Pool.QueryRow(context.Background(), `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes,
+		received_via, received_by, status, doc_type, source_ref, format, fields, flag_reason, queued_at, decided_at)
+		VALUES ($1, $2, 'application/xml', 1, 'api', 'test', $3, 'invoice', $4, 'ubl', $5, $6, now(),
+		        CASE WHEN $3 IN ('active', 'posted', 'rejected') THEN now() END) RETURNING id`,
+		o.ID, hex.EncodeToString(b), status, "ref:"+number, fields, flag).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func get(t *testing.T, c *http.Client, u string) *http.Response {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestMetricsAreForLoopbackAndAdmins(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	reviewer, _ := a.api(t, auth.RoleReviewer)
+	admin, _ := a.api(t, auth.RoleAdmin)
+
+	get(t, http.DefaultClient, a.URL+"/signin").Body.Close() // a request for the latency histogram
+
+	// A scraper on this machine needs no credentials.
+	resp := get(t, http.DefaultClient, a.URL+"/metrics")
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("loopback scrape: %d", resp.StatusCode)
+	}
+	for _, want := range []string{`greatbook_jobs{status="abandoned"}`, `greatbook_approve_outcomes_total{outcome="conflict"}`,
+		"greatbook_sweep_passes_total", "greatbook_http_request_duration_seconds"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the metrics lack %s", want)
+		}
+	}
+
+	// From elsewhere: admins only.
+	for _, tc := range []struct {
+		name  string
+		token string
+		want  int
+	}{{"a person not signed in (sent to sign in)", "", 303}, {"reviewer", reviewer.token, 403}, {"admin", admin.token, 200}, {"a bad token", "nope", 401}} {
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		req.RemoteAddr = "203.0.113.9:40000"
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		rec := httptest.NewRecorder()
+		a.srv.Handler().ServeHTTP(rec, req)
+		if rec.Code != tc.want {
+			t.Errorf("%s from another machine: %d, want %d", tc.name, rec.Code, tc.want)
+		}
+	}
+}
+
+func TestTheDeskSearchesFiltersAndPages(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := a.client(t)
+	a.signIn(t, c, u)
+	for i := range 60 {
+		seedDoc(t, a, o, "pending", fmt.Sprintf("Nordic Paper %02d", i), fmt.Sprintf("NP-%03d", i), fmt.Sprintf("%d.00", 1000+i))
+	}
+	flagged := seedDoc(t, a, o, "flagged", "Unreadable Oy", "U-1", "5.00")
+	posted := seedDoc(t, a, o, "posted", "Posted Ltd", "P-1", "7.00")
+	other := testkit.Org(t, a.db)
+	stranger := seedDoc(t, a, other, "pending", "Nordic Paper Other Org", "NP-999", "1.00")
+
+	rowsOf := func(path string) ([]string, string) {
+		t.Helper()
+		resp := get(t, c, a.URL+path)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", path, resp.StatusCode)
+		}
+		d := doc(t, resp)
+		var ids []string
+		d.Find("[data-testid=queue-row]").Each(func(_ int, s *goquery.Selection) {
+			id, _ := s.Attr("data-document-id")
+			ids = append(ids, id)
+		})
+		older, _ := d.Find("[data-testid=older]").Attr("href")
+		return ids, older
+	}
+
+	// Needs review: pending and flagged, 50 to a page, newest first; the
+	// next page carries on where the first stopped.
+	first, older := rowsOf("/desk")
+	if len(first) != 50 || first[0] != itoa(flagged) || older == "" {
+		t.Fatalf("first page: %d rows starting %v, older %q", len(first), first[:1], older)
+	}
+	second, older2 := rowsOf(older)
+	if len(second) != 11 || older2 != "" {
+		t.Fatalf("second page: %d rows, older %q; want the last 11 and no further page", len(second), older2)
+	}
+	seen := map[string]bool{}
+	for _, id := range append(first, second...) {
+		if seen[id] || id == itoa(posted) || id == itoa(stranger) {
+			t.Fatalf("row %s listed twice or out of place", id)
+		}
+		seen[id] = true
+	}
+
+	for _, tc := range []struct {
+		path string
+		want int
+	}{
+		{"/desk?tab=flagged", 1},
+		{"/desk?tab=posted", 1},
+		{"/desk?tab=all&q=" + url.QueryEscape("nordic paper 0"), 10}, // supplier substring, any case
+		{"/desk?tab=all&q=NP-05", 10},                                // number prefix
+		{"/desk?tab=all&q=1042.00", 1},                               // amount
+		{"/desk?tab=all&q=" + url.QueryEscape("Other Org"), 0},       // another org's rows are not there
+		{"/desk?tab=review&flag=needs_manual_extraction", 1},
+	} {
+		if ids, _ := rowsOf(tc.path); len(ids) != tc.want {
+			t.Errorf("GET %s: %d rows, want %d", tc.path, len(ids), tc.want)
+		}
+	}
+	if resp := get(t, c, a.URL+fmt.Sprintf("/intake/%d", stranger)); resp.StatusCode != 404 {
+		t.Errorf("another org's document: %d, want 404", resp.StatusCode)
+	}
+}
+
+func TestBulkRetryAsksForACountThenAReason(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	admin := testkit.User(t, a.db, o, auth.RoleAdmin)
+	c := a.client(t)
+	csrf := a.signIn(t, c, admin)
+	for i := range 3 {
+		id := seedDoc(t, a, o, "active", "Acme Oy", fmt.Sprintf("A-%d", i), "10.00")
+		if _, err := a.db.Pool.Exec(context.Background(), `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts,
+			last_error, error_class, created_by) VALUES ($1, $2, 'abandoned', 5, 5, 'posting service unavailable', 'transient', 'test')`,
+			o.ID, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	post := func(form url.Values) (int, *goquery.Document) {
+		t.Helper()
+		form.Set("_csrf", csrf)
+		resp, err := c.PostForm(a.URL+"/admin/dead-letters/retry", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, doc(t, resp)
+	}
+	code, d := post(url.Values{"supplier": {"acme"}, "step": {"count"}})
+	if code != 200 || !strings.Contains(d.Find("[data-testid=bulk-preview]").Text(), "3 dead letters match") {
+		t.Fatalf("dry run: %d %q", code, d.Find("[data-testid=bulk-preview]").Text())
+	}
+	if v, _ := d.Find("[data-testid=bulk-form] input[name=expected]").Attr("value"); v != "3" {
+		t.Fatalf("the confirmation carries the count: %q", v)
+	}
+	// A count that no longer holds is refused, and nothing is retried.
+	code, d = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"4"}, "reason": {"service back"}})
+	if code != 409 || !strings.Contains(d.Find("[data-testid=dl-error]").Text(), "count again") {
+		t.Fatalf("a stale count: %d %q", code, d.Find("[data-testid=dl-error]").Text())
+	}
+	code, _ = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"3"}})
+	if code != 422 && code != 400 {
+		t.Fatalf("no reason: %d", code)
+	}
+	if n := testkit.Count(t, a.db, `SELECT count(*) FROM jobs WHERE org_id = $1 AND status = 'abandoned'`, o.ID); n != 3 {
+		t.Fatalf("refused bulk retries touched %d jobs", 3-n)
+	}
+	code, d = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"3"}, "reason": {"service back"}})
+	if code != 200 || !strings.Contains(d.Find("[data-testid=bulk-result]").Text(), "Retried 3: 3 launched") {
+		t.Fatalf("bulk retry: %d %q", code, d.Find("[data-testid=bulk-result]").Text())
+	}
+
+	// A reviewer cannot.
+	reviewer := testkit.User(t, a.db, o, auth.RoleReviewer)
+	rc := a.client(t)
+	rcsrf := a.signIn(t, rc, reviewer)
+	resp, err := rc.PostForm(a.URL+"/admin/dead-letters/retry", url.Values{"_csrf": {rcsrf}, "step": {"count"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("a reviewer's bulk retry: %d", resp.StatusCode)
+	}
+}
+
+func TestTheSourceKeyExplorerShowsReplaysAndConflicts(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	api, u := a.api(t, auth.RoleReviewer)
+	if code, body := api.postJSON("/api/v1/journal-entries", payroll); code != 201 {
+		t.Fatalf("post: %d %v", code, body)
+	}
+	if code, body := api.postJSON("/api/v1/journal-entries", payroll); code != 200 {
+		t.Fatalf("replay: %d %v", code, body)
+	}
+	conflicting := strings.ReplaceAll(payroll, "100.00", "120.00")
+	if code, body := api.postJSON("/api/v1/journal-entries", conflicting); code != 409 {
+		t.Fatalf("conflict: %d %v", code, body)
+	}
+	c := a.client(t)
+	a.signIn(t, c, u)
+	d := doc(t, get(t, c, a.URL+"/ledger/source-keys?source_type=payroll&source_id=run-2026-11&entry_set=main"))
+	if fp := d.Find("[data-testid=sk-fingerprint]").Text(); len(fp) != 64 {
+		t.Errorf("fingerprint: %q", fp)
+	}
+	var outcomes []string
+	d.Find("[data-testid=observation]").Each(func(_ int, s *goquery.Selection) {
+		o, _ := s.Attr("data-outcome")
+		outcomes = append(outcomes, o)
+	})
+	if strings.Join(outcomes, ",") != "replayed,conflict" {
+		t.Errorf("observations: %v, want the replay then the conflict", outcomes)
+	}
+	if !strings.Contains(d.Find("[data-outcome=conflict]").Text(), "debit") {
+		t.Errorf("the conflict does not say what differed: %q", d.Find("[data-outcome=conflict]").Text())
+	}
+}
