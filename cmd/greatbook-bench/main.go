@@ -55,6 +55,7 @@ var benchmarks = []struct {
 	{"ledger", bench.Ledger},
 	{"pipeline", bench.Pipeline},
 	{"approve", bench.Approve},
+	{"pages", bench.Pages},
 }
 
 func names() []string {

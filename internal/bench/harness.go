@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/database"
@@ -78,6 +79,11 @@ func (e *Env) Close() {
 // NewPool opens a pool of exactly n connections, one per client.
 func (e *Env) NewPool(ctx context.Context, n int) (*pgxpool.Pool, error) {
 	return database.Open(ctx, e.cluster.ConnString(e.db), int32(n))
+}
+
+// NewTracedPool opens a pool of n connections whose statements tracer times.
+func (e *Env) NewTracedPool(ctx context.Context, n int, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
+	return database.OpenTraced(ctx, e.cluster.ConnString(e.db), int32(n), tracer)
 }
 
 // Analyze refreshes the planner statistics after a bulk load.

@@ -35,9 +35,18 @@ type Beginner interface {
 
 // Open connects a pool to connString and checks that the server answers.
 func Open(ctx context.Context, connString string, maxConns int32) (*pgxpool.Pool, error) {
+	return OpenTraced(ctx, connString, maxConns, nil)
+}
+
+// OpenTraced is Open with a query tracer on every connection (make bench
+// uses one to time a page's own SQL).
+func OpenTraced(ctx context.Context, connString string, maxConns int32, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
 		return nil, fmt.Errorf("database: parse connection string: %w", err)
+	}
+	if tracer != nil {
+		cfg.ConnConfig.Tracer = tracer
 	}
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns

@@ -74,7 +74,7 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 	if !slices.Equal(ids(back.Rows), ids(pages[1].Rows)) || back.Newer == 0 || back.Older == 0 {
 		t.Fatalf("paging back newer gave %v (newer %d, older %d), want the middle page %v", ids(back.Rows), back.Newer, back.Older, ids(pages[1].Rows))
 	}
-	if pages[0].Counts[intake.TabNeedsReview] != 7 || pages[0].Counts[intake.TabPosted] != 0 {
+	if pages[0].Counts[intake.TabNeedsReview] != (intake.TabCount{N: 7}) || pages[0].Counts[intake.TabPosted] != (intake.TabCount{}) {
 		t.Fatalf("tab counts %v", pages[0].Counts)
 	}
 

@@ -79,7 +79,7 @@ type QueueRow struct {
 // QueuePage is one page of the queue.
 type QueuePage struct {
 	Rows         []QueueRow
-	Counts       map[Tab]int
+	Counts       map[Tab]TabCount
 	Older, Newer int64 // cursors for the next pages, 0 when none
 	Filter       QueueFilter
 }
@@ -110,8 +110,8 @@ func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) 
 	if f.Tab == "" {
 		f.Tab = TabNeedsReview
 	}
-	where := []string{"d.org_id = $1", "d.status = ANY($2)"}
-	args := []any{orgID, f.Tab.statuses()}
+	where := []string{"d.org_id = $1"}
+	args := []any{orgID}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	if q := strings.TrimSpace(f.Query); q != "" {
 		terms := []string{"lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(likeEscape(q))+"%"),
@@ -137,12 +137,29 @@ func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) 
 		where = append(where, "d.id > "+arg(f.After))
 		order = "ASC"
 	}
+	limit := arg(f.PageSize + 1)
+	// One ordered index scan per status, (org_id, status, id), merged: a
+	// tab's newest rows are found however many rows of other statuses are
+	// newer. The all tab needs no status and scans (org_id, id).
+	page := func(extra string) string {
+		return `SELECT * FROM intake_documents d WHERE ` + strings.Join(where, " AND ") + extra +
+			` ORDER BY d.id ` + order + ` LIMIT ` + limit
+	}
+	inner := page("")
+	if statuses := f.Tab.statuses(); f.Tab != TabAll && len(statuses) == 1 {
+		inner = page(" AND d.status = " + arg(statuses[0]))
+	} else if f.Tab != TabAll {
+		var branches []string
+		for _, st := range statuses {
+			branches = append(branches, "("+page(" AND d.status = "+arg(st))+")")
+		}
+		inner = `SELECT * FROM (` + strings.Join(branches, " UNION ALL ") + `) d ORDER BY d.id ` + order + ` LIMIT ` + limit
+	}
 	sql := `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
 	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), coalesce(d.flag_reason, ''),
 	        coalesce(d.duplicate_of, 0), d.received_at, g.members, g.accepted, coalesce(v.number, 0),
 	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0)
-	FROM (SELECT * FROM intake_documents d WHERE ` + strings.Join(where, " AND ") + `
-	      ORDER BY d.id ` + order + ` LIMIT ` + arg(f.PageSize+1) + `) d
+	FROM (` + inner + `) d
 	` + groupSummarySQL + `
 	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
 	ORDER BY d.id ` + order
@@ -198,8 +215,30 @@ func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) 
 	p.Counts, err2 = tabCounts(ctx, q, orgID)
 	return p, err2
 }
-func tabCounts(ctx context.Context, q database.Querier, orgID int64) (map[Tab]int, error) {
-	rows, err := q.Query(ctx, `SELECT status, count(*) FROM intake_documents WHERE org_id = $1 GROUP BY status`, orgID)
+
+// CountCap is where the desk stops counting a status: counting every row
+// of a large org on each page load would cost more than the page.
+const CountCap = 1000
+
+// TabCount is how many rows a tab holds; More says there are more than N.
+type TabCount struct {
+	N    int
+	More bool
+}
+
+// String is the count as the desk shows it: "12", or "1000+".
+func (c TabCount) String() string {
+	if c.More {
+		return fmt.Sprintf("%d+", c.N)
+	}
+	return fmt.Sprint(c.N)
+}
+
+// tabCounts counts each status up to CountCap rows (an index-only scan of
+// at most that many entries each) and adds them up by tab.
+func tabCounts(ctx context.Context, q database.Querier, orgID int64) (map[Tab]TabCount, error) {
+	rows, err := q.Query(ctx, `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM intake_documents
+		WHERE org_id = $1 AND status = s LIMIT $2) x) FROM unnest($3::text[]) s`, orgID, CountCap, TabAll.statuses())
 	if err != nil {
 		return nil, fmt.Errorf("intake: counts: %w", err)
 	}
@@ -213,11 +252,14 @@ func tabCounts(ctx context.Context, q database.Querier, orgID int64) (map[Tab]in
 		}
 		by[s] = n
 	}
-	counts := map[Tab]int{}
+	counts := map[Tab]TabCount{}
 	for _, t := range Tabs {
+		var c TabCount
 		for _, s := range t.statuses() {
-			counts[t] += by[s]
+			c.N += by[s]
+			c.More = c.More || by[s] >= CountCap
 		}
+		counts[t] = c
 	}
 	return counts, rows.Err()
 }

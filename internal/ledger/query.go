@@ -100,13 +100,24 @@ func TrialBalance(ctx context.Context, q database.Querier, orgID int64, asOf str
 	if err := checkDate("as_of", asOf); err != nil {
 		return nil, err
 	}
-	rows, err := q.Query(ctx, `
-		SELECT a.id, a.code, a.name, a.type, a.active, coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
+	// Without a date, the lines alone say it (an entry's date is only
+	// needed to leave later entries out).
+	sql := `SELECT a.id, a.code, a.name, a.type, a.active, coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
+		FROM accounts a
+		JOIN journal_lines l ON l.account_id = a.id
+		WHERE a.org_id = $1
+		GROUP BY a.id ORDER BY a.code`
+	args := []any{orgID}
+	if asOf != "" {
+		sql = `SELECT a.id, a.code, a.name, a.type, a.active, coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
 		FROM accounts a
 		JOIN journal_lines l ON l.account_id = a.id
 		JOIN journal_entries e ON e.id = l.entry_id
-		WHERE a.org_id = $1 AND e.entry_date <= coalesce(NULLIF($2, '')::date, 'infinity')
-		GROUP BY a.id ORDER BY a.code`, orgID, asOf)
+		WHERE a.org_id = $1 AND e.entry_date <= $2::date
+		GROUP BY a.id ORDER BY a.code`
+		args = append(args, asOf)
+	}
+	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: trial balance: %w", err)
 	}
