@@ -88,6 +88,19 @@ func TestDemoIsIdempotent(t *testing.T) {
 	if n := testkit.Count(t, db, `SELECT count(*) FROM users`); n != 3 {
 		t.Fatalf("users after two demo runs: %d", n)
 	}
+	// The documents: a version chain, a duplicate group with one member
+	// approved, one waiting, a credit note — filed once.
+	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents`); n != 6 {
+		t.Fatalf("documents after two demo runs: %d", n)
+	}
+	for reason, want := range map[string]int{"newer_version": 1, "same_reference": 1} {
+		if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents WHERE status = 'flagged' AND duplicate_reason = $1`, reason); n != want {
+			t.Errorf("%s duplicates: %d, want %d", reason, n, want)
+		}
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM jobs`); n != 1 {
+		t.Errorf("approved demo documents: %d, want 1", n)
+	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -3,8 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 
+	"greatbook/internal/app"
+	"greatbook/internal/audit"
 	"greatbook/internal/auth"
+	"greatbook/internal/einvoice"
 	"greatbook/internal/embeddedpg"
 	"greatbook/internal/org"
 )
@@ -49,13 +54,127 @@ func loadDemo(ctx context.Context, d *db) error {
 		return fmt.Errorf("demo org: %w", err)
 	}
 	svc := auth.NewService(d.pool)
+	var reviewer auth.User
 	for _, u := range []struct {
 		org   int64
 		email string
 		role  auth.Role
 	}{{o.ID, demoReviewer, auth.RoleReviewer}, {o.ID, demoAdmin, auth.RoleAdmin}, {other.ID, demoOtherReviewer, auth.RoleReviewer}} {
-		if _, err := svc.CreateUser(ctx, u.org, u.email, u.role, demoPassword); err != nil {
+		created, err := svc.CreateUser(ctx, u.org, u.email, u.role, demoPassword)
+		if err != nil {
 			return fmt.Errorf("demo user %s: %w", u.email, err)
+		}
+		if u.email == demoReviewer {
+			reviewer = created
+		}
+	}
+	return loadDemoDocuments(ctx, d, o, reviewer)
+}
+
+// The demo's documents, in the project's JSON shape: composed in the
+// typewriter and submitted, so each arrives as a PDF with embedded CII and
+// goes through the real pipeline.
+var demoDocuments = map[string]string{
+	"nordlicht": `{"type": "invoice", "number": "NP-2026-0412", "issue_date": "2026-11-20", "due_date": "2026-12-20", "currency": "EUR",
+		"seller": {"name": "Nordlicht Papier GmbH", "vat_id": "DE123456789"}, "buyer": {"name": "Demo Trading AB", "vat_id": "SE556000111101"},
+		"lines": [{"description": "Copy paper A4, 80 g, box of 2,500", "quantity": "12", "unit_price": "24.90", "tax_rate": "19"},
+		          {"description": "Delivery", "quantity": "1", "unit_price": "35.00", "tax_rate": "19"}]}`,
+	"schmidt": `{"type": "invoice", "number": "BS-2026-077", "issue_date": "2026-11-24", "due_date": "2026-12-24", "currency": "EUR",
+		"seller": {"name": "Bürobedarf Schmidt KG", "vat_id": "DE987654321"}, "buyer": {"name": "Demo Trading AB", "vat_id": "SE556000111101"},
+		"lines": [{"description": "Desk chairs", "quantity": "4", "unit_price": "189.00", "tax_rate": "19"},
+		          {"description": "Assembly", "quantity": "2", "unit_price": "45.00", "tax_rate": "19"}]}`,
+	"lumiere": `{"type": "invoice", "number": "AL-5531", "issue_date": "2026-11-27", "due_date": "2026-12-27", "currency": "EUR",
+		"seller": {"name": "Atelier Lumière SARL", "vat_id": "FR40123456789"}, "buyer": {"name": "Demo Trading AB", "vat_id": "SE556000111101"},
+		"lines": [{"description": "Product photography, half day", "quantity": "1", "unit_price": "850.00", "tax_rate": "20"}]}`,
+	"nordlicht-credit": `{"type": "credit_note", "number": "NP-2026-0419", "issue_date": "2026-11-28", "currency": "EUR",
+		"seller": {"name": "Nordlicht Papier GmbH", "vat_id": "DE123456789"}, "buyer": {"name": "Demo Trading AB", "vat_id": "SE556000111101"},
+		"lines": [{"description": "Damaged boxes returned", "quantity": "2", "unit_price": "24.90", "tax_rate": "19"}],
+		"billing_reference": "NP-2026-0412"}`,
+}
+
+// loadDemoDocuments files the demo's documents once (a demo org that has
+// documents is left as it is): an invoice and its revision (a version
+// chain), an invoice sent twice with different due dates (a duplicate
+// group, its first copy approved: the bookkeeper asks which account a new
+// supplier's costs go to once serve runs), an invoice waiting for review
+// and a credit note.
+func loadDemoDocuments(ctx context.Context, d *db, o org.Org, reviewer auth.User) error {
+	var filed bool
+	if err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM intake_documents WHERE org_id = $1)`, o.ID).Scan(&filed); err != nil || filed {
+		return err
+	}
+	a := app.New(d.pool, app.Config{Logger: slog.New(slog.DiscardHandler)})
+	actor := audit.Actor{UserID: reviewer.ID, Label: reviewer.Email}
+	parse := func(name string) (einvoice.Document, error) {
+		doc, err := einvoice.ParseJSON([]byte(demoDocuments[name]))
+		if err != nil {
+			return doc, fmt.Errorf("demo document %s: %w", name, err)
+		}
+		return doc, nil
+	}
+	submit := func(doc einvoice.Document) (int64, error) {
+		td, err := a.Typewriter.Compose(ctx, o.ID, doc, actor)
+		if err != nil {
+			return 0, fmt.Errorf("demo: compose %s: %w", doc.Number, err)
+		}
+		filed, err := a.Typewriter.Submit(ctx, o.ID, td.Versions[len(td.Versions)-1].ID, actor)
+		if err != nil {
+			return 0, fmt.Errorf("demo: submit %s: %w", doc.Number, err)
+		}
+		return filed.ID, nil
+	}
+
+	// A version chain: v1 filed, then a revision with one more box.
+	nordlicht, err := parse("nordlicht")
+	if err != nil {
+		return err
+	}
+	td, err := a.Typewriter.Compose(ctx, o.ID, nordlicht, actor)
+	if err != nil {
+		return fmt.Errorf("demo: compose: %w", err)
+	}
+	if _, err := a.Typewriter.Submit(ctx, o.ID, td.Versions[0].ID, actor); err != nil {
+		return fmt.Errorf("demo: submit: %w", err)
+	}
+	revised, err := einvoice.ParseJSON([]byte(strings.Replace(demoDocuments["nordlicht"], `"quantity": "12"`, `"quantity": "13"`, 1)))
+	if err != nil {
+		return fmt.Errorf("demo: revision: %w", err)
+	}
+	v2, err := a.Typewriter.Revise(ctx, o.ID, td.ID, revised, actor)
+	if err != nil {
+		return fmt.Errorf("demo: revise: %w", err)
+	}
+	if _, err := a.Typewriter.Submit(ctx, o.ID, v2.ID, actor); err != nil {
+		return fmt.Errorf("demo: submit revision: %w", err)
+	}
+
+	// A duplicate group: the same invoice sent again with another due date.
+	schmidt, err := parse("schmidt")
+	if err != nil {
+		return err
+	}
+	first, err := submit(schmidt)
+	if err != nil {
+		return err
+	}
+	again, err := einvoice.ParseJSON([]byte(strings.Replace(demoDocuments["schmidt"], "2026-12-24", "2027-01-08", 1)))
+	if err != nil {
+		return fmt.Errorf("demo: resend: %w", err)
+	}
+	if _, err := submit(again); err != nil {
+		return err
+	}
+	if _, err := a.Decisions.Approve(ctx, o.ID, first, actor); err != nil {
+		return fmt.Errorf("demo: approve: %w", err)
+	}
+
+	for _, name := range []string{"lumiere", "nordlicht-credit"} {
+		doc, err := parse(name)
+		if err != nil {
+			return err
+		}
+		if _, err := submit(doc); err != nil {
+			return err
 		}
 	}
 	return nil
