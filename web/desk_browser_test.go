@@ -266,4 +266,15 @@ func TestBrowserUsableAt360PixelsWide(t *testing.T) {
 	must(t, p.GetByTestId("approve").Click())
 	must(t, expect.Locator(p.GetByTestId("outcome")).ToHaveAttribute("data-outcome", "launched"))
 
+	admin := a.signedIn(t, testkit.User(t, a.db, o, auth.RoleAdmin), browser.Options{Width: 360, Height: 740})
+	for _, path := range []string{"/admin/dead-letters", "/admin/runs", "/typewriter", "/typewriter/new", "/ledger/trial-balance",
+		"/ledger/source-keys?source_type=intake&source_id=" + itoa(id) + "&entry_set=bill"} {
+		_, err := admin.Goto(path)
+		must(t, err)
+		wide, err := admin.Evaluate(`document.documentElement.scrollWidth`)
+		must(t, err)
+		if w, _ := wide.(int); w > 361 {
+			t.Errorf("%s is %dpx wide at 360px: the page scrolls sideways", path, w)
+		}
+	}
 }
