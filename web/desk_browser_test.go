@@ -204,7 +204,6 @@ func TestBrowserKeyboardOnlyApproval(t *testing.T) {
 	filed(t, c, sample(t, "cii-invoice.xml"), "pending")
 	p := a.signedIn(t, u)
 	must(t, expect.Locator(p.GetByTestId("queue-row")).ToHaveCount(2))
-	screenshot(t, p, "queue.png")
 	kb := p.Keyboard()
 	must(t, kb.Press("?"))
 	must(t, expect.Locator(p.GetByTestId("keys-help")).ToBeVisible())
