@@ -72,7 +72,9 @@ func TestBrowserApprovePostsAndTheDuplicateIsRefusedInline(t *testing.T) {
 	must(t, expect.Locator(p.GetByTestId("group-member")).ToHaveCount(2))
 	must(t, expect.Locator(p.Locator(`[data-testid=duplicate-of] a`)).ToHaveAttribute("href", firstPath))
 
-	must(t, p.GetByTestId("approve").Click())
+	// The first is posted: the panel explains the 409 before anyone
+	// presses approve, and the button is disabled.
+	must(t, expect.Locator(p.GetByTestId("approve")).ToBeDisabled())
 	outcome := p.GetByTestId("outcome")
 	must(t, expect.Locator(outcome).ToHaveAttribute("data-outcome", "conflict"))
 	must(t, expect.Locator(p.GetByTestId("blocking-link")).ToHaveAttribute("href", firstPath))

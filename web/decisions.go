@@ -23,6 +23,16 @@ func (s *Server) decisionView(c echo.Context, id int64, out *views.Outcome) (vie
 		return views.DecisionView{}, err
 	}
 	v := views.DecisionView{Doc: doc, IsAdmin: u.IsAdmin(), Outcome: out}
+	if out == nil && (doc.Status == intake.Pending || doc.Status == intake.Flagged) {
+		// Another member accepted: say so before anyone presses approve.
+		group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+		if err != nil {
+			return v, err
+		}
+		if b, blocked := intake.BlockedBy(group, id); blocked {
+			v.Outcome = &views.Outcome{Kind: "conflict", Blocking: &b}
+		}
+	}
 	if job, ok, err := intake.JobForDocument(ctx, s.pool, u.OrgID, id); err != nil {
 		return v, err
 	} else if ok {

@@ -3,17 +3,13 @@ package web_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/intake"
-	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
 )
 
@@ -23,9 +19,7 @@ func TestBrowserTheDeskSearchesAndShowsGroups(t *testing.T) {
 	o := bookkeepingOrg(t, a)
 	u := testkit.User(t, a.db, o, auth.RoleReviewer)
 	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
-	invoice := sample(t, "ubl-invoice-multirate.xml")
-	first := filed(t, c, invoice, "pending")
-	copyOf := filed(t, c, append([]byte("<!-- again -->"), invoice...), "flagged")
+	first, copyOf := twoCopies(t, c)
 	other := filed(t, c, sample(t, "cii-invoice.xml"), "pending")
 	if code, _ := c.postJSON("/api/v1/intake/"+itoa(first)+"/approve", ""); code != 200 {
 		t.Fatal("approve")
@@ -69,9 +63,8 @@ func TestBrowserCompareRejectAndNotADuplicate(t *testing.T) {
 	reviewer := testkit.User(t, a.db, o, auth.RoleReviewer)
 	admin := testkit.User(t, a.db, o, auth.RoleAdmin)
 	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, reviewer)}
+	first, same := twoCopies(t, c)
 	invoice := sample(t, "ubl-invoice-multirate.xml")
-	first := filed(t, c, invoice, "pending")
-	same := filed(t, c, append([]byte("<!-- again -->"), invoice...), "flagged")
 	later := filed(t, c, bytes.Replace(invoice, []byte("<cbc:DueDate>2026-12-20"), []byte("<cbc:DueDate>2027-01-15"), 1), "flagged")
 
 	p := a.signedIn(t, reviewer)
@@ -121,16 +114,7 @@ func TestBrowserOperatorsPages(t *testing.T) {
 	o := bookkeepingOrg(t, a)
 	reviewer := testkit.User(t, a.db, o, auth.RoleReviewer)
 	admin := testkit.User(t, a.db, o, auth.RoleAdmin)
-	var mu sync.Mutex
-	broken := true
-	a.app.Outbox.BeforeLaunch = func(intake.Job) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if broken {
-			return retry.MarkPermanent(errors.New("posting refused (injected)"))
-		}
-		return nil
-	}
+	fix := breakLaunches(a, "posting refused (injected)")
 	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, reviewer)}
 	nordisk := filed(t, c, sample(t, "ubl-invoice-multirate.xml"), "pending")
 	muller := filed(t, c, sample(t, "cii-invoice.xml"), "pending")
@@ -139,9 +123,7 @@ func TestBrowserOperatorsPages(t *testing.T) {
 			t.Fatalf("approve %d: %d %v", id, code, body)
 		}
 	}
-	mu.Lock()
-	broken = false
-	mu.Unlock()
+	fix()
 
 	p := a.signedIn(t, admin)
 	_, err := p.Goto("/admin/dead-letters")

@@ -207,18 +207,24 @@ func (s *Server) compareView(c echo.Context, doc intake.Document, group []intake
 	return v, nil
 }
 
-func (s *Server) compare(c echo.Context) error {
+// documentAndGroup loads the document the path names, of the user's org,
+// and its duplicate group.
+func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []intake.Member, error) {
 	id, err := pathID(c, "id")
 	if err != nil {
-		return err
+		return intake.Document{}, nil, err
 	}
-	ctx := c.Request().Context()
-	u := currentUser(c)
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
+	doc, err := intake.NewPGStore(s.pool).Get(ctx, orgID, id)
 	if err != nil {
-		return err
+		return doc, nil, err
 	}
-	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	group, err := intake.Group(ctx, s.pool, orgID, id)
+	return doc, group, err
+}
+
+func (s *Server) compare(c echo.Context) error {
+	doc, group, err := s.documentAndGroup(c)
 	if err != nil {
 		return err
 	}

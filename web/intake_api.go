@@ -81,17 +81,7 @@ func (s *Server) apiUploadDocument(c echo.Context) error {
 
 // apiGetIntake is GET /api/v1/intake/{id}.
 func (s *Server) apiGetIntake(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	ctx := c.Request().Context()
-	u := currentUser(c)
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
-	if err != nil {
-		return err
-	}
-	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	doc, group, err := s.documentAndGroup(c)
 	if err != nil {
 		return err
 	}

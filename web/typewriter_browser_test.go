@@ -60,6 +60,6 @@ func TestBrowserTypewriterComposeReviseSubmit(t *testing.T) {
 	must(t, err)
 	_, err = p.Reload()
 	must(t, err)
-	must(t, p.GetByTestId("approve").Click())
+	must(t, expect.Locator(p.GetByTestId("approve")).ToBeDisabled())
 	must(t, expect.Locator(p.GetByTestId("outcome")).ToHaveAttribute("data-outcome", "conflict"))
 }

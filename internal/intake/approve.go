@@ -65,14 +65,15 @@ var errGroupGrew = errors.New("intake: the duplicate group grew while it was bei
 // lockGroupSQL is the first statement of every decision: it finds the
 // whole duplicate group and locks it, every member, ordered by id, in one
 // statement. The same order everywhere means no two decisions deadlock.
-const lockGroupSQL = `SELECT ` + memberColumns + ` FROM intake_documents d
+var lockGroupSQL = `SELECT ` + memberColumns + ` FROM intake_documents d
 WHERE d.id IN (` + groupIDsSQL + `) AND d.org_id = $2
 ORDER BY d.id
 FOR UPDATE`
 
 // The other statements of approve, named for the benchmark (Statements).
+var recheckSQL = `SELECT coalesce(array_agg(id), '{}') FROM (` + groupIDsSQL + `) g`
+
 const (
-	recheckSQL   = `SELECT coalesce(array_agg(id), '{}') FROM (` + groupIDsSQL + `) g`
 	activateSQL  = `UPDATE intake_documents SET status = 'active', decided_by = $2, decided_at = now(), decision_reason = NULL, updated_at = now() WHERE id = $1`
 	insertJobSQL = `INSERT INTO jobs (org_id, intake_id, created_by, max_attempts) VALUES ($1, $2, $3, $4) RETURNING id`
 )
@@ -225,8 +226,24 @@ func (d *Decisions) Approve(ctx context.Context, orgID, id int64, actor audit.Ac
 	return Approval{ID: id, Status: Active, Launch: launch}, nil
 }
 
+// BlockedBy returns the accepted member of a group that would refuse an
+// approve of id, if there is one: what the decision panel explains before
+// anyone presses approve.
+func BlockedBy(group []Member, id int64) (Blocking, bool) {
+	for _, m := range group {
+		if m.ID != id && m.Accepted() {
+			return m.blocking(), true
+		}
+	}
+	return Blocking{}, false
+}
+
+func (m Member) blocking() Blocking {
+	return Blocking{ID: m.ID, Status: m.Status, ApprovedBy: m.DecidedBy, ApprovedAt: m.DecidedAt, EntryID: m.ResultEntryID}
+}
+
 func groupConflict(id int64, m Member) error {
-	b := Blocking{ID: m.ID, Status: m.Status, ApprovedBy: m.DecidedBy, ApprovedAt: m.DecidedAt, EntryID: m.ResultEntryID}
+	b := m.blocking()
 	msg := fmt.Sprintf("document %d is in a duplicate group whose member %d is already %s", id, m.ID, m.Status)
 	if m.DecidedBy != "" && m.DecidedAt != nil {
 		msg += fmt.Sprintf(" (approved by %s at %s)", m.DecidedBy, m.DecidedAt.UTC().Format(time.RFC3339))

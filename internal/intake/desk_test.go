@@ -2,17 +2,14 @@ package intake_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
-	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
 )
 
@@ -120,16 +117,7 @@ func TestBulkRetryRetriesWhatTheDryRunCounted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond, MaxAttempts: 1})
-	var mu sync.Mutex
-	failing := true
-	w.app.Outbox.BeforeLaunch = func(intake.Job) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if failing {
-			return retry.MarkTransient(errors.New("posting service unavailable"), 0)
-		}
-		return nil
-	}
+	fix := w.failLaunches("posting service unavailable")
 	var docs []int64
 	for i, supplier := range []string{"Acme Oy", "Acme Oy", "Birch Ltd"} {
 		id := w.doc(t, 0)
@@ -149,9 +137,7 @@ func TestBulkRetryRetriesWhatTheDryRunCounted(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("dry run: %d %v, want 2", n, err)
 	}
-	mu.Lock()
-	failing = false
-	mu.Unlock()
+	fix()
 	admin := w.actor
 	admin.Label = "admin@example.test"
 

@@ -10,20 +10,24 @@ import (
 	"greatbook/internal/database"
 )
 
-// groupIDsSQL finds a duplicate group: every row joined to $1 by
-// duplicate_of edges, in either direction, transitively. UNION (not UNION
-// ALL) makes cycles terminate.
-const groupIDsSQL = `
-WITH RECURSIVE grp (id) AS (
-    SELECT $1::bigint
+// groupCTE is the recursive query that finds a duplicate group: every row
+// joined to seed by duplicate_of edges, in either direction, transitively,
+// as the CTE grp (id). UNION (not UNION ALL) makes cycles terminate.
+func groupCTE(seed string) string {
+	return `WITH RECURSIVE grp (id) AS (
+    SELECT ` + seed + `
     UNION
     SELECT n.id FROM grp g CROSS JOIN LATERAL (
-        SELECT d.id FROM intake_documents d WHERE d.duplicate_of = g.id
+        SELECT x.id FROM intake_documents x WHERE x.duplicate_of = g.id
         UNION ALL
-        SELECT d.duplicate_of FROM intake_documents d WHERE d.id = g.id AND d.duplicate_of IS NOT NULL
+        SELECT x.duplicate_of FROM intake_documents x WHERE x.id = g.id AND x.duplicate_of IS NOT NULL
     ) AS n (id)
 )
-SELECT id FROM grp`
+`
+}
+
+// groupIDsSQL lists the ids of the duplicate group of the row $1.
+var groupIDsSQL = groupCTE("$1::bigint") + `SELECT id FROM grp`
 
 // Member is a document of a duplicate group, as the group's rule and its
 // pages see it.

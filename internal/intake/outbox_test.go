@@ -12,7 +12,6 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
-	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
 )
 
@@ -89,16 +88,7 @@ func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond})
-	failing := true
-	var mu sync.Mutex
-	w.app.Outbox.BeforeLaunch = func(intake.Job) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if failing {
-			return retry.MarkTransient(errors.New("worker pool unreachable"), 0)
-		}
-		return nil
-	}
+	fix := w.failLaunches("worker pool unreachable")
 	id := w.doc(t, 0)
 	a, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor)
 	if err != nil {
@@ -116,9 +106,7 @@ func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
 		t.Fatal("the failure is not in the audit trail")
 	}
 	// Recovery: the sweep launches it once its backoff has passed.
-	mu.Lock()
-	failing = false
-	mu.Unlock()
+	fix()
 	sweepUntil(t, w, func() bool {
 		j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
 		return j.Status != intake.JobFailed
@@ -142,16 +130,7 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond, MaxAttempts: 3})
-	var mu sync.Mutex
-	failing := true
-	w.app.Outbox.BeforeLaunch = func(intake.Job) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if failing {
-			return retry.MarkTransient(errors.New("launch refused"), 0)
-		}
-		return nil
-	}
+	fix := w.failLaunches("launch refused")
 	id := w.doc(t, 0)
 	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
 		t.Fatal(err)
@@ -164,9 +143,7 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 	if job.Attempts != 3 {
 		t.Fatalf("abandoned after %d attempts, want 3", job.Attempts)
 	}
-	mu.Lock()
-	failing = false // the cause is fixed; only an operator may revive the job
-	mu.Unlock()
+	fix() // the cause is fixed; only an operator may revive the job
 	for range 10 {
 		res, err := w.app.Outbox.Sweep(ctx, 100)
 		if err != nil || len(res.Launched)+len(res.Failed) != 0 {

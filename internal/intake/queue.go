@@ -87,17 +87,8 @@ type QueuePage struct {
 var amountPattern = regexp.MustCompile(`^-?[0-9]+([.,][0-9]{1,4})?$`)
 
 // groupSummarySQL summarises the duplicate group of the outer row d.
-const groupSummarySQL = `LEFT JOIN LATERAL (
-    WITH RECURSIVE grp (id) AS (
-        SELECT d.id
-        UNION
-        SELECT n.id FROM grp g CROSS JOIN LATERAL (
-            SELECT x.id FROM intake_documents x WHERE x.duplicate_of = g.id
-            UNION ALL
-            SELECT x.duplicate_of FROM intake_documents x WHERE x.id = g.id AND x.duplicate_of IS NOT NULL
-        ) AS n (id)
-    )
-    SELECT count(*) AS members,
+var groupSummarySQL = `LEFT JOIN LATERAL (
+    ` + groupCTE("d.id") + `    SELECT count(*) AS members,
            coalesce(bool_or(m.id <> d.id AND (m.status IN ('active', 'posted') OR m.result_entry_id IS NOT NULL)), false) AS accepted
     FROM grp JOIN intake_documents m ON m.id = grp.id
 ) g ON true`

@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/org"
+	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
 )
 
@@ -132,4 +135,24 @@ func (w *world) waitPosted(t *testing.T, id int64) intake.Document {
 func (w *world) entries(t *testing.T, id int64) int {
 	return testkit.Count(t, w.db, `SELECT count(*) FROM journal_entries WHERE org_id = $1 AND source_type = 'intake' AND source_id = $2`,
 		w.org.ID, fmt.Sprint(id))
+}
+
+// failLaunches makes every launch fail transiently with message until the
+// returned fix is called.
+func (w *world) failLaunches(message string) (fix func()) {
+	var mu sync.Mutex
+	failing := true
+	w.app.Outbox.BeforeLaunch = func(intake.Job) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failing {
+			return retry.MarkTransient(errors.New(message), 0)
+		}
+		return nil
+	}
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		failing = false
+	}
 }
