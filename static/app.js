@@ -121,8 +121,11 @@ document.addEventListener("keydown", function (e) {
       if (rows.length) { select(rows, Math.max(current - 1, 0)); e.preventDefault(); }
       return;
     case "o":
-    case "Enter":
       if (current >= 0) { window.location.href = rows[current].dataset.href; e.preventDefault(); }
+      return;
+    case "Enter":
+      // Only on the selected row itself: Enter on a link or button keeps its meaning.
+      if (current >= 0 && e.target === rows[current]) { window.location.href = rows[current].dataset.href; e.preventDefault(); }
       return;
     case "a": {
       const approve = document.querySelector("[data-testid=approve]:not([disabled])");

@@ -42,7 +42,9 @@ var reasonLabels = map[string]string{
 }
 
 // layoutGroup lays a group out in layers: a member sits one layer below the
-// member it duplicates (a member in a cycle stays with its cycle's layer).
+// member it duplicates. A cycle is cut where the walk meets a member it has
+// already passed, so its members fall in successive layers and one edge of
+// the cycle points upwards; every member and edge is still drawn.
 func layoutGroup(members []intake.Member, current int64) groupGraph {
 	byID := map[int64]intake.Member{}
 	for _, m := range members {

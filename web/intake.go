@@ -255,11 +255,11 @@ func (s *Server) watch(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	notice := "This document's duplicate group changed while you were looking at it."
-	for _, m := range group {
-		if m.ID != id && m.Accepted() {
+	if b, blocked := intake.BlockedBy(group, id); blocked {
+		notice = fmt.Sprintf("Document %d in this group is %s: this document cannot be approved now.", b.ID, b.Status)
+		if b.ApprovedBy != "" && b.ApprovedAt != nil {
 			notice = fmt.Sprintf("Document %d in this group was approved by %s at %s and is %s: this document cannot be approved now.",
-				m.ID, m.DecidedBy, m.DecidedAt.UTC().Format("15:04:05 UTC"), m.Status)
-			break
+				b.ID, b.ApprovedBy, b.ApprovedAt.UTC().Format("15:04:05 UTC"), b.Status)
 		}
 	}
 	c.Response().Header().Set("HX-Trigger", "groupChanged")

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -27,19 +28,23 @@ func (s *Server) countApprove(launch *intake.LaunchOutcome, err error) {
 	switch {
 	case apperr.Is(err, apperr.DuplicateGroupConflict):
 		outcome = "conflict"
-	case err != nil:
+	case apperr.Is(err, apperr.Invalid), apperr.Is(err, apperr.InvalidState):
 		outcome = "invalid"
+	case err != nil:
+		outcome = "error"
 	case launch != nil && launch.Outcome == "failed":
 		outcome = "launch_failed"
 	}
 	s.app.Metrics.ApproveOutcomes.WithLabelValues(outcome).Inc()
 }
 
-// metrics serves Prometheus metrics to this machine (a scraper on
-// loopback), and otherwise to admins only (session or API token).
+// metrics serves Prometheus metrics to a scraper on this machine, and
+// otherwise to admins only (session or API token). A request that came
+// through a proxy is not a local scraper, even though it arrives from
+// loopback: behind a proxy (Options.BehindProxy, or proxy headers) only
+// admins may read them.
 func (s *Server) metrics(c echo.Context) error {
-	host, _, _ := net.SplitHostPort(c.Request().RemoteAddr)
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+	if !s.localScraper(c.Request()) {
 		u := currentUser(c)
 		if u == nil && strings.HasPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ") {
 			tok := strings.TrimPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
@@ -56,4 +61,20 @@ func (s *Server) metrics(c echo.Context) error {
 	}
 	promhttp.HandlerFor(s.app.Metrics.Registry, promhttp.HandlerOpts{}).ServeHTTP(c.Response(), c.Request())
 	return nil
+}
+
+// localScraper reports whether a request comes straight from this machine:
+// from loopback, with no proxy in between.
+func (s *Server) localScraper(r *http.Request) bool {
+	if s.opts.BehindProxy {
+		return false
+	}
+	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip"} {
+		if r.Header.Get(h) != "" {
+			return false
+		}
+	}
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

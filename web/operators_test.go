@@ -72,6 +72,16 @@ func TestMetricsAreForLoopbackAndAdmins(t *testing.T) {
 		}
 	}
 
+	// Through a proxy on this machine (proxy headers): not a local scraper.
+	req, _ := http.NewRequest("GET", a.URL+"/metrics", nil)
+	req.Header.Set("X-Forwarded-For", "198.51.100.7")
+	req.Header.Set("Authorization", "Bearer "+reviewer.token)
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != 403 {
+		t.Errorf("a reviewer through a proxy: %d, want 403", resp.StatusCode)
+	}
+
 	// From elsewhere: admins only.
 	for _, tc := range []struct {
 		name  string

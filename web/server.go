@@ -29,6 +29,10 @@ type Options struct {
 	// Secure says the site is served over TLS (directly or behind a proxy):
 	// cookies become Secure and __Host- prefixed.
 	Secure bool
+	// BehindProxy says a reverse proxy serves the site: requests arriving
+	// from loopback are not this machine's own (no /metrics without an
+	// admin's credentials).
+	BehindProxy bool
 	// MaxUploadBytes limits uploaded documents (default 20 MiB).
 	MaxUploadBytes int64
 }

@@ -40,7 +40,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	defer d.Close()
 
 	services := app.New(d.pool, app.Config{Logger: logger, Workers: 4, MaxUploadBytes: *maxUpload, Model: modelConfig(e)})
-	srv := web.New(services, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, MaxUploadBytes: *maxUpload})
+	srv := web.New(services, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, BehindProxy: *behindTLS, MaxUploadBytes: *maxUpload})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", *addr, err)

@@ -35,7 +35,7 @@ func NewMetrics(pool *pgxpool.Pool) *Metrics {
 	}
 	m.Registry.MustRegister(m.ApproveOutcomes, m.SweepPasses, m.SweepLaunched, m.SweepFailed, m.RequestDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), dbCollector{pool})
-	for _, o := range []string{"launched", "launch_failed", "conflict", "invalid"} {
+	for _, o := range []string{"launched", "launch_failed", "conflict", "invalid", "error"} {
 		m.ApproveOutcomes.WithLabelValues(o)
 	}
 	return m

@@ -182,6 +182,11 @@ func seedPages(ctx context.Context, e *Env) (*pagesWorld, error) {
 			if _, err := tx.Exec(ctx, s.sql, s.args...); err != nil {
 				return fmt.Errorf("seed %s: %w", s.what, err)
 			}
+			// The next step's plan needs to know how many rows this one
+			// wrote (other benchmarks' rows fill the same tables).
+			if _, err := tx.Exec(ctx, "ANALYZE intake_documents, runs, jobs, journal_entries"); err != nil {
+				return fmt.Errorf("seed %s: %w", s.what, err)
+			}
 		}
 		return nil
 	})

@@ -156,6 +156,9 @@ func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFil
 	if err := needReason(reason); err != nil {
 		return BulkRetry{}, err
 	}
+	// Once confirmed, the retries go ahead even if the operator's request
+	// goes away (each launch is bounded by its own timeout).
+	ctx = context.WithoutCancel(ctx)
 	list, err := deadLetters(ctx, o.Pool, orgID, f, 0)
 	if err != nil {
 		return BulkRetry{}, err

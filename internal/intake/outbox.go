@@ -269,6 +269,8 @@ func (o *Outbox) Launch(ctx context.Context, jobID int64, trigger string, actor 
 }
 
 func (o *Outbox) launchAndRecord(ctx context.Context, jobID int64, trigger string, actor audit.Actor, mode lockMode, allowed ...JobStatus) LaunchOutcome {
+	ctx, cancel := launchContext(ctx)
+	defer cancel()
 	runID, err := o.launch(ctx, jobID, trigger, actor, mode, allowed...)
 	if err == nil {
 		return LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: runID, Status: JobLaunched}
@@ -297,6 +299,14 @@ func (o *Outbox) launchAndRecord(ctx context.Context, jobID int64, trigger strin
 	return LaunchOutcome{Outcome: "failed", JobID: jobID, Error: err.Error(), Class: job.ErrorClass, Status: job.Status}
 }
 
+// launchContext is the context a launch runs in: a launch decided (an
+// approval committed, an operator's retry) goes ahead when its caller goes
+// away — a reviewer closing the tab must not turn into a failed attempt —
+// bounded by a timeout of its own.
+func launchContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+}
+
 // Retry is an operator's retry of a job that failed or was abandoned (or is
 // still pending), with a reason; it launches the job now. Several operators
 // retrying at the same moment launch it once: the others see it launched.
@@ -309,6 +319,8 @@ func (o *Outbox) Retry(ctx context.Context, orgID, jobID int64, reason string, a
 		return LaunchOutcome{}, err
 	}
 	trigger := "operator: " + reason
+	ctx, cancel := launchContext(ctx)
+	defer cancel()
 	runID, err := o.launch(ctx, jobID, trigger, actor, lockWait, JobPending, JobFailed, JobAbandoned)
 	var nl errNotLaunchable
 	if errors.As(err, &nl) {
