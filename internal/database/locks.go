@@ -10,6 +10,10 @@ const (
 	LockLedgerSourceKey int32 = 71_001
 	// LockVersionGroup serialises filing the versions of one typewriter document.
 	LockVersionGroup int32 = 71_002
+	// LockContentKey serialises filing documents with one org's content key
+	// (same seller, date, currency and total), whose duplicates are found by
+	// a query rather than a unique index.
+	LockContentKey int32 = 71_003
 )
 
 // KeyLookupSettings is a select-list item that the first statement of a hot

@@ -27,18 +27,19 @@ func WithTestOptions(d *Decisions, o TestOptions) *Decisions {
 // Conflicts returns how many conflicts d met and retried.
 func (d *Decisions) Conflicts() int64 { return d.conflicts.Load() }
 
-// VersionLockMode is how a test store takes the version-group lock.
-type VersionLockMode = versionLockMode
+// GuardLockMode is how a test store takes the version-group and
+// content-key locks.
+type GuardLockMode = guardLockMode
 
-// VersionLock modes for NewPGStoreForTest.
+// GuardLock modes for NewPGStoreForTest.
 const (
-	VersionLockHeld          = versionLockHeld
-	VersionLockNone          = versionLockNone
-	VersionLockReleasedEarly = versionLockReleasedEarly
+	GuardLockHeld          = guardLockHeld
+	GuardLockNone          = guardLockNone
+	GuardLockReleasedEarly = guardLockReleasedEarly
 )
 
-// NewPGStoreForTest returns a store whose version-group lock works as mode
-// says, calling hook after reading the incumbent.
-func NewPGStoreForTest(db DB, mode versionLockMode, hook func(ctx context.Context)) *PGStore {
-	return &PGStore{db: db, versionLock: mode, afterIncumbentRead: hook}
+// NewPGStoreForTest returns a store whose guard locks work as mode says,
+// calling hook after each guard reads its incumbent.
+func NewPGStoreForTest(db DB, mode guardLockMode, hook func(ctx context.Context)) *PGStore {
+	return &PGStore{db: db, guardLock: mode, afterIncumbentRead: hook}
 }

@@ -22,19 +22,54 @@ type DB interface {
 // PGStore is the PostgreSQL store.
 type PGStore struct {
 	db DB
-	// versionLock and afterIncumbentRead are for tests only (export_test.go).
-	versionLock        versionLockMode
+	// guardLock and afterIncumbentRead are for tests only (export_test.go).
+	guardLock          guardLockMode
 	afterIncumbentRead func(ctx context.Context)
 }
 
-// versionLockMode is how filing a version takes its group's lock.
-type versionLockMode int
+// guardLockMode is how filing takes the advisory lock of a guard that
+// finds its incumbent by query (the version group, the content key).
+type guardLockMode int
 
 const (
-	versionLockHeld          versionLockMode = iota // held across the insert (the product)
-	versionLockNone                                 // no lock (tests show what breaks)
-	versionLockReleasedEarly                        // released before the insert (likewise)
+	guardLockHeld          guardLockMode = iota // held across the insert (the product)
+	guardLockNone                               // no lock (tests show what breaks)
+	guardLockReleasedEarly                      // released before the insert (likewise)
 )
+
+// guardSection starts the critical section of a guard: the incumbent read
+// and the filing that follows it, under a namespaced advisory lock held
+// until the filing commits. The returned func ends the section early, which
+// only the tests' guardLockReleasedEarly does.
+func (s *PGStore) guardSection(ctx context.Context, tx pgx.Tx, namespace int32, key string) (func() error, error) {
+	noop := func() error { return nil }
+	switch s.guardLock {
+	case guardLockHeld:
+		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, namespace, key)
+		return noop, err
+	case guardLockReleasedEarly:
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, namespace, key); err != nil {
+			return noop, err
+		}
+		return func() error {
+			_, err := tx.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, namespace, key)
+			return err
+		}, nil
+	}
+	return noop, nil
+}
+
+// readIncumbent ends a guard's read: the tests' hook runs here, between the
+// read and the filing.
+func (s *PGStore) readIncumbent(ctx context.Context, release func() error) error {
+	if err := release(); err != nil {
+		return err
+	}
+	if s.afterIncumbentRead != nil {
+		s.afterIncumbentRead(ctx)
+	}
+	return nil
+}
 
 // NewPGStore returns a store over a pool or a transaction.
 func NewPGStore(db DB) *PGStore { return &PGStore{db: db} }
@@ -110,26 +145,26 @@ func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, err
 	doc, err := database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
 		var orgID int64
 		if f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate {
-			var err error
-			if f, err = s.versionGuard(ctx, tx, id, f); err != nil {
+			// A row that would hold its keys passes the guards that find
+			// their incumbents by query: its version group's, then its
+			// content key's.
+			var group *int64
+			if err := tx.QueryRow(ctx, `SELECT org_id, version_group FROM intake_documents WHERE id = $1`, id).Scan(&orgID, &group); err != nil {
+				if errors.Is(err, pgx.ErrNoRows) {
+					return Document{}, errWrongState
+				}
 				return Document{}, err
 			}
-		}
-		holdsKey := f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate
-		if holdsKey && f.ContentKey != "" {
-			// Same facts under another number: found by query, since the
-			// content key is not unique (two genuine invoices can share it).
-			var incumbent int64
-			err := tx.QueryRow(ctx, `SELECT d.id FROM intake_documents d JOIN intake_documents me ON me.id = $1
-				WHERE d.org_id = me.org_id AND d.content_key = $2 AND d.id <> $1 AND d.duplicate_of IS NULL
-				  AND d.distinct_from IS NULL AND d.status NOT IN ('rejected', 'received')
-				  AND d.source_ref IS DISTINCT FROM $3
-				ORDER BY d.id LIMIT 1`, id, f.ContentKey, nullIfEmpty(f.SourceRef)).Scan(&incumbent)
-			if err == nil {
-				return Document{}, &NaturalKeyConflict{DocType: f.DocType, SourceRef: f.SourceRef, Incumbent: incumbent, Reason: SameContent}
+			var err error
+			if group != nil {
+				if f, err = s.versionGuard(ctx, tx, id, *group, f); err != nil {
+					return Document{}, err
+				}
 			}
-			if !errors.Is(err, pgx.ErrNoRows) {
-				return Document{}, fmt.Errorf("intake: queue: %w", err)
+			if f.DuplicateOf == 0 && f.ContentKey != "" {
+				if err := s.contentGuard(ctx, tx, id, orgID, f); err != nil {
+					return Document{}, err
+				}
 			}
 		}
 		status := Pending
@@ -189,39 +224,52 @@ LIMIT 1`
 // what makes a revision visible to the duplicate-group rule. The incumbent
 // read and the filing are one critical section under the group's
 // namespaced advisory lock, held until the filing commits.
-func (s *PGStore) versionGuard(ctx context.Context, tx pgx.Tx, id int64, f Filing) (Filing, error) {
-	var group *int64
-	if err := tx.QueryRow(ctx, `SELECT version_group FROM intake_documents WHERE id = $1`, id).Scan(&group); err != nil || group == nil {
+func (s *PGStore) versionGuard(ctx context.Context, tx pgx.Tx, id, group int64, f Filing) (Filing, error) {
+	release, err := s.guardSection(ctx, tx, database.LockVersionGroup, strconv.FormatInt(group, 10))
+	if err != nil {
 		return f, err
-	}
-	key := strconv.FormatInt(*group, 10)
-	switch s.versionLock {
-	case versionLockHeld:
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, database.LockVersionGroup, key); err != nil {
-			return f, err
-		}
-	case versionLockReleasedEarly:
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, database.LockVersionGroup, key); err != nil {
-			return f, err
-		}
 	}
 	var incumbent int64
-	err := tx.QueryRow(ctx, versionIncumbentSQL, *group, id).Scan(&incumbent)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if err := tx.QueryRow(ctx, versionIncumbentSQL, group, id).Scan(&incumbent); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return f, err
 	}
-	if s.versionLock == versionLockReleasedEarly {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, database.LockVersionGroup, key); err != nil {
-			return f, err
-		}
-	}
-	if s.afterIncumbentRead != nil {
-		s.afterIncumbentRead(ctx)
+	if err := s.readIncumbent(ctx, release); err != nil {
+		return f, err
 	}
 	if incumbent != 0 {
 		f.FlagReason, f.DuplicateOf, f.DuplicateReason = FlagDuplicate, incumbent, NewerVersion
 	}
 	return f, nil
+}
+
+// contentGuard refuses to let a row hold its content key (the same seller,
+// date, currency and total as a live row under another number) when another
+// row holds it: the natural-key conflict it returns files the row as a
+// duplicate. The key is not unique (two genuine invoices can share it), so
+// the incumbent is found by query, and the read and the filing are one
+// critical section under the org's content-key lock, held until the filing
+// commits: two such arrivals at once give one incumbent.
+func (s *PGStore) contentGuard(ctx context.Context, tx pgx.Tx, id, orgID int64, f Filing) error {
+	release, err := s.guardSection(ctx, tx, database.LockContentKey, strconv.FormatInt(orgID, 10)+"/"+f.ContentKey)
+	if err != nil {
+		return err
+	}
+	var incumbent int64
+	err = tx.QueryRow(ctx, `SELECT d.id FROM intake_documents d
+		WHERE d.org_id = $4 AND d.content_key = $2 AND d.id <> $1 AND d.duplicate_of IS NULL
+		  AND d.distinct_from IS NULL AND d.status NOT IN ('rejected', 'received')
+		  AND d.source_ref IS DISTINCT FROM $3
+		ORDER BY d.id LIMIT 1`, id, f.ContentKey, nullIfEmpty(f.SourceRef), orgID).Scan(&incumbent)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("intake: queue: %w", err)
+	}
+	if err := s.readIncumbent(ctx, release); err != nil {
+		return err
+	}
+	if incumbent != 0 {
+		return &NaturalKeyConflict{DocType: f.DocType, SourceRef: f.SourceRef, Incumbent: incumbent, Reason: SameContent}
+	}
+	return nil
 }
 
 // Get implements Store.

@@ -3,6 +3,7 @@ package intake_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,78 +42,116 @@ func (w *world) versions(t *testing.T, n int) (group int64, rows []int64) {
 	return group, rows
 }
 
+// received inserts an intake row as ingest leaves it, with no version group.
+func (w *world) received(t *testing.T) int64 {
+	t.Helper()
+	var id int64
+	if err := w.db.Pool.QueryRow(context.Background(), `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by)
+		VALUES ($1, $2, 'application/xml', 1, 'api', 't') RETURNING id`,
+		w.org.ID, intake.ContentHash([]byte(fmt.Sprintf("received/%d/%d", w.refs.Add(1), time.Now().UnixNano())))).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 func (w *world) filing(n int) intake.Filing {
 	return intake.Filing{DocType: "invoice", SourceRef: fmt.Sprintf("vat:SE1/TW-%d-%d", n, w.refs.Add(1)), Format: "facturx", Fields: w.fields}
 }
 
+// guardModes are the ways a test store takes a guard's lock: as the
+// product does, and the two ways that let two incumbents through.
+var guardModes = []struct {
+	name string
+	mode intake.GuardLockMode
+	ok   bool
+}{
+	{"lock held across the insert", intake.GuardLockHeld, true},
+	{"no lock (what the test guards against)", intake.GuardLockNone, false},
+	{"lock released before the insert (what the test guards against)", intake.GuardLockReleasedEarly, false},
+}
+
+// fileAtOnce files rows[i] with filings[i], each in its own transaction on
+// its own connection, through a store whose guard lock works as mode says.
+// Both filers meet after reading their incumbent: each waits until the
+// other has read too, or until the other waits for the lock this one holds
+// (no sleeps: the meeting is observed in pg_locks).
+func (w *world) fileAtOnce(t *testing.T, mode intake.GuardLockMode, rows []int64, filings []intake.Filing) []intake.Document {
+	t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	read := 0
+	hook := func(ctx context.Context) {
+		mu.Lock()
+		read++
+		mu.Unlock()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+			mu.Lock()
+			both := read >= len(rows)
+			mu.Unlock()
+			var waiting int
+			_ = w.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting)
+			if both || waiting > 0 {
+				return
+			}
+		}
+	}
+	docs := make([]intake.Document, len(rows))
+	errs := make([]error, len(rows))
+	var wg sync.WaitGroup
+	for i, id := range rows {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+				var err error
+				docs[i], err = intake.File(ctx, intake.NewPGStoreForTest(tx, mode, hook), id, filings[i])
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return docs
+}
+
+// filed says how each document was filed, briefly.
+func filed(docs []intake.Document) string {
+	var b strings.Builder
+	for _, d := range docs {
+		fmt.Fprintf(&b, "[%d %s duplicate_of=%d %s] ", d.ID, d.Status, d.DuplicateOf, d.DuplicateReason)
+	}
+	return b.String()
+}
+
+func incumbents(docs []intake.Document) int {
+	n := 0
+	for _, d := range docs {
+		if d.DuplicateOf == 0 {
+			n++
+		}
+	}
+	return n
+}
+
 func TestVersionsFiledAtOnceHaveOneIncumbent(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		mode int
-		ok   bool
-	}{
-		{"lock held across the insert", int(intake.VersionLockHeld), true},
-		{"no lock (what the test guards against)", int(intake.VersionLockNone), false},
-		{"lock released before the insert (what the test guards against)", int(intake.VersionLockReleasedEarly), false},
-	} {
+	for _, tc := range guardModes {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
 			w := newWorld(t, app.Config{})
 			_, rows := w.versions(t, 2)
-			// Both filers meet after reading the incumbent: each waits until
-			// the other read too, or waits for the lock this one holds.
-			var mu sync.Mutex
-			read := 0
-			hook := func(ctx context.Context) {
-				mu.Lock()
-				read++
-				mu.Unlock()
-				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-					mu.Lock()
-					both := read >= 2
-					mu.Unlock()
-					var waiting int
-					_ = w.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting)
-					if both || waiting > 0 {
-						return
-					}
-				}
-			}
-			docs := make([]intake.Document, 2)
-			errs := make([]error, 2)
-			var wg sync.WaitGroup
-			for i, id := range rows {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					errs[i] = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
-						var err error
-						docs[i], err = intake.File(ctx, intake.NewPGStoreForTest(tx, intakeMode(tc.mode), hook), id, w.filing(i))
-						return err
-					})
-				}()
-			}
-			wg.Wait()
-			for _, err := range errs {
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			incumbents := 0
-			for _, d := range docs {
-				if d.DuplicateOf == 0 {
-					incumbents++
-				}
-			}
-			if (incumbents == 1) != tc.ok {
-				t.Fatalf("%d incumbents among %+v", incumbents, docs)
+			docs := w.fileAtOnce(t, tc.mode, rows, []intake.Filing{w.filing(0), w.filing(1)})
+			if n := incumbents(docs); (n == 1) != tc.ok {
+				t.Fatalf("%d incumbents among %s", n, filed(docs))
 			}
 			if tc.ok {
 				for _, d := range docs {
 					if d.DuplicateOf != 0 && (d.DuplicateReason != intake.NewerVersion || d.Status != intake.Flagged) {
-						t.Fatalf("the later version: %+v", d)
+						t.Fatalf("the later version: %s", filed([]intake.Document{d}))
 					}
 				}
 			}
@@ -120,7 +159,35 @@ func TestVersionsFiledAtOnceHaveOneIncumbent(t *testing.T) {
 	}
 }
 
-func intakeMode(m int) intake.VersionLockMode { return intake.VersionLockMode(m) }
+// Two documents with the same facts under different numbers (a supplier
+// sending one invoice twice, renumbered) arriving at once: one holds the
+// content key, the other is flagged against it. The content key is not
+// unique, so only the guard's lock can make this true.
+func TestContentTwinsFiledAtOnceHaveOneIncumbent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range guardModes {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, app.Config{})
+			rows := []int64{w.received(t), w.received(t)}
+			filings := []intake.Filing{w.filing(0), w.filing(1)}
+			for i := range filings {
+				filings[i].ContentKey = "vat:SE1|2026-11-20|EUR|1250.00"
+			}
+			docs := w.fileAtOnce(t, tc.mode, rows, filings)
+			if n := incumbents(docs); (n == 1) != tc.ok {
+				t.Fatalf("%d incumbents among %s", n, filed(docs))
+			}
+			if tc.ok {
+				for _, d := range docs {
+					if d.DuplicateOf != 0 && (d.DuplicateReason != intake.SameContent || d.Status != intake.Flagged) {
+						t.Fatalf("the later twin: %s", filed([]intake.Document{d}))
+					}
+				}
+			}
+		})
+	}
+}
 
 func TestTheLiveIncumbentOfTheGroup(t *testing.T) {
 	t.Parallel()
