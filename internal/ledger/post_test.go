@@ -320,6 +320,15 @@ func TestPostTakesTheAdvisoryLockBeforeLookingUp(t *testing.T) {
 	if !res.Replayed {
 		t.Fatal("the waiting post must see the entry committed under the lock and replay it")
 	}
+	// It replayed by looking up after the lock, not by an insert that the
+	// unique index turned away: such an insert would have drawn an id.
+	var drawn int64
+	if err := db.Pool.QueryRow(ctx, `SELECT last_value FROM pg_sequences WHERE sequencename = 'journal_entries_id_seq'`).Scan(&drawn); err != nil {
+		t.Fatal(err)
+	}
+	if drawn != 1 {
+		t.Fatalf("%d entry ids drawn for one entry: the waiting post looked up before it took the lock", drawn)
+	}
 }
 
 func TestRawInsertRacingPastTheLock(t *testing.T) {
