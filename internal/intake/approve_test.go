@@ -2,12 +2,14 @@ package intake_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"pgregory.net/rapid"
 
 	"greatbook/internal/app"
@@ -230,6 +232,59 @@ func TestTheGroupLockIsTheFirstLock(t *testing.T) {
 			checkOneEntry(t, w, ids, winner)
 			if got := d.Conflicts() > 0; got != tc.wantConflict {
 				t.Fatalf("conflicts met: %d; want some: %v", d.Conflicts(), tc.wantConflict)
+			}
+		})
+	}
+}
+
+// While an approve waits for its group, it holds nothing: not even its own
+// row. (An approve that locked its row first and then waited for a member
+// another approver holds is one half of a deadlock.) A probe locks the
+// approving row with NOWAIT while the approve waits.
+func TestApproveHoldsNothingWhileItWaitsForTheGroup(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		rowFirst bool
+	}{
+		{"the group lock first", false},
+		{"the row first (what the test guards against)", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := newWorld(t, app.Config{})
+			ids := w.group(t, []int{-1, 0})
+			// Another transaction holds the older member.
+			tx, err := w.db.Conn(t).Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback(ctx) }()
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 FOR UPDATE`, ids[0]); err != nil {
+				t.Fatal(err)
+			}
+			d := intake.WithTestOptions(w.app.Decisions, intake.TestOptions{LockRowFirst: tc.rowFirst})
+			done := make(chan error, 1)
+			go func() {
+				_, err := d.Approve(ctx, w.org.ID, ids[1], w.actor)
+				done <- err
+			}()
+			waitBlocked(t, w)
+			_, probe := w.db.Conn(t).Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 FOR UPDATE NOWAIT`, ids[1])
+			if err := tx.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("the approve, once the member was free: %v", err)
+			}
+			var pgErr *pgconn.PgError
+			held := errors.As(probe, &pgErr) && pgErr.Code == "55P03"
+			if probe != nil && !held {
+				t.Fatal(probe)
+			}
+			if held != tc.rowFirst {
+				t.Fatalf("the approving row was locked while the approve waited for its group: %v", held)
 			}
 		})
 	}
