@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,6 +196,116 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 	if _, err := w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "", admin); !apperr.Is(err, apperr.Invalid) {
 		t.Fatalf("a retry without a reason: %v", err)
 	}
+}
+
+// A job is launched by one launcher at a time, under its row lock. The
+// first launcher is held inside its launch while a second comes: an
+// operator's retry waits for the lock and then finds the job launched; the
+// sweep skips the held job rather than wait (FOR UPDATE SKIP LOCKED), so
+// that several sweepers never queue behind one launch.
+func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		second string
+		want   string // what the second launcher does while the first holds the job
+	}{
+		{"an operator's retry", "waits"},
+		{"the sweep", "skips"},
+	} {
+		t.Run(tc.second, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := newWorld(t, app.Config{RetryBackoff: time.Millisecond})
+			fix := w.failLaunches("worker pool unreachable")
+			id := w.doc(t, 0)
+			if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+				t.Fatal(err)
+			}
+			fix()
+			job, _, err := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+			if err != nil || job.Status != intake.JobFailed {
+				t.Fatalf("job %+v %v", job, err)
+			}
+			var calls atomic.Int32
+			inside, release := make(chan struct{}), make(chan struct{})
+			w.app.Outbox.BeforeLaunch = func(intake.Job) error {
+				if calls.Add(1) == 1 {
+					close(inside)
+					<-release
+				}
+				return nil
+			}
+			admin := w.actor
+			admin.Label = "admin@example.test"
+			first := make(chan error, 1)
+			go func() {
+				_, err := w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "first", admin)
+				first <- err
+			}()
+			<-inside
+			second := make(chan error, 1)
+			var swept intake.SweepResult
+			go func() {
+				var err error
+				if tc.want == "waits" {
+					_, err = w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "second", admin)
+				} else {
+					swept, err = w.app.Outbox.Sweep(ctx, 100)
+				}
+				second <- err
+			}()
+			// The second launcher waits for the job's lock, skips the job
+			// (and finishes), or gets inside the launch too.
+			got := ""
+			var secondErr error
+			for deadline := time.Now().Add(10 * time.Second); got == ""; {
+				select {
+				case secondErr = <-second:
+					got = "skips"
+				default:
+					switch {
+					case calls.Load() > 1:
+						got = "launches it too"
+					case lockWaiters(t, w) > 0:
+						got = "waits"
+					case time.Now().After(deadline):
+						got = "hangs"
+					}
+				}
+			}
+			close(release)
+			if err := <-first; err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("while another launcher held the job, %s %s; want %s", tc.second, got, tc.want)
+			}
+			if tc.want == "waits" {
+				secondErr = <-second
+				if !apperr.Is(secondErr, apperr.InvalidState) {
+					t.Fatalf("the waiting retry, after the first launched the job: %v", secondErr)
+				}
+			} else if secondErr != nil || len(swept.Launched)+len(swept.Failed) != 0 {
+				t.Fatalf("the sweep beside a held job: %+v %v", swept, secondErr)
+			}
+			if n := testkit.Count(t, w.db, `SELECT count(*) FROM runs WHERE kind = 'bookkeeper' AND subject_id = $1`, id); n != 1 {
+				t.Fatalf("%d runs for one job", n)
+			}
+			w.waitPosted(t, id)
+		})
+	}
+}
+
+// lockWaiters counts the sessions of the test's database waiting for a
+// lock another session holds.
+func lockWaiters(t *testing.T, w *world) int {
+	t.Helper()
+	var n int
+	if err := w.db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+		AND wait_event_type = 'Lock' AND cardinality(pg_blocking_pids(pid)) > 0`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func TestAPermanentRunFailureIsADeadLetter(t *testing.T) {
