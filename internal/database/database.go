@@ -88,11 +88,12 @@ func WithTxV[T any](ctx context.Context, db Beginner, fn func(tx pgx.Tx) (T, err
 }
 
 // Migrate applies every pending migration. Concurrent callers (two processes
-// starting at once) serialise on goose's session advisory lock.
+// starting at once) serialise on goose's session advisory lock; a waiting
+// caller tries it every second for five minutes.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	locker, err := lock.NewPostgresSessionLocker()
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 	if err != nil {
 		return fmt.Errorf("database: migration lock: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pressly/goose/v3/lock"
 
 	"greatbook/internal/database"
 	"greatbook/internal/testkit"
@@ -50,6 +51,50 @@ func TestMigrateConcurrently(t *testing.T) {
 	}
 	if applied != distinct || applied == 0 {
 		t.Fatalf("migrations recorded %d times for %d versions", applied, distinct)
+	}
+}
+
+// Another process migrating holds goose's session lock: Migrate tries it,
+// waits without touching the schema, and migrates once it is free.
+func TestMigrateWaitsForTheMigrationLock(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewEmptyDB(t)
+	ctx := context.Background()
+	holder, err := pgx.Connect(ctx, db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	var holderPID int
+	if err := holder.QueryRow(ctx, `SELECT pg_backend_pid() FROM pg_advisory_lock($1)`, lock.DefaultLockID).Scan(&holderPID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- database.Migrate(ctx, db.Pool, nil) }()
+	// Until Migrate has tried the lock (and been refused), or has returned.
+	for tried := false; !tried; {
+		select {
+		case err := <-done:
+			t.Fatalf("Migrate returned while another process held the migration lock: %v", err)
+		default:
+		}
+		if err := holder.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity WHERE datname = current_database()
+			AND pid <> $1 AND query LIKE '%pg_try_advisory_lock%'`, holderPID).Scan(&tried); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var orgs *string
+	if err := holder.QueryRow(ctx, `SELECT to_regclass('orgs')::text`).Scan(&orgs); err != nil || orgs != nil {
+		t.Fatalf("the schema changed while another process held the lock: %v %v", orgs, err)
+	}
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_unlock($1)`, lock.DefaultLockID); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.QueryRow(ctx, `SELECT to_regclass('orgs')::text`).Scan(&orgs); err != nil || orgs == nil {
+		t.Fatalf("not migrated once the lock was free: %v", err)
 	}
 }
 
