@@ -89,7 +89,8 @@ func (w *world) fileAtOnce(t *testing.T, mode intake.GuardLockMode, rows []int64
 			both := read >= len(rows)
 			mu.Unlock()
 			var waiting int
-			_ = w.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting)
+			_ = w.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+				AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting)
 			if both || waiting > 0 {
 				return
 			}
