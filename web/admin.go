@@ -44,7 +44,7 @@ func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) erro
 }
 
 // bulkRetry counts what a filter matches (the dry run), then, confirmed with
-// that count and a reason, retries them all.
+// that count, the digest of that set and a reason, retries them all.
 func (s *Server) bulkRetry(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := currentUser(c)
@@ -53,7 +53,8 @@ func (s *Server) bulkRetry(c echo.Context) error {
 	status := http.StatusOK
 	if c.FormValue("step") == "retry" {
 		expected, _ := strconv.Atoi(c.FormValue("expected"))
-		res, err := s.app.Outbox.RetryMatching(ctx, u.OrgID, f, c.FormValue("reason"), expected, u.Actor())
+		confirmed := intake.DryRun{Count: expected, Set: c.FormValue("set")}
+		res, err := s.app.Outbox.RetryMatching(ctx, u.OrgID, f, c.FormValue("reason"), confirmed, u.Actor())
 		if err != nil {
 			e := toAppError(err)
 			if e.Code == apperr.Internal {
@@ -64,11 +65,11 @@ func (s *Server) bulkRetry(c echo.Context) error {
 			props.Result = &res
 		}
 	} else {
-		n, err := intake.CountDeadLetters(ctx, s.pool, u.OrgID, f)
+		dry, err := intake.DryRunRetry(ctx, s.pool, u.OrgID, f)
 		if err != nil {
 			return err
 		}
-		props.Preview = &n
+		props.Preview = &dry
 	}
 	if err := s.listDeadLetters(c, &props); err != nil {
 		return err

@@ -202,19 +202,28 @@ func TestBulkRetryAsksForACountThenAReason(t *testing.T) {
 	if v, _ := d.Find("[data-testid=bulk-form] input[name=expected]").Attr("value"); v != "3" {
 		t.Fatalf("the confirmation carries the count: %q", v)
 	}
+	set, _ := d.Find("[data-testid=bulk-form] input[name=set]").Attr("value")
+	if set == "" {
+		t.Fatal("the confirmation carries no digest of the set counted")
+	}
 	// A count that no longer holds is refused, and nothing is retried.
-	code, d = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"4"}, "reason": {"service back"}})
+	code, d = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"4"}, "set": {set}, "reason": {"service back"}})
 	if code != 409 || !strings.Contains(d.Find("[data-testid=dl-error]").Text(), "count again") {
 		t.Fatalf("a stale count: %d %q", code, d.Find("[data-testid=dl-error]").Text())
 	}
-	code, _ = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"3"}})
+	code, _ = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"3"}, "set": {set}})
 	if code != 422 && code != 400 {
 		t.Fatalf("no reason: %d", code)
 	}
 	if n := testkit.Count(t, a.db, `SELECT count(*) FROM jobs WHERE org_id = $1 AND status = 'abandoned'`, o.ID); n != 3 {
 		t.Fatalf("refused bulk retries touched %d jobs", 3-n)
 	}
-	code, d = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"3"}, "reason": {"service back"}})
+	// As many, but not the set counted (a digest that does not match): refused.
+	code, d = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"3"}, "set": {"x" + set[1:]}, "reason": {"service back"}})
+	if code != 409 || !strings.Contains(d.Find("[data-testid=dl-error]").Text(), "not the ones you counted") {
+		t.Fatalf("another set: %d %q", code, d.Find("[data-testid=dl-error]").Text())
+	}
+	code, d = post(url.Values{"supplier": {"acme"}, "step": {"retry"}, "expected": {"3"}, "set": {set}, "reason": {"service back"}})
 	if code != 200 || !strings.Contains(d.Find("[data-testid=bulk-result]").Text(), "Retried 3: 3 launched") {
 		t.Fatalf("bulk retry: %d %q", code, d.Find("[data-testid=bulk-result]").Text())
 	}

@@ -2,7 +2,10 @@ package intake
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,7 +140,7 @@ type BulkRetry struct {
 	Skipped  int // launched meanwhile by someone else
 }
 
-// CountDeadLetters is the dry run of RetryMatching: how many it would retry.
+// CountDeadLetters counts the dead letters a filter matches.
 func CountDeadLetters(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter) (int, error) {
 	where, args, err := f.where(orgID)
 	if err != nil {
@@ -148,11 +151,47 @@ func CountDeadLetters(ctx context.Context, q database.Querier, orgID int64, f De
 	return n, err
 }
 
+// DryRun is what a bulk retry would retry: how many dead letters a filter
+// matches, and a digest of which (Set). The confirmation brings both back,
+// and RetryMatching retries only if the filter still matches that very set.
+type DryRun struct {
+	Count int
+	Set   string
+}
+
+// DryRunRetry is the dry run of RetryMatching.
+func DryRunRetry(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter) (DryRun, error) {
+	where, args, err := f.where(orgID)
+	if err != nil {
+		return DryRun{}, err
+	}
+	rows, err := q.Query(ctx, `SELECT j.id FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE `+where, args...)
+	if err != nil {
+		return DryRun{}, fmt.Errorf("intake: dry run: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return DryRun{}, fmt.Errorf("intake: dry run: %w", err)
+	}
+	return dryRunOf(ids), nil
+}
+
+// dryRunOf is the count and digest of a set of job ids, in any order.
+func dryRunOf(ids []int64) DryRun {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	h := sha256.New()
+	for _, id := range ids {
+		fmt.Fprintf(h, "%d,", id)
+	}
+	return DryRun{Count: len(ids), Set: hex.EncodeToString(h.Sum(nil)[:12])}
+}
+
 // RetryMatching retries every dead letter a filter matches, with a reason,
-// provided they are still as many as the operator saw in the dry run (the
-// set must not have changed between the count and the confirmation). Each
-// retry is audited with the actor like a single one.
-func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFilter, reason string, expected int, actor audit.Actor) (BulkRetry, error) {
+// provided they are still the very set the operator saw in the dry run (not
+// only as many: someone else's retry and a new dead letter would leave the
+// count alone). Each retry is audited with the actor like a single one.
+func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFilter, reason string, confirmed DryRun, actor audit.Actor) (BulkRetry, error) {
 	if err := needReason(reason); err != nil {
 		return BulkRetry{}, err
 	}
@@ -164,8 +203,15 @@ func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFil
 		return BulkRetry{}, err
 	}
 	res := BulkRetry{Matched: len(list)}
-	if len(list) != expected {
-		return res, apperr.New(apperr.InvalidState, "the filter now matches %d dead letters, not the %d you confirmed; count again", len(list), expected)
+	ids := make([]int64, 0, len(list))
+	for _, dl := range list {
+		ids = append(ids, dl.ID)
+	}
+	switch now := dryRunOf(ids); {
+	case now.Count != confirmed.Count:
+		return res, apperr.New(apperr.InvalidState, "the filter now matches %d dead letters, not the %d you confirmed; count again", now.Count, confirmed.Count)
+	case now.Set != confirmed.Set:
+		return res, apperr.New(apperr.InvalidState, "the filter still matches %d dead letters, but not the ones you counted; count again", now.Count)
 	}
 	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: orgID, Actor: actor, Action: "bulk_retry",
 		Detail: map[string]any{"reason": reason, "matched": len(list), "filter": f}}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,6 +114,50 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 	}
 }
 
+// The confirmation of a bulk retry names the set the dry run counted, not
+// only its size: after someone else retried one of them and a new dead
+// letter arrived, the filter matches as many, but not the ones the
+// operator saw, and nothing is retried.
+func TestBulkRetryRetriesOnlyTheSetItCounted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	deadLetter := func(number string) (job int64) {
+		id := w.doc(t, 0)
+		w.named(t, id, "Acme Oy", number, "")
+		if err := w.db.Pool.QueryRow(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error,
+			error_class, created_by) VALUES ($1, $2, 'abandoned', 5, 5, 'posting service unavailable', 'transient', 'test')
+			RETURNING id`, w.org.ID, id).Scan(&job); err != nil {
+			t.Fatal(err)
+		}
+		return job
+	}
+	a, _ := deadLetter("N-1"), deadLetter("N-2")
+	acme := intake.DeadLetterFilter{Supplier: "acme"}
+	dry, err := intake.DryRunRetry(ctx, w.db.Pool, w.org.ID, acme)
+	if err != nil || dry.Count != 2 {
+		t.Fatalf("dry run: %+v %v", dry, err)
+	}
+	// Meanwhile another operator revives the first, and a new one arrives.
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE jobs SET status = 'launched' WHERE id = $1`, a); err != nil {
+		t.Fatal(err)
+	}
+	deadLetter("N-3")
+	admin := w.actor
+	admin.Label = "admin@example.test"
+	_, err = w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", dry, admin)
+	if !apperr.Is(err, apperr.InvalidState) || !strings.Contains(err.Error(), "not the ones you counted") {
+		t.Fatalf("a confirmation of another set: %v", err)
+	}
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM jobs WHERE org_id = $1 AND status = 'abandoned'`, w.org.ID); n != 2 {
+		t.Fatalf("the refused bulk retry touched %d dead letters", 2-n)
+	}
+	again, err := intake.DryRunRetry(ctx, w.db.Pool, w.org.ID, acme)
+	if err != nil || again.Count != 2 || again.Set == dry.Set {
+		t.Fatalf("a new dry run: %+v %v (the first: %+v)", again, err, dry)
+	}
+}
+
 func TestBulkRetryRetriesWhatTheDryRunCounted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -133,9 +178,9 @@ func TestBulkRetryRetriesWhatTheDryRunCounted(t *testing.T) {
 		}
 	}
 	acme := intake.DeadLetterFilter{Supplier: "acme"}
-	n, err := intake.CountDeadLetters(ctx, w.db.Pool, w.org.ID, acme)
-	if err != nil || n != 2 {
-		t.Fatalf("dry run: %d %v, want 2", n, err)
+	dry, err := intake.DryRunRetry(ctx, w.db.Pool, w.org.ID, acme)
+	if err != nil || dry.Count != 2 {
+		t.Fatalf("dry run: %+v %v, want 2", dry, err)
 	}
 	fix()
 	admin := w.actor
@@ -143,13 +188,13 @@ func TestBulkRetryRetriesWhatTheDryRunCounted(t *testing.T) {
 
 	// A stale count (someone else's retry, or a new dead letter, since the
 	// dry run) retries nothing.
-	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", 3, admin); !apperr.Is(err, apperr.InvalidState) {
+	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", intake.DryRun{Count: 3, Set: dry.Set}, admin); !apperr.Is(err, apperr.InvalidState) {
 		t.Fatalf("a stale count: %v", err)
 	}
-	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "", 2, admin); !apperr.Is(err, apperr.Invalid) {
+	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "", dry, admin); !apperr.Is(err, apperr.Invalid) {
 		t.Fatalf("no reason: %v", err)
 	}
-	res, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", 2, admin)
+	res, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", dry, admin)
 	if err != nil || res.Matched != 2 || res.Launched != 2 {
 		t.Fatalf("bulk retry: %+v %v", res, err)
 	}
