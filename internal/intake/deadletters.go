@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -165,26 +166,32 @@ func DryRunRetry(ctx context.Context, q database.Querier, orgID int64, f DeadLet
 	if err != nil {
 		return DryRun{}, err
 	}
-	rows, err := q.Query(ctx, `SELECT j.id FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE `+where, args...)
+	rows, err := q.Query(ctx, `SELECT j.id, j.attempts FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE `+where, args...)
 	if err != nil {
 		return DryRun{}, fmt.Errorf("intake: dry run: %w", err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
+		var j Job
+		err := r.Scan(&j.ID, &j.Attempts)
+		return j, err
+	})
 	if err != nil {
 		return DryRun{}, fmt.Errorf("intake: dry run: %w", err)
 	}
-	return dryRunOf(ids), nil
+	return dryRunOf(jobs), nil
 }
 
-// dryRunOf is the count and digest of a set of job ids, in any order.
-func dryRunOf(ids []int64) DryRun {
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
+// dryRunOf is the count and digest of a set of jobs, in any order. The
+// digest covers each job's attempts too: a job someone else retried, which
+// failed again and matches once more, is not the dead letter counted.
+func dryRunOf(jobs []Job) DryRun {
+	jobs = slices.Clone(jobs)
+	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Compare(a.ID, b.ID) })
 	h := sha256.New()
-	for _, id := range ids {
-		fmt.Fprintf(h, "%d,", id)
+	for _, j := range jobs {
+		fmt.Fprintf(h, "%d:%d,", j.ID, j.Attempts)
 	}
-	return DryRun{Count: len(ids), Set: hex.EncodeToString(h.Sum(nil)[:12])}
+	return DryRun{Count: len(jobs), Set: hex.EncodeToString(h.Sum(nil)[:12])}
 }
 
 // RetryMatching retries every dead letter a filter matches, with a reason,
@@ -203,11 +210,11 @@ func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFil
 		return BulkRetry{}, err
 	}
 	res := BulkRetry{Matched: len(list)}
-	ids := make([]int64, 0, len(list))
+	jobs := make([]Job, 0, len(list))
 	for _, dl := range list {
-		ids = append(ids, dl.ID)
+		jobs = append(jobs, dl.Job)
 	}
-	switch now := dryRunOf(ids); {
+	switch now := dryRunOf(jobs); {
 	case now.Count != confirmed.Count:
 		return res, apperr.New(apperr.InvalidState, "the filter now matches %d dead letters, not the %d you confirmed; count again", now.Count, confirmed.Count)
 	case now.Set != confirmed.Set:

@@ -132,7 +132,7 @@ func TestBulkRetryRetriesOnlyTheSetItCounted(t *testing.T) {
 		}
 		return job
 	}
-	a, _ := deadLetter("N-1"), deadLetter("N-2")
+	a, b := deadLetter("N-1"), deadLetter("N-2")
 	acme := intake.DeadLetterFilter{Supplier: "acme"}
 	dry, err := intake.DryRunRetry(ctx, w.db.Pool, w.org.ID, acme)
 	if err != nil || dry.Count != 2 {
@@ -155,6 +155,14 @@ func TestBulkRetryRetriesOnlyTheSetItCounted(t *testing.T) {
 	again, err := intake.DryRunRetry(ctx, w.db.Pool, w.org.ID, acme)
 	if err != nil || again.Count != 2 || again.Set == dry.Set {
 		t.Fatalf("a new dry run: %+v %v (the first: %+v)", again, err, dry)
+	}
+	// The same jobs, but one was retried by someone else and failed again:
+	// not the dead letter the operator counted either.
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE jobs SET attempts = attempts + 1 WHERE id = $1`, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", again, admin); !apperr.Is(err, apperr.InvalidState) {
+		t.Fatalf("a confirmation of a set retried meanwhile: %v", err)
 	}
 }
 
