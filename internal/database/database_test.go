@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -72,11 +73,14 @@ func TestMigrateWaitsForTheMigrationLock(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- database.Migrate(ctx, db.Pool, nil) }()
 	// Until Migrate has tried the lock (and been refused), or has returned.
-	for tried := false; !tried; {
+	for tried, deadline := false, time.Now().Add(30*time.Second); !tried; {
 		select {
 		case err := <-done:
 			t.Fatalf("Migrate returned while another process held the migration lock: %v", err)
 		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Migrate never tried the migration lock")
 		}
 		if err := holder.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity WHERE datname = current_database()
 			AND pid <> $1 AND query LIKE '%pg_try_advisory_lock%'`, holderPID).Scan(&tried); err != nil {

@@ -226,8 +226,15 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			if err != nil || job.Status != intake.JobFailed {
 				t.Fatalf("job %+v %v", job, err)
 			}
+			// Due now, so that the sweep certainly reaches it.
+			if _, err := w.db.Pool.Exec(ctx, `UPDATE jobs SET next_attempt_at = now() - interval '1 minute' WHERE id = $1`, job.ID); err != nil {
+				t.Fatal(err)
+			}
 			var calls atomic.Int32
 			inside, release := make(chan struct{}), make(chan struct{})
+			var releaseOnce sync.Once
+			free := func() { releaseOnce.Do(func() { close(release) }) }
+			defer free() // never leave the first launcher parked, holding the job
 			w.app.Outbox.BeforeLaunch = func(intake.Job) error {
 				if calls.Add(1) == 1 {
 					close(inside)
@@ -242,7 +249,11 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 				_, err := w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "first", admin)
 				first <- err
 			}()
-			<-inside
+			select {
+			case <-inside:
+			case err := <-first:
+				t.Fatalf("the first retry never got inside its launch: %v", err)
+			}
 			second := make(chan error, 1)
 			var swept intake.SweepResult
 			go func() {
@@ -273,7 +284,7 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 					}
 				}
 			}
-			close(release)
+			free()
 			if err := <-first; err != nil {
 				t.Fatal(err)
 			}

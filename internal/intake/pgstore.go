@@ -231,6 +231,7 @@ func (s *PGStore) versionGuard(ctx context.Context, tx pgx.Tx, id, group int64, 
 	}
 	var incumbent int64
 	if err := tx.QueryRow(ctx, versionIncumbentSQL, group, id).Scan(&incumbent); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		_ = release()
 		return f, err
 	}
 	if err := s.readIncumbent(ctx, release); err != nil {
@@ -261,6 +262,7 @@ func (s *PGStore) contentGuard(ctx context.Context, tx pgx.Tx, id, orgID int64, 
 		  AND d.source_ref IS DISTINCT FROM $3
 		ORDER BY d.id LIMIT 1`, id, f.ContentKey, nullIfEmpty(f.SourceRef), orgID).Scan(&incumbent)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		_ = release()
 		return fmt.Errorf("intake: queue: %w", err)
 	}
 	if err := s.readIncumbent(ctx, release); err != nil {

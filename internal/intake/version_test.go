@@ -78,15 +78,20 @@ var guardModes = []struct {
 func (w *world) fileAtOnce(t *testing.T, mode intake.GuardLockMode, rows []int64, filings []intake.Filing) []intake.Document {
 	t.Helper()
 	ctx := context.Background()
+	type filerKey struct{}
 	var mu sync.Mutex
-	read := 0
+	read := map[int]bool{} // the filers that have read an incumbent
 	hook := func(ctx context.Context) {
 		mu.Lock()
-		read++
+		read[ctx.Value(filerKey{}).(int)] = true
 		mu.Unlock()
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			if time.Now().After(deadline) {
+				t.Error("the filers never met")
+				return
+			}
 			mu.Lock()
-			both := read >= len(rows)
+			both := len(read) >= len(rows)
 			mu.Unlock()
 			var waiting int
 			_ = w.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
@@ -103,6 +108,7 @@ func (w *world) fileAtOnce(t *testing.T, mode intake.GuardLockMode, rows []int64
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ctx := context.WithValue(ctx, filerKey{}, i)
 			errs[i] = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 				var err error
 				docs[i], err = intake.File(ctx, intake.NewPGStoreForTest(tx, mode, hook), id, filings[i])
