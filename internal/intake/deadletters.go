@@ -148,8 +148,17 @@ func CountDeadLetters(ctx context.Context, q database.Querier, orgID int64, f De
 		return 0, err
 	}
 	var n int
-	err = q.QueryRow(ctx, `SELECT count(*) FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE `+where, args...).Scan(&n)
+	err = q.QueryRow(ctx, `SELECT count(*) FROM `+f.from()+` WHERE `+where, args...).Scan(&n)
 	return n, err
+}
+
+// from is what a count of the filter's dead letters reads: the jobs, and
+// their documents only when the filter asks for a supplier.
+func (f DeadLetterFilter) from() string {
+	if strings.TrimSpace(f.Supplier) == "" {
+		return "jobs j"
+	}
+	return "jobs j JOIN intake_documents d ON d.id = j.intake_id"
 }
 
 // DryRun is what a bulk retry would retry: how many dead letters a filter
@@ -166,7 +175,7 @@ func DryRunRetry(ctx context.Context, q database.Querier, orgID int64, f DeadLet
 	if err != nil {
 		return DryRun{}, err
 	}
-	rows, err := q.Query(ctx, `SELECT j.id, j.attempts FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE `+where, args...)
+	rows, err := q.Query(ctx, `SELECT j.id, j.attempts FROM `+f.from()+` WHERE `+where, args...)
 	if err != nil {
 		return DryRun{}, fmt.Errorf("intake: dry run: %w", err)
 	}
