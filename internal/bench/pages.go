@@ -202,6 +202,11 @@ func seedPages(ctx context.Context, e *Env) (*pagesWorld, error) {
 	var n int
 	_ = e.Pool.QueryRow(ctx, `SELECT count(*) FROM intake_documents WHERE org_id = $1`, o.ID).Scan(&n)
 	fmt.Fprintf(e.Out, "pages: loaded %d intake rows in %.1f s\n", n, time.Since(start).Seconds())
+	var entries, lines, jobs, runs int
+	_ = e.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM journal_entries WHERE org_id = $1), (SELECT count(*) FROM journal_lines WHERE org_id = $1),
+		(SELECT count(*) FROM jobs), (SELECT count(*) FROM runs)`, o.ID).Scan(&entries, &lines, &jobs, &runs)
+	fmt.Fprintf(e.Out, "pages: the org has %d journal entries (%d lines); the cluster has %d jobs and %d runs (other benchmarks' too)\n",
+		entries, lines, jobs, runs)
 
 	w := &pagesWorld{org: o}
 	sample := func(sql string, dst any) error {
