@@ -134,14 +134,28 @@ func filed(docs []intake.Document) string {
 	return b.String()
 }
 
-func incumbents(docs []intake.Document) int {
+// wantOneIncumbent checks filings made at once: with the guard's lock
+// (ok) exactly one holds its keys and the others are flagged against it for
+// reason; without it (!ok) the test expects the lock's absence to show.
+func wantOneIncumbent(t *testing.T, docs []intake.Document, ok bool, reason string) {
+	t.Helper()
 	n := 0
 	for _, d := range docs {
 		if d.DuplicateOf == 0 {
 			n++
 		}
 	}
-	return n
+	if (n == 1) != ok {
+		t.Fatalf("%d incumbents among %s", n, filed(docs))
+	}
+	if !ok {
+		return
+	}
+	for _, d := range docs {
+		if d.DuplicateOf != 0 && (d.DuplicateReason != reason || d.Status != intake.Flagged) {
+			t.Fatalf("the later filing: %s", filed([]intake.Document{d}))
+		}
+	}
 }
 
 func TestVersionsFiledAtOnceHaveOneIncumbent(t *testing.T) {
@@ -152,16 +166,7 @@ func TestVersionsFiledAtOnceHaveOneIncumbent(t *testing.T) {
 			w := newWorld(t, app.Config{})
 			_, rows := w.versions(t, 2)
 			docs := w.fileAtOnce(t, tc.mode, rows, []intake.Filing{w.filing(0), w.filing(1)})
-			if n := incumbents(docs); (n == 1) != tc.ok {
-				t.Fatalf("%d incumbents among %s", n, filed(docs))
-			}
-			if tc.ok {
-				for _, d := range docs {
-					if d.DuplicateOf != 0 && (d.DuplicateReason != intake.NewerVersion || d.Status != intake.Flagged) {
-						t.Fatalf("the later version: %s", filed([]intake.Document{d}))
-					}
-				}
-			}
+			wantOneIncumbent(t, docs, tc.ok, intake.NewerVersion)
 		})
 	}
 }
@@ -182,16 +187,7 @@ func TestContentTwinsFiledAtOnceHaveOneIncumbent(t *testing.T) {
 				filings[i].ContentKey = "vat:SE1|2026-11-20|EUR|1250.00"
 			}
 			docs := w.fileAtOnce(t, tc.mode, rows, filings)
-			if n := incumbents(docs); (n == 1) != tc.ok {
-				t.Fatalf("%d incumbents among %s", n, filed(docs))
-			}
-			if tc.ok {
-				for _, d := range docs {
-					if d.DuplicateOf != 0 && (d.DuplicateReason != intake.SameContent || d.Status != intake.Flagged) {
-						t.Fatalf("the later twin: %s", filed([]intake.Document{d}))
-					}
-				}
-			}
+			wantOneIncumbent(t, docs, tc.ok, intake.SameContent)
 		})
 	}
 }
