@@ -136,6 +136,9 @@ func TestCSRF(t *testing.T) {
 		// Echo's own CSRF middleware would let this through: any client can claim same-origin.
 		{"no token but Sec-Fetch-Site same-origin", nil, map[string]string{"Sec-Fetch-Site": "same-origin"}},
 		{"valid token from a cross-site page", url.Values{"_csrf": {csrf}}, map[string]string{"Sec-Fetch-Site": "cross-site"}},
+		// htmx requests are checked like forms: the header token, or nothing passes.
+		{"htmx request without a token", nil, map[string]string{"HX-Request": "true"}},
+		{"htmx request with a wrong header token", nil, map[string]string{"HX-Request": "true", "X-CSRF-Token": "x" + csrf[1:]}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := post(t, tc.form, tc.header); got != http.StatusForbidden {
@@ -149,6 +152,49 @@ func TestCSRF(t *testing.T) {
 			t.Fatalf("status %d, want 303", got)
 		}
 	})
+}
+
+// Signing out in the browser revokes the session on the server: a copy of
+// the cookie taken before it no longer signs anyone in.
+func TestSignOutRevokesACopiedCookie(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := a.client(t)
+	csrf := a.signIn(t, c, u)
+	base, _ := url.Parse(a.URL)
+	copied := c.Jar.Cookies(base)
+	if len(copied) == 0 {
+		t.Fatal("no session cookie after sign-in")
+	}
+	withCopy := func() *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("GET", a.URL+"/desk", nil)
+		for _, ck := range copied {
+			req.AddCookie(ck)
+		}
+		resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if resp := withCopy(); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the copied cookie before sign-out: %d", resp.StatusCode)
+	}
+	resp, err := c.PostForm(a.URL+"/signout", url.Values{"_csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-out: %d", resp.StatusCode)
+	}
+	if resp := withCopy(); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/signin") {
+		t.Fatalf("the copied cookie after sign-out: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
 }
 
 func TestAPIAuthAndErrorShape(t *testing.T) {
