@@ -274,3 +274,32 @@ func TestTheSourceKeyExplorerShowsReplaysAndConflicts(t *testing.T) {
 		t.Errorf("the conflict does not say what differed: %q", d.Find("[data-outcome=conflict]").Text())
 	}
 }
+
+// Marking a document "not a duplicate" is an admin's decision in the
+// browser as in the API: a reviewer's form post, with a valid token, is
+// refused and the duplicate stays filed as one.
+func TestNotADuplicateInTheBrowserIsForAdmins(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	first := seedDoc(t, a, o, "pending", "Acme Oy", "A-1", "10.00")
+	second := seedDoc(t, a, o, "pending", "Acme Oy", "A-1b", "10.00")
+	if _, err := a.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET status = 'flagged', flag_reason = 'duplicate',
+		duplicate_of = $2, duplicate_reason = 'same_reference' WHERE id = $1`, second, first); err != nil {
+		t.Fatal(err)
+	}
+	reviewer := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := a.client(t)
+	csrf := a.signIn(t, c, reviewer)
+	resp, err := c.PostForm(fmt.Sprintf("%s/intake/%d/not-a-duplicate", a.URL, second), url.Values{"_csrf": {csrf}, "reason": {"different year"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a reviewer's not-a-duplicate: %d, want 403", resp.StatusCode)
+	}
+	if n := testkit.Count(t, a.db, `SELECT count(*) FROM intake_documents WHERE id = $1 AND duplicate_of = $2`, second, first); n != 1 {
+		t.Fatal("the refused request removed the duplicate edge")
+	}
+}
