@@ -400,6 +400,13 @@ func TestMembersThatNeverBlock(t *testing.T) {
 	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, ids[0], "wrong supplier", w.actor); err != nil {
 		t.Fatal(err)
 	}
+	// A rejected document is not approved later (a new copy would be).
+	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[0], w.actor); !apperr.Is(err, apperr.InvalidState) {
+		t.Fatalf("approving a rejected document: %v", err)
+	}
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM jobs WHERE intake_id = $1`, ids[0]); n != 0 {
+		t.Fatalf("%d jobs for a rejected document", n)
+	}
 	// Pending, flagged and rejected members never block.
 	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[2], w.actor); err != nil {
 		t.Fatalf("approving beside a rejected, a flagged and a pending member: %v", err)
@@ -410,6 +417,49 @@ func TestMembersThatNeverBlock(t *testing.T) {
 	}
 	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, ids[1], "", w.actor); !apperr.Is(err, apperr.Invalid) {
 		t.Fatalf("a reject without a reason: %v", err)
+	}
+}
+
+// Reject takes the group lock too: a reject that comes while an approve of
+// the same document is committing waits for it, then finds the document
+// approved — it never overwrites an approval that holds a job.
+func TestRejectWaitsForAnApprovalInFlight(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	ids := w.group(t, []int{-1, 0})
+	inside, release := make(chan struct{}), make(chan struct{})
+	d := intake.WithTestOptions(w.app.Decisions, intake.TestOptions{BeforeCommit: func() error {
+		close(inside)
+		<-release
+		return nil
+	}})
+	approved := make(chan error, 1)
+	go func() {
+		_, err := d.Approve(ctx, w.org.ID, ids[1], w.actor)
+		approved <- err
+	}()
+	select {
+	case <-inside:
+	case err := <-approved:
+		t.Fatalf("the approve never reached its commit: %v", err)
+	}
+	rejected := make(chan error, 1)
+	go func() {
+		_, err := w.app.Decisions.Reject(ctx, w.org.ID, ids[1], "wrong supplier", w.actor)
+		rejected <- err
+	}()
+	waitBlocked(t, w)
+	close(release)
+	if err := <-approved; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-rejected; !apperr.Is(err, apperr.InvalidState) {
+		t.Fatalf("the reject after the approval committed: %v", err)
+	}
+	doc, err := intake.NewPGStore(w.db.Pool).Get(ctx, w.org.ID, ids[1])
+	if err != nil || (doc.Status != intake.Active && doc.Status != intake.Posted) {
+		t.Fatalf("the approved document is now %+v %v", doc.Status, err)
 	}
 }
 
