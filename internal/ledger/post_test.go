@@ -485,6 +485,13 @@ func TestInvalidRequestsAreRefusedWithReasons(t *testing.T) {
 	if err := ledger.SetAccountActive(ctx, db.Pool, o.ID, "6500", false); err != nil {
 		t.Fatal(err)
 	}
+	// What a reason says, where its field alone does not tell the checks apart.
+	says := map[string]string{
+		"negative":                 "negative",
+		"negative beside positive": "negative",
+		"unknown account":          "no account",
+		"inactive account":         "inactive",
+	}
 	for _, tc := range []struct {
 		name   string
 		change func(r *ledger.Request)
@@ -495,6 +502,10 @@ func TestInvalidRequestsAreRefusedWithReasons(t *testing.T) {
 		{"negative", func(r *ledger.Request) {
 			r.Lines[0].Debit = dec("-100.00")
 			r.Lines[2].Credit = dec("-75.00")
+		}, "lines[0]"},
+		// One side negative, the other positive: only the sign check refuses it.
+		{"negative beside positive", func(r *ledger.Request) {
+			r.Lines[0].Debit, r.Lines[0].Credit = dec("-100.00"), dec("100.00")
 		}, "lines[0]"},
 		{"both sides", func(r *ledger.Request) { r.Lines[1].Credit = dec("25.00"); r.Lines[2].Credit = dec("100.00") }, "lines[1]"},
 		{"zero line", func(r *ledger.Request) {
@@ -523,10 +534,10 @@ func TestInvalidRequestsAreRefusedWithReasons(t *testing.T) {
 			reasons, _ := e.Details["reasons"].([]ledger.Reason)
 			found := false
 			for _, rs := range reasons {
-				found = found || rs.Field == tc.field
+				found = found || rs.Field == tc.field && strings.Contains(rs.Message, says[tc.name])
 			}
 			if !found {
-				t.Fatalf("reasons %v do not name %s", reasons, tc.field)
+				t.Fatalf("reasons %v do not name %s (saying %q)", reasons, tc.field, says[tc.name])
 			}
 		})
 	}
