@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -20,6 +21,11 @@ const maxJSONBody = 1 << 20
 // are refused with 422 naming what was wrong, so a typo never passes silently.
 func decodeJSON(c echo.Context, dst any) error {
 	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxJSONBody+1))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		// The middleware's bound (limitBodies) ended the read: a 413.
+		return toAppError(err)
+	}
 	if err != nil {
 		return apperr.Wrap(err, apperr.Invalid, "could not read the request body")
 	}

@@ -346,3 +346,33 @@ func TestNoGETChangesState(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A JSON body over the limit is refused with 413 in the API's error shape,
+// and nothing is written.
+func TestAnOversizedJSONBodyIsRefused(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	body := `{"source_type": "manual", "source_id": "big", "description": "` + strings.Repeat("x", 2<<20) + `"}`
+	req, _ := http.NewRequest("POST", a.URL+"/api/v1/journal-entries", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testkit.Token(t, a.db, u))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || out.Error.Code != "too_large" {
+		t.Fatalf("an oversized body: %d %q", resp.StatusCode, out.Error.Code)
+	}
+	if n := testkit.Count(t, a.db, `SELECT count(*) FROM journal_entries`); n != 0 {
+		t.Fatalf("%d entries written", n)
+	}
+}
