@@ -56,7 +56,8 @@ func offline(t *testing.T, store intake.Store, mem *intake.MemoryStore, content 
 		t.Fatal(err)
 	}
 	in := pipeline.Inputs{Original: func(context.Context) ([]byte, error) { return mem.Original(d.ID), nil },
-		Deterministic: pipeline.Deterministic{}, Model: model, MaxRepairs: 2,
+		// MaxRepairs is left to its default (2 repairs), which TestRepairLoopIsBounded pins.
+		Deterministic: pipeline.Deterministic{}, Model: model,
 		Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }}
 	got, trace, err := pipeline.RunOffline(ctx, store, in, d.ID, mediaType)
 	if err != nil {
