@@ -246,3 +246,36 @@ func TestAPITokens(t *testing.T) {
 		}
 	}
 }
+
+// However many failures, an account is never blocked for longer than
+// MaxBlock (15 minutes): the owner is slowed down, not locked out.
+func TestThrottlingIsCappedAtFifteenMinutes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	u := testkit.User(t, db, o, auth.RoleReviewer)
+	clk := &clock{now: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
+	svc := auth.NewService(db.Pool)
+	svc.Password = testkit.FastPasswords
+	svc.Now = clk.Now
+	for i := 1; i <= 30; i++ {
+		if _, err := svc.Authenticate(ctx, u.Email, "wrong"); !apperr.Is(err, apperr.Unauthorized) {
+			t.Fatalf("failure %d: %v", i, err)
+		}
+		clk.now = clk.now.Add(24 * time.Hour) // past any block
+	}
+	clk.now = clk.now.Add(-24 * time.Hour) // just after the 30th failure
+	_, err := svc.Authenticate(ctx, u.Email, testkit.TestPassword)
+	e, ok := apperr.As(err)
+	if !ok || e.Code != apperr.RateLimited {
+		t.Fatalf("after 30 failures: %v", err)
+	}
+	if wait, _ := e.Details["retry_after"].(int); wait != 15*60 {
+		t.Fatalf("blocked for %d s after 30 failures, want the cap of %d", wait, 15*60)
+	}
+	clk.now = clk.now.Add(15*time.Minute + time.Second)
+	if _, err := svc.Authenticate(ctx, u.Email, testkit.TestPassword); err != nil {
+		t.Fatalf("after the cap: %v", err)
+	}
+}
