@@ -10,7 +10,7 @@ CHROMIUM          ?= /usr/bin/chromium
 ADDR              ?= 127.0.0.1:8080
 DATA_DIR          ?= .greatbook
 GO_TEST_FLAGS     ?=
-FUZZTIME          ?= 3s
+FUZZTIME          ?= 10000x
 
 export PLAYWRIGHT_DRIVER_PATH := $(DRIVER_DIR)
 
@@ -65,7 +65,7 @@ test: test-deps check-generated vet ## run every test (with -race), then each fu
 	go test -race -count=1 $(GO_TEST_FLAGS) ./...
 	$(MAKE) --no-print-directory fuzz
 
-fuzz: ## run each fuzz target for FUZZTIME
+fuzz: ## run each fuzz target for FUZZTIME (a count of executions: see README)
 	@for pkg in $$(go list ./...); do \
 	  for f in $$(go test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$f"; \
