@@ -161,7 +161,9 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("unexpected error type %T: %v", err, err)
 			}
-			if pe.Format != format {
+			// A cap may stop the carving before Detect's own carving found the invoice; either way the
+			// error names its cap.
+			if pe.Format != format && pe.Code != CodeInputCap {
 				t.Fatalf("ParseError for %q, Detect says %q", pe.Format, format)
 			}
 		}
