@@ -527,32 +527,50 @@ func decodeStream(dict pdfDict, raw []byte, limit int) ([]byte, int, bool) {
 // It returns the bytes produced by every attempt, and stops trying once one passes limit.
 func inflate(raw []byte, limit int) ([]byte, int, bool) {
 	produced := 0
-	try := func(r io.ReadCloser) ([]byte, bool) {
-		out, n, ok := readLimited(r, limit)
+	try := func(open func() (io.ReadCloser, error)) ([]byte, bool) {
+		out, n, ok := readLimited(open, limit)
 		produced += n
 		return out, ok
 	}
-	if zr, err := zlib.NewReader(bytes.NewReader(raw)); err == nil {
-		if out, ok := try(zr); ok || produced > limit {
-			return out, produced, ok
-		}
+	zlibReader := func() (io.ReadCloser, error) { return zlib.NewReader(bytes.NewReader(raw)) }
+	if out, ok := try(zlibReader); ok || produced > limit {
+		return out, produced, ok
 	}
 	if len(raw) > 2 && raw[0]&0x0F == 8 && (uint16(raw[0])<<8|uint16(raw[1]))%31 == 0 {
-		if out, ok := try(flate.NewReader(bytes.NewReader(raw[2:]))); ok || produced > limit {
+		afterHeader := func() (io.ReadCloser, error) { return flate.NewReader(bytes.NewReader(raw[2:])), nil }
+		if out, ok := try(afterHeader); ok || produced > limit {
 			return out, produced, ok
 		}
 	}
-	out, ok := try(flate.NewReader(bytes.NewReader(raw)))
+	out, ok := try(func() (io.ReadCloser, error) { return flate.NewReader(bytes.NewReader(raw)), nil })
 	return out, produced, ok
 }
 
-func readLimited(r io.ReadCloser, limit int) ([]byte, int, bool) {
-	defer r.Close()
-	out, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err != nil && err != io.ErrUnexpectedEOF || len(out) > limit || len(out) == 0 {
-		return nil, len(out), false
+// readLimited decompresses what open reads, at most limit bytes, and reports how many it produced. It
+// counts first and keeps the bytes only on a second pass into a buffer of the right size, so that a
+// bomb refused at the limit costs time but no memory.
+func readLimited(open func() (io.ReadCloser, error), limit int) ([]byte, int, bool) {
+	count := func(w io.Writer) (int64, error) {
+		r, err := open()
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		n, err := io.Copy(w, io.LimitReader(r, int64(limit)+1))
+		if err == io.ErrUnexpectedEOF {
+			err = nil
+		}
+		return n, err
 	}
-	return out, len(out), true
+	n, err := count(io.Discard)
+	if err != nil || n > int64(limit) || n == 0 {
+		return nil, int(n), false
+	}
+	out := bytes.NewBuffer(make([]byte, 0, n))
+	if m, err := count(out); err != nil || m != n {
+		return nil, int(n), false
+	}
+	return out.Bytes(), int(n), true
 }
 
 // pdfLexer reads PDF tokens and values from data.
@@ -672,7 +690,31 @@ func (l *pdfLexer) name() pdfName {
 	return pdfName(b)
 }
 
+// stringEnd returns the offset just past the ")" that closes the literal string starting at pos, and -1
+// when it is not closed. It allocates nothing, so an unterminated string costs only its scan.
+func (l *pdfLexer) stringEnd(pos int) int {
+	depth := 0
+	for i := pos; i < len(l.data); i++ {
+		switch l.data[i] {
+		case '\\':
+			i++
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
 func (l *pdfLexer) literalString() (any, bool) {
+	if end := l.stringEnd(l.pos); end < 0 {
+		l.pos = len(l.data)
+		return nil, false
+	}
 	l.pos++ // '('
 	var out []byte
 	depth := 1
