@@ -691,13 +691,30 @@ func (l *pdfLexer) name() pdfName {
 }
 
 // stringEnd returns the offset just past the ")" that closes the literal string starting at pos, and -1
-// when it is not closed. It allocates nothing, so an unterminated string costs only its scan.
+// when it is not closed. It allocates nothing and jumps between the three bytes that matter with
+// IndexByte (each looked for again only once passed, so the scan stays linear), so an unterminated string
+// costs only a fast scan.
 func (l *pdfLexer) stringEnd(pos int) int {
+	data := l.data
+	next := func(c byte, from int) int {
+		if from >= len(data) {
+			return len(data)
+		}
+		if k := bytes.IndexByte(data[from:], c); k >= 0 {
+			return from + k
+		}
+		return len(data)
+	}
+	open, closing, escape := next('(', pos), next(')', pos), next('\\', pos)
 	depth := 0
-	for i := pos; i < len(l.data); i++ {
-		switch l.data[i] {
+	for {
+		i := min(open, closing, escape)
+		if i >= len(data) {
+			return -1
+		}
+		switch data[i] {
 		case '\\':
-			i++
+			i++ // the escaped byte, whatever it is
 		case '(':
 			depth++
 		case ')':
@@ -706,8 +723,17 @@ func (l *pdfLexer) stringEnd(pos int) int {
 				return i + 1
 			}
 		}
+		i++
+		if open < i {
+			open = next('(', i)
+		}
+		if closing < i {
+			closing = next(')', i)
+		}
+		if escape < i {
+			escape = next('\\', i)
+		}
 	}
-	return -1
 }
 
 func (l *pdfLexer) literalString() (any, bool) {
