@@ -17,6 +17,7 @@ const (
 	maxXMLElements  = 1_000_000
 	maxXMLAttrBytes = 64 << 10
 	maxJSONDepth    = 64
+	maxJSONValues   = 1_000_000 // tokens: keys, values and brackets
 )
 
 // CodeUnsupportedCharset is the finding code of XML whose declaration names a charset this package
@@ -80,7 +81,7 @@ func unreadableCharset(data []byte) *ParseError {
 }
 
 // checkJSON reads the first JSON value of data token by token and refuses it when it nests deeper than
-// maxJSONDepth or an object repeats a key (encoding/json would keep the last one silently, so two
+// maxJSONDepth, has more than maxJSONValues tokens, or an object repeats a key (encoding/json would keep the last one silently, so two
 // readers could disagree on what the document says). Malformed JSON passes: the decoder reports it.
 func checkJSON(data []byte) *ParseError {
 	type frame struct {
@@ -120,10 +121,13 @@ func checkJSON(data []byte) *ParseError {
 			top.index++
 		}
 	}
-	for {
+	for values := 1; ; values++ {
 		tok, err := dec.Token()
 		if err != nil {
 			return nil
+		}
+		if values > maxJSONValues {
+			return capErrorf(FormatJSON, "json_values", "more than %d keys, values and brackets", maxJSONValues)
 		}
 		if len(stack) > 0 {
 			if top := stack[len(stack)-1]; top.object && top.expectKey {

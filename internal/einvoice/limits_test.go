@@ -47,6 +47,28 @@ func TestDeepJSONIsRefusedNamingTheCap(t *testing.T) {
 	}
 }
 
+func TestJSONWithTooManyValuesIsRefused(t *testing.T) {
+	data := []byte(`{"type":"invoice","lines":[` + strings.Repeat(`{},`, 1_000_000) + `{}]}`)
+	var pe *ParseError
+	if _, err := ParseJSON(data); !errors.As(err, &pe) || pe.Code != CodeInputCap || pe.Field != "json_values" {
+		t.Fatalf("ParseJSON: %v, want an input_cap error naming json_values", err)
+	}
+}
+
+// classify asks Structured and extract carves: Structured itself must never inflate or lex a PDF, or
+// every PDF would be carved twice.
+func TestStructuredDoesNotCarve(t *testing.T) {
+	pdf := quadraticObjectStreamPDF(700_000, 13<<20)
+	var f Format
+	var structured bool
+	if alloc := allocatedBy(func() { f, structured = Structured(pdf) }); alloc > 1<<20 {
+		t.Fatalf("Structured allocated %d bytes for a %d-byte PDF: it carved", alloc, len(pdf))
+	}
+	if f != FormatUnknown || !structured {
+		t.Fatalf("Structured = %s, %v; want unknown, true (Parse carves it)", f, structured)
+	}
+}
+
 // encoding/json keeps the last of two equal keys, so {"number":"A","number":"B"} read as B while any
 // other reader may see A. The project's own format refuses it, naming the repeated field.
 func TestJSONDuplicateKeysAreRefused(t *testing.T) {
