@@ -161,8 +161,10 @@ func hostileRequest(t *testing.T, c *apiClient, want hostileWant, content []byte
 		var buf bytes.Buffer
 		w := multipart.NewWriter(&buf)
 		h := textproto.MIMEHeader{}
-		// The filename goes out byte for byte, quotes, NULs and invalid UTF-8 included: that is the attack.
-		h.Set("Content-Disposition", `form-data; name="file"; filename="`+want.Filename+`"`)
+		// The filename goes out as a client's multipart writer sends it: quotes and backslashes escaped,
+		// every other byte (NULs, control characters, invalid UTF-8) as it is, for that is the attack.
+		quoted := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(want.Filename)
+		h.Set("Content-Disposition", `form-data; name="file"; filename="`+quoted+`"`)
 		h.Set("Content-Type", cmpOr(want.ContentType, "application/octet-stream"))
 		part, err := w.CreatePart(h)
 		if err != nil {
