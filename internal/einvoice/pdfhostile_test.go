@@ -61,3 +61,43 @@ func TestCarvingAQuadraticObjectStreamIsLinear(t *testing.T) {
 		})
 	}
 }
+
+// Objects that fail to parse used to cost nothing against the object limit, so an object stream could
+// list any number of them. Now each attempt counts.
+func TestFailedObjectsCountAgainstTheObjectLimit(t *testing.T) {
+	var plain bytes.Buffer
+	plain.WriteString(strings.Repeat("1 0 ", maxPDFObjects+1))
+	first := plain.Len()
+	plain.WriteString(")")
+	var pdf bytes.Buffer
+	fmt.Fprintf(&pdf, "%%PDF-1.7\n5 0 obj\n<< /Type /ObjStm /N %d /First %d /Length %d >>\nstream\n", maxPDFObjects+1, first, plain.Len())
+	pdf.Write(plain.Bytes())
+	pdf.WriteString("\nendstream\nendobj\n")
+	c := carvePDF(pdf.Bytes())
+	if c.capped != "pdf_objects" || c.parsed != maxPDFObjects {
+		t.Fatalf("capped %q after %d objects, want pdf_objects after %d", c.capped, c.parsed, maxPDFObjects)
+	}
+}
+
+// A deflate bomb refused at the per-stream cap used to cost its inflation again for every stream that
+// repeated it, and the bytes it produced counted against nothing. Now they count against the total,
+// and they are counted, not kept.
+func TestInflatedBytesCountAgainstTheTotalEvenWhenRefused(t *testing.T) {
+	zeros := make([]byte, maxAttachmentSize+1)
+	var atts []testAttachment
+	for i := range 6 {
+		atts = append(atts, testAttachment{name: fmt.Sprintf("bomb-%d.xml", i), data: zeros, flate: true})
+	}
+	pdf := testPDF{attachments: atts}.build()
+	var c *pdfCarver
+	alloc := allocatedBy(func() { c = carvePDF(pdf); c.eachAttachment(func(Attachment) bool { return true }) })
+	if c.capped != "pdf_decoded_bytes" {
+		t.Fatalf("capped %q, want pdf_decoded_bytes", c.capped)
+	}
+	if alloc > 8<<20 {
+		t.Fatalf("carving allocated %d MB for %d bombs it refused", alloc>>20, len(atts))
+	}
+	if _, err := Parse(pdf); !isCapError(err, "pdf_decoded_bytes") {
+		t.Fatalf("Parse: %v, want an input_cap error naming pdf_decoded_bytes", err)
+	}
+}
