@@ -11,10 +11,11 @@ ADDR              ?= 127.0.0.1:8080
 DATA_DIR          ?= .greatbook
 GO_TEST_FLAGS     ?=
 FUZZTIME          ?= 10000x
+FUZZTIME_LONG     ?= 5m
 
 export PLAYWRIGHT_DRIVER_PATH := $(DRIVER_DIR)
 
-.PHONY: help run build test test-deps generate check-generated vet fuzz bench lint clean
+.PHONY: help run build test test-deps generate check-generated vet fuzz fuzz-long bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -74,6 +75,18 @@ fuzz: ## run each fuzz target for FUZZTIME (a count of executions: see README)
 	    fi; \
 	  done; \
 	done; rm -f .fuzz.log
+
+# Nightly-style, not part of `make test`: a duration bound can fail a run with a bare "context deadline
+# exceeded" (golang/go#75804), so a failure without a saved input under testdata/fuzz is that, not a find.
+fuzz-long: ## run each fuzz target for FUZZTIME_LONG (5m), seeded with testdata/hostile; nightly, not in `make test`
+	@for pkg in $$(go list ./...); do \
+	  for f in $$(go test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f for $(FUZZTIME_LONG)"; \
+	    if ! go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME_LONG) -fuzzminimizetime=1m $$pkg > .fuzz-long.log 2>&1; then \
+	      cat .fuzz-long.log >&2; rm -f .fuzz-long.log; echo "fuzzing found a failure: the input is saved under the package's testdata/fuzz; commit it as a seed once fixed" >&2; exit 1; \
+	    fi; \
+	  done; \
+	done; rm -f .fuzz-long.log
 
 bench: build ## measure throughput beside pgbench running the same SQL (ratios)
 	go run ./cmd/greatbook-bench

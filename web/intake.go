@@ -151,10 +151,8 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 		if err != nil {
 			return v, err
 		}
-		v.Pretty = einvoice.Pretty(raw)
-		if len(v.Pretty) > 400_000 {
-			v.Pretty = v.Pretty[:400_000] + "\n… (open the original for the rest)"
-		}
+		// Capped while it is built: a deeply nested original must not cost more than its page.
+		v.Pretty = einvoice.PrettyLimit(raw, einvoice.PrettyCap)
 	}
 	if v.Decision, err = s.decisionView(c, id, nil); err != nil {
 		return v, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // FieldPair is one field of two documents side by side.
@@ -58,57 +59,175 @@ func SideBySide(a, b Document) []FieldPair {
 	return out
 }
 
-// Pretty renders a document's original for reading: XML indented, JSON
-// indented. Anything else is returned as it is.
-func Pretty(data []byte) string {
+// PrettyCap is the size of the pretty-printed original the document page shows; past it the page
+// points to the original itself.
+const PrettyCap = 400_000
+
+// maxPrettyIndent caps the indentation of the pretty-printed original: past 32 levels every line is
+// indented as the 32nd, so that the output stays within a constant factor of the input however deep
+// the nesting (without it, n levels cost n² bytes of spaces).
+const maxPrettyIndent = 32
+
+// prettyTruncated ends a pretty-printed original that reached its cap.
+const prettyTruncated = "\n… (open the original for the rest)"
+
+// Pretty renders a document's original for reading, within PrettyCap bytes.
+func Pretty(data []byte) string { return PrettyLimit(data, PrettyCap) }
+
+// PrettyLimit renders a document's original for reading: XML indented, JSON indented, anything else as it
+// is. The work is linear in the input and the output is at most maxBytes (plus a line saying where it
+// stopped): the cap is checked while writing, never after building.
+func PrettyLimit(data []byte, maxBytes int) string {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	out := &cappedWriter{limit: max(maxBytes, 0)}
 	switch {
 	case bytes.HasPrefix(trimmed, []byte("{")):
-		var buf bytes.Buffer
-		if json.Indent(&buf, trimmed, "", "  ") == nil {
-			return buf.String()
+		if json.Valid(trimmed) {
+			indentJSON(out, trimmed)
+			return out.String()
 		}
 	case bytes.HasPrefix(trimmed, []byte("<")):
-		if s, err := indentXML(trimmed); err == nil {
-			return s
+		if indentXML(out, trimmed) == nil {
+			return out.String()
 		}
 	}
-	return string(data)
+	out = &cappedWriter{limit: max(maxBytes, 0)}
+	out.Write(data)
+	return out.String()
 }
 
-// indentXML re-indents XML token by token, keeping prefixes, attributes and
-// text exactly (no namespace rewriting).
-func indentXML(data []byte) (string, error) {
+// cappedWriter keeps the first limit bytes written to it, cut at a character boundary, and notes that
+// the rest was dropped.
+type cappedWriter struct {
+	b     strings.Builder
+	limit int
+	full  bool
+}
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	w.WriteString(string(p[:min(len(p), w.limit-w.b.Len()+1)]))
+	return len(p), nil
+}
+
+func (w *cappedWriter) WriteString(s string) {
+	if w.full {
+		return
+	}
+	room := w.limit - w.b.Len()
+	if len(s) > room {
+		cut := room
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		w.b.WriteString(s[:cut])
+		w.full = true
+		return
+	}
+	w.b.WriteString(s)
+}
+
+func (w *cappedWriter) WriteByte(c byte) error {
+	w.WriteString(string(rune(c)))
+	return nil
+}
+
+func (w *cappedWriter) String() string {
+	if w.full {
+		return w.b.String() + prettyTruncated
+	}
+	return w.b.String()
+}
+
+func (w *cappedWriter) newline(depth int) {
+	w.WriteString("\n")
+	w.WriteString(indentSpaces[:2*min(max(depth, 0), maxPrettyIndent)])
+}
+
+var indentSpaces = strings.Repeat("  ", maxPrettyIndent)
+
+// indentJSON writes valid JSON indented by two spaces, as json.Indent does, in one pass.
+func indentJSON(w *cappedWriter, data []byte) {
+	depth := 0
+	for i := 0; i < len(data) && !w.full; i++ {
+		c := data[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			j := i + 1
+			for ; j < len(data) && data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					j++
+				}
+			}
+			w.Write(data[i:min(j+1, len(data))])
+			i = j
+		case '{', '[':
+			w.WriteString(string(c))
+			k := i + 1
+			for k < len(data) && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r') {
+				k++
+			}
+			if k < len(data) && (data[k] == '}' || data[k] == ']') {
+				w.WriteString(string(data[k]))
+				i = k
+				continue
+			}
+			depth++
+			w.newline(depth)
+		case '}', ']':
+			depth--
+			w.newline(depth)
+			w.WriteString(string(c))
+		case ',':
+			w.WriteString(",")
+			w.newline(depth)
+		case ':':
+			w.WriteString(": ")
+		default:
+			w.WriteString(string(c))
+		}
+	}
+}
+
+// indentXML re-indents XML token by token, keeping prefixes, attributes and text exactly (no namespace
+// rewriting).
+func indentXML(w *cappedWriter, data []byte) error {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.Strict = false
-	var b strings.Builder
 	depth := 0
 	lastWasText := false
+	first := true
 	name := func(n xml.Name) string {
 		if n.Space != "" {
 			return n.Space + ":" + n.Local
 		}
 		return n.Local
 	}
-	indent := func() { b.WriteString("\n" + strings.Repeat("  ", depth)) }
-	for n := 0; n < 200_000; n++ {
+	indent := func() {
+		if first {
+			first = false
+			return
+		}
+		w.newline(depth)
+	}
+	for !w.full {
 		tok, err := dec.RawToken()
 		if errors.Is(err, io.EOF) {
-			return strings.TrimLeft(b.String(), "\n"), nil
+			return nil
 		}
 		if err != nil {
-			return "", err
+			return err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			indent()
-			b.WriteString("<" + name(t.Name))
+			w.WriteString("<" + name(t.Name))
 			for _, a := range t.Attr {
-				b.WriteString(" " + name(a.Name) + `="`)
-				_ = xml.EscapeText(&writer{&b}, []byte(a.Value))
-				b.WriteString(`"`)
+				w.WriteString(" " + name(a.Name) + `="`)
+				_ = xml.EscapeText(w, []byte(a.Value))
+				w.WriteString(`"`)
 			}
-			b.WriteString(">")
+			w.WriteString(">")
 			depth++
 			lastWasText = false
 		case xml.EndElement:
@@ -116,25 +235,20 @@ func indentXML(data []byte) (string, error) {
 			if !lastWasText {
 				indent()
 			}
-			b.WriteString("</" + name(t.Name) + ">")
+			w.WriteString("</" + name(t.Name) + ">")
 			lastWasText = false
 		case xml.CharData:
-			text := strings.TrimSpace(string(t))
-			if text != "" {
-				_ = xml.EscapeText(&writer{&b}, []byte(text))
+			if text := bytes.TrimSpace(t); len(text) > 0 {
+				_ = xml.EscapeText(w, text)
 				lastWasText = true
 			}
 		case xml.ProcInst:
 			indent()
-			b.WriteString("<?" + t.Target + " " + string(t.Inst) + "?>")
+			w.WriteString("<?" + t.Target + " " + string(t.Inst) + "?>")
 		case xml.Comment:
 			indent()
-			b.WriteString("<!--" + string(t) + "-->")
+			w.WriteString("<!--" + string(t) + "-->")
 		}
 	}
-	return "", errors.New("einvoice: document too large to indent")
+	return nil
 }
-
-type writer struct{ b *strings.Builder }
-
-func (w *writer) Write(p []byte) (int, error) { return w.b.Write(p) }

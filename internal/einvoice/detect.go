@@ -49,6 +49,9 @@ func Parse(data []byte) (Document, error) {
 	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
 		return ParseFacturX(data)
 	}
+	if err := unreadableCharset(data); err != nil {
+		return Document{}, err
+	}
 	switch Detect(data) {
 	case FormatUBL:
 		return ParseUBL(data)
@@ -73,4 +76,18 @@ func isPDF(data []byte) bool {
 		window = window[:pdfHeaderWindow]
 	}
 	return bytes.Contains(window, []byte("%PDF-"))
+}
+
+// Structured names the format of data as far as it can be told without extracting anything, and reports
+// whether Parse should be asked for it: a recognised XML or JSON document, any PDF (Parse carves it, once,
+// to find an embedded invoice) and XML in an unreadable charset (Parse says why). Unlike Detect it never
+// carves a PDF, so a caller that goes on to Parse does the carving once.
+func Structured(data []byte) (Format, bool) {
+	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
+		return FormatUnknown, true
+	}
+	if f := Detect(data); f != FormatUnknown {
+		return f, true
+	}
+	return FormatUnknown, unreadableCharset(data) != nil
 }

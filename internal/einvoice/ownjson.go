@@ -113,6 +113,7 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 }
 
 // ParseJSON reads the project's own JSON document format (API.md) strictly: an unknown field is refused,
+// so is a key repeated in one object and nesting deeper than 64,
 // and every amount, quantity and rate must be a decimal string, never a JSON number (a float would lose
 // cents); either gives a *ParseError naming the field.
 //
@@ -130,6 +131,9 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 // A line without "tax_category" gets "S" (standard rate) when its rate is not zero and "Z" (zero rated)
 // when it is; without "type_code" an invoice gets 380 and a credit note 381.
 func ParseJSON(data []byte) (Document, error) {
+	if err := checkJSON(data); err != nil {
+		return Document{}, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var src jsonDocument

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/zlib"
+	"fmt"
 	"io"
 	"regexp"
 	"slices"
@@ -26,6 +27,10 @@ const (
 	maxPDFObjects     = 200_000
 	maxAttachments    = 64
 	maxPDFDepth       = 32 // nesting of arrays and dictionaries
+	// pdfWorkFactor bounds the lexer's work: it may scan at most this many bytes for each byte of the
+	// file and of the object streams it decodes. A well-formed PDF is read about once; a hostile one
+	// (objects that all point at one unterminated string) stops there instead of growing quadratically.
+	pdfWorkFactor = 4
 )
 
 // CarveAttachments returns the embedded files of a PDF without interpreting the document: it scans for
@@ -36,26 +41,43 @@ const (
 // streams (PDF 1.5) are opened so that file specifications stored in them are found. Damaged or
 // undecodable objects are skipped, never fatal: the result is whatever could be read, in file order.
 func CarveAttachments(pdf []byte) []Attachment {
+	out, _ := carveAttachments(pdf)
+	return out
+}
+
+// carveAttachments is CarveAttachments that also reports a cap the carving stopped at.
+func carveAttachments(pdf []byte) ([]Attachment, *ParseError) {
 	var out []Attachment
-	carvePDF(pdf).eachAttachment(func(a Attachment) bool {
+	c := carvePDF(pdf)
+	c.eachAttachment(func(a Attachment) bool {
 		out = append(out, a)
 		return true
 	})
-	return out
+	return out, c.capError()
 }
 
 // findEmbeddedCII returns the first embedded file whose XML root is a CII CrossIndustryInvoice, decoding
 // no more attachments than it needs to.
 func findEmbeddedCII(pdf []byte) ([]byte, bool) {
+	found, _ := carveCII(pdf)
+	return found, found != nil
+}
+
+// carveCII is findEmbeddedCII that reports why nothing was found when the carving stopped at a cap.
+func carveCII(pdf []byte) ([]byte, *ParseError) {
 	var found []byte
-	carvePDF(pdf).eachAttachment(func(a Attachment) bool {
+	c := carvePDF(pdf)
+	c.eachAttachment(func(a Attachment) bool {
 		if root, ok := xmlRoot(a.Data); ok && root.Space == nsCII && root.Local == "CrossIndustryInvoice" {
 			found = a.Data
 			return false
 		}
 		return true
 	})
-	return found, found != nil
+	if found == nil {
+		return nil, c.capError()
+	}
+	return found, nil
 }
 
 type (
@@ -81,14 +103,67 @@ type pdfCarver struct {
 	data    []byte
 	objects map[int]*pdfObject
 	budget  int // decoded bytes still allowed
+	parsed  int // objects attempted, read or not: each costs work
+	work    pdfWork
+	capped  string // the cap carving stopped at, if any
+}
+
+// pdfWork counts the bytes the lexers scan, against a limit that grows with the bytes there are to read.
+type pdfWork struct {
+	scanned, limit int
+}
+
+// capError describes the cap carving stopped at, nil when it read everything.
+func (c *pdfCarver) capError() *ParseError {
+	var reason string
+	switch c.capped {
+	case "":
+		return nil
+	case "pdf_work":
+		reason = fmt.Sprintf("the PDF carver stopped after scanning %d bytes (cap: %d times the file and its decoded object streams)", c.work.scanned, pdfWorkFactor)
+	case "pdf_objects":
+		reason = fmt.Sprintf("the PDF has more than %d objects", maxPDFObjects)
+	case "pdf_decoded_bytes":
+		reason = fmt.Sprintf("the PDF's streams decode to more than %d bytes (cap %d per stream, %d in all)", maxDecodedTotal-c.budget, maxAttachmentSize, maxDecodedTotal)
+	}
+	return capErrorf(FormatFacturX, c.capped, "%s", reason)
+}
+
+func (c *pdfCarver) stop(limit string) {
+	if c.capped == "" {
+		c.capped = limit
+	}
+}
+
+// lexer returns a lexer at pos in data that can scan no further than the work left.
+func (c *pdfCarver) lexer(data []byte, pos int) *pdfLexer {
+	room := max(c.work.limit-c.work.scanned, 0)
+	end := len(data)
+	if end-pos > room {
+		end = pos + room
+	}
+	return &pdfLexer{data: data[:end], pos: pos, start: pos, cut: end < len(data)}
+}
+
+// charge counts what a lexer scanned, and stops the carving once the work is spent.
+func (c *pdfCarver) charge(l *pdfLexer) {
+	c.work.scanned += max(l.far, l.pos) - l.start
+	if l.cut && max(l.far, l.pos) >= len(l.data) || c.work.scanned >= c.work.limit {
+		c.stop("pdf_work")
+	}
 }
 
 var pdfObjectHeader = regexp.MustCompile(`(\d{1,10})[\x00\t\n\f\r ]+(\d{1,5})[\x00\t\n\f\r ]+obj`)
 
 func carvePDF(data []byte) *pdfCarver {
-	c := &pdfCarver{data: data, objects: map[int]*pdfObject{}, budget: maxDecodedTotal}
-	pos, count := 0, 0
-	for pos < len(data) && count < maxPDFObjects {
+	c := &pdfCarver{data: data, objects: map[int]*pdfObject{}, budget: maxDecodedTotal,
+		work: pdfWork{limit: pdfWorkFactor * len(data)}}
+	pos := 0
+	for pos < len(data) && c.capped == "" {
+		if c.parsed >= maxPDFObjects {
+			c.stop("pdf_objects")
+			break
+		}
 		loc := pdfObjectHeader.FindSubmatchIndex(data[pos:])
 		if loc == nil {
 			break
@@ -104,7 +179,7 @@ func carvePDF(data []byte) *pdfCarver {
 			continue
 		}
 		obj, end, ok := c.parseIndirect(num, start, headerEnd)
-		count++
+		c.parsed++
 		if !ok {
 			pos = headerEnd
 			continue
@@ -119,7 +194,8 @@ func carvePDF(data []byte) *pdfCarver {
 
 // parseIndirect parses the object whose "N G obj" header ends at headerEnd.
 func (c *pdfCarver) parseIndirect(num, start, headerEnd int) (*pdfObject, int, bool) {
-	lex := &pdfLexer{data: c.data, pos: headerEnd}
+	lex := c.lexer(c.data, headerEnd)
+	defer c.charge(lex)
 	value, ok := lex.value(0)
 	if !ok {
 		return nil, 0, false
@@ -161,7 +237,7 @@ func (c *pdfCarver) parseIndirect(num, start, headerEnd int) (*pdfObject, int, b
 	if i := bytes.Index(c.data[end:min(len(c.data), end+64)], []byte("endstream")); i >= 0 {
 		next = end + i + len("endstream")
 	}
-	lex.pos = next
+	lex.pos = min(next, len(lex.data))
 	if tok, ok := lex.token(); ok && tok == pdfKeyword("endobj") {
 		next = lex.pos
 	}
@@ -233,18 +309,26 @@ func (c *pdfCarver) openObjectStreams() {
 	}
 	slices.SortFunc(streams, func(a, b *pdfObject) int { return a.offset - b.offset })
 	for _, s := range streams {
+		if c.capped != "" {
+			return
+		}
 		dict := s.value.(pdfDict)
 		data, ok := c.decode(dict, s.raw)
 		if !ok {
 			continue
 		}
+		c.work.limit += pdfWorkFactor * len(data)
 		n, okN := dict["N"].(int64)
 		first, okFirst := dict["First"].(int64)
-		if !okN || !okFirst || n < 0 || first < 0 || first > int64(len(data)) || len(c.objects) >= maxPDFObjects {
+		if !okN || !okFirst || n < 0 || first < 0 || first > int64(len(data)) {
 			continue
 		}
-		header := &pdfLexer{data: data[:first]}
-		for i := int64(0); i < n && len(c.objects) < maxPDFObjects; i++ {
+		header := c.lexer(data[:first], 0)
+		for i := int64(0); i < n && c.capped == ""; i++ {
+			if c.parsed >= maxPDFObjects {
+				c.stop("pdf_objects")
+				break
+			}
 			numTok, ok1 := header.token()
 			offTok, ok2 := header.token()
 			num, isInt1 := numTok.(int64)
@@ -252,22 +336,37 @@ func (c *pdfCarver) openObjectStreams() {
 			if !ok1 || !ok2 || !isInt1 || !isInt2 || num < 0 || num > 1<<31 || off < 0 || off > int64(len(data))-first {
 				break
 			}
+			c.charge(header)
+			header.start = max(header.far, header.pos)
 			if _, exists := c.objects[int(num)]; exists {
 				continue
 			}
-			lex := &pdfLexer{data: data, pos: int(first + off)}
-			if value, ok := lex.value(0); ok {
+			// A failed object costs as much as a stored one: both count against the limits.
+			c.parsed++
+			lex := c.lexer(data, int(first+off))
+			value, ok := lex.value(0)
+			c.charge(lex)
+			if ok {
 				c.objects[int(num)] = &pdfObject{num: int(num), offset: s.offset, value: value}
 			}
 		}
+		c.charge(header)
 	}
 }
 
 // decode decodes a stream within what is left of the budget.
+// Bytes inflated count against the budget whether or not the stream then decodes, so that many bombs
+// cost no more than one.
 func (c *pdfCarver) decode(dict pdfDict, raw []byte) ([]byte, bool) {
-	data, ok := decodeStream(dict, raw, min(maxAttachmentSize, c.budget))
-	if ok {
-		c.budget -= len(data)
+	if c.budget <= 0 {
+		c.stop("pdf_decoded_bytes")
+		return nil, false
+	}
+	limit := min(maxAttachmentSize, c.budget)
+	data, produced, ok := decodeStream(dict, raw, limit)
+	c.budget -= produced
+	if produced > limit {
+		c.stop("pdf_decoded_bytes")
 	}
 	return data, ok
 }
@@ -312,7 +411,7 @@ func (c *pdfCarver) eachAttachment(yield func(Attachment) bool) {
 
 	decoded := 0
 	for _, num := range candidates {
-		if decoded >= maxAttachments {
+		if decoded >= maxAttachments || c.budget <= 0 {
 			return
 		}
 		obj := c.objects[num]
@@ -385,7 +484,8 @@ func decodePDFText(s pdfString) string {
 
 // decodeStream applies the stream's filter. Only no filter and /FlateDecode (without a predictor) are
 // supported: Factur-X writers use nothing else for embedded files.
-func decodeStream(dict pdfDict, raw []byte, limit int) ([]byte, bool) {
+// It also returns how many bytes it produced, wanted or not (more than limit when it gave up there).
+func decodeStream(dict pdfDict, raw []byte, limit int) ([]byte, int, bool) {
 	var filters []pdfName
 	switch f := dict["Filter"].(type) {
 	case nil:
@@ -395,28 +495,28 @@ func decodeStream(dict pdfDict, raw []byte, limit int) ([]byte, bool) {
 		for _, item := range f {
 			name, ok := item.(pdfName)
 			if !ok {
-				return nil, false
+				return nil, 0, false
 			}
 			filters = append(filters, name)
 		}
 	default:
-		return nil, false
+		return nil, 0, false
 	}
 	if len(filters) > 1 {
-		return nil, false
+		return nil, 0, false
 	}
 	if len(filters) == 0 {
 		if len(raw) > limit {
-			return nil, false
+			return nil, len(raw), false
 		}
-		return raw, true
+		return raw, len(raw), true
 	}
 	if filters[0] != "FlateDecode" && filters[0] != "Fl" {
-		return nil, false
+		return nil, 0, false
 	}
 	if parms, ok := dict["DecodeParms"].(pdfDict); ok {
 		if p, ok := parms["Predictor"].(int64); ok && p > 1 {
-			return nil, false
+			return nil, 0, false
 		}
 	}
 	return inflate(raw, limit)
@@ -424,33 +524,62 @@ func decodeStream(dict pdfDict, raw []byte, limit int) ([]byte, bool) {
 
 // inflate decompresses zlib data. Some writers get the zlib wrapper wrong, so a stream whose checksum
 // fails, or that has no zlib header at all, is read as raw deflate data. Past limit bytes it gives up.
-func inflate(raw []byte, limit int) ([]byte, bool) {
-	if zr, err := zlib.NewReader(bytes.NewReader(raw)); err == nil {
-		if out, ok := readLimited(zr, limit); ok {
-			return out, true
-		}
+// It returns the bytes produced by every attempt, and stops trying once one passes limit.
+func inflate(raw []byte, limit int) ([]byte, int, bool) {
+	produced := 0
+	try := func(open func() (io.ReadCloser, error)) ([]byte, bool) {
+		out, n, ok := readLimited(open, limit)
+		produced += n
+		return out, ok
+	}
+	zlibReader := func() (io.ReadCloser, error) { return zlib.NewReader(bytes.NewReader(raw)) }
+	if out, ok := try(zlibReader); ok || produced > limit {
+		return out, produced, ok
 	}
 	if len(raw) > 2 && raw[0]&0x0F == 8 && (uint16(raw[0])<<8|uint16(raw[1]))%31 == 0 {
-		if out, ok := readLimited(flate.NewReader(bytes.NewReader(raw[2:])), limit); ok {
-			return out, true
+		afterHeader := func() (io.ReadCloser, error) { return flate.NewReader(bytes.NewReader(raw[2:])), nil }
+		if out, ok := try(afterHeader); ok || produced > limit {
+			return out, produced, ok
 		}
 	}
-	return readLimited(flate.NewReader(bytes.NewReader(raw)), limit)
+	out, ok := try(func() (io.ReadCloser, error) { return flate.NewReader(bytes.NewReader(raw)), nil })
+	return out, produced, ok
 }
 
-func readLimited(r io.ReadCloser, limit int) ([]byte, bool) {
-	defer r.Close()
-	out, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err != nil && err != io.ErrUnexpectedEOF || len(out) > limit || len(out) == 0 {
-		return nil, false
+// readLimited decompresses what open reads, at most limit bytes, and reports how many it produced. It
+// counts first and keeps the bytes only on a second pass into a buffer of the right size, so that a
+// bomb refused at the limit costs time but no memory.
+func readLimited(open func() (io.ReadCloser, error), limit int) ([]byte, int, bool) {
+	count := func(w io.Writer) (int64, error) {
+		r, err := open()
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		n, err := io.Copy(w, io.LimitReader(r, int64(limit)+1))
+		if err == io.ErrUnexpectedEOF {
+			err = nil
+		}
+		return n, err
 	}
-	return out, true
+	n, err := count(io.Discard)
+	if err != nil || n > int64(limit) || n == 0 {
+		return nil, int(n), false
+	}
+	out := bytes.NewBuffer(make([]byte, 0, n))
+	if m, err := count(out); err != nil || m != n {
+		return nil, int(n), false
+	}
+	return out.Bytes(), int(n), true
 }
 
 // pdfLexer reads PDF tokens and values from data.
 type pdfLexer struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	start int  // where the lexer began, for the work it is charged
+	far   int  // the furthest position a token reached (reference restores pos)
+	cut   bool // data ends early because the work budget does
 }
 
 func isPDFSpace(b byte) bool {
@@ -484,6 +613,12 @@ type pdfDelimiter string
 // token reads one token: int64, float64, pdfName, pdfString, pdfKeyword, or a pdfDelimiter for
 // "<<", ">>", "[" and "]".
 func (l *pdfLexer) token() (any, bool) {
+	tok, ok := l.scanToken()
+	l.far = max(l.far, l.pos)
+	return tok, ok
+}
+
+func (l *pdfLexer) scanToken() (any, bool) {
 	l.skipSpace()
 	if l.pos >= len(l.data) {
 		return nil, false
@@ -555,7 +690,57 @@ func (l *pdfLexer) name() pdfName {
 	return pdfName(b)
 }
 
+// stringEnd returns the offset just past the ")" that closes the literal string starting at pos, and -1
+// when it is not closed. It allocates nothing and jumps between the three bytes that matter with
+// IndexByte (each looked for again only once passed, so the scan stays linear), so an unterminated string
+// costs only a fast scan.
+func (l *pdfLexer) stringEnd(pos int) int {
+	data := l.data
+	next := func(c byte, from int) int {
+		if from >= len(data) {
+			return len(data)
+		}
+		if k := bytes.IndexByte(data[from:], c); k >= 0 {
+			return from + k
+		}
+		return len(data)
+	}
+	open, closing, escape := next('(', pos), next(')', pos), next('\\', pos)
+	depth := 0
+	for {
+		i := min(open, closing, escape)
+		if i >= len(data) {
+			return -1
+		}
+		switch data[i] {
+		case '\\':
+			i++ // the escaped byte, whatever it is
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+		i++
+		if open < i {
+			open = next('(', i)
+		}
+		if closing < i {
+			closing = next(')', i)
+		}
+		if escape < i {
+			escape = next('\\', i)
+		}
+	}
+}
+
 func (l *pdfLexer) literalString() (any, bool) {
+	if end := l.stringEnd(l.pos); end < 0 {
+		l.pos = len(l.data)
+		return nil, false
+	}
 	l.pos++ // '('
 	var out []byte
 	depth := 1

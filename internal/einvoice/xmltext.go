@@ -41,8 +41,12 @@ func xmlRoot(data []byte) (xml.Name, bool) {
 	}
 }
 
-// decodeXML unmarshals data into v, turning a syntax error into a ParseError for format.
+// decodeXML unmarshals data into v, turning a syntax error into a ParseError for format. XML over a
+// structural cap is refused before it is decoded.
 func decodeXML(format Format, data []byte, v any) error {
+	if err := checkXMLCaps(format, data); err != nil {
+		return err
+	}
 	if err := newXMLDecoder(data).Decode(v); err != nil {
 		return parseErrorf(format, "", "malformed XML: %v", err)
 	}

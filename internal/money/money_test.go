@@ -3,6 +3,9 @@ package money
 import (
 	"errors"
 	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -209,6 +212,21 @@ func TestCanonicalProperty(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{"0", "-12.50", "1e3", "", "1,000", "١٢٣", "99999999999999999999.99"} {
 		f.Add(seed)
+	}
+	// The repository's hostile-input corpus (testdata/hostile), without the sidecars and the README.
+	paths, _ := filepath.Glob("../../testdata/hostile/*")
+	if len(paths) == 0 {
+		f.Fatal("no hostile corpus in ../../testdata/hostile")
+	}
+	for _, path := range paths {
+		if strings.HasSuffix(path, ".want.json") || strings.HasSuffix(path, ".md") {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data))
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		d, err := Parse(s)

@@ -65,10 +65,15 @@ func classify(ctx context.Context, in Inputs, s *State) (string, string, error) 
 	if err != nil {
 		return "", "", err
 	}
-	f := einvoice.Detect(content)
+	// Structured never carves a PDF: extract does, once, and a PDF without an
+	// embedded invoice comes back from it as no structured data.
+	f, structured := einvoice.Structured(content)
 	s.Format = string(f)
 	switch {
-	case f != einvoice.FormatUnknown:
+	case structured && f == einvoice.FormatUnknown:
+		s.Extractor = "deterministic"
+		return nodeExtract, "possibly structured: the deterministic extractor will look", nil
+	case structured:
 		s.Extractor = "deterministic"
 		return nodeExtract, "structured " + string(f), nil
 	case in.Model != nil:
@@ -114,7 +119,12 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 		// A malformed document is a finding, not a fault: validate decides
 		// between a repair and a flag.
 		s.Document = nil
-		s.Findings = []einvoice.Finding{{Code: "unreadable", Field: "document", Message: err.Error()}}
+		code, field := "unreadable", "document"
+		if parseErr != nil && parseErr.Code != "" {
+			// A cap or a charset: the finding says which, for the reviewer.
+			code, field = parseErr.Code, parseErr.Field
+		}
+		s.Findings = []einvoice.Finding{{Code: code, Field: field, Message: err.Error()}}
 		return nodeValidate, "could not read the document: " + err.Error(), nil
 	}
 	return "", "", err

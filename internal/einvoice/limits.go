@@ -1,0 +1,168 @@
+package einvoice
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Hard caps on the structure of a document, checked in one linear pass before it is decoded: a
+// document over one is refused with a *ParseError whose Code is CodeInputCap and whose Field names the
+// cap. Real invoices stay far below them (UBL and CII nest about a dozen deep).
+const (
+	maxXMLDepth     = 128
+	maxXMLElements  = 1_000_000
+	maxXMLAttrBytes = 64 << 10
+	maxJSONDepth    = 64
+	maxJSONValues   = 1_000_000 // tokens: keys, values and brackets
+)
+
+// CodeUnsupportedCharset is the finding code of XML whose declaration names a charset this package
+// cannot read.
+const CodeUnsupportedCharset = "unsupported_charset"
+
+// checkXMLCaps refuses XML that nests deeper than maxXMLDepth, has more than maxXMLElements elements or
+// an attribute over maxXMLAttrBytes. Malformed XML passes: the decoder reports it in its own words.
+func checkXMLCaps(format Format, data []byte) *ParseError {
+	dec := newXMLDecoder(data)
+	depth, elements := 0, 0
+	for {
+		tok, err := dec.RawToken()
+		if err != nil {
+			return nil
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			elements++
+			if depth > maxXMLDepth {
+				return capErrorf(format, "xml_depth", "elements nest more than %d deep", maxXMLDepth)
+			}
+			if elements > maxXMLElements {
+				return capErrorf(format, "xml_elements", "more than %d elements", maxXMLElements)
+			}
+			for _, a := range t.Attr {
+				if len(a.Value) > maxXMLAttrBytes {
+					return capErrorf(format, "xml_attribute_bytes", "the attribute %s is %d bytes long, over %d", clipText(a.Name.Local), len(a.Value), maxXMLAttrBytes)
+				}
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
+}
+
+// unreadableCharset refuses XML whose declaration names a charset no decoder here reads; nil for
+// anything else.
+func unreadableCharset(data []byte) *ParseError {
+	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '<' {
+		return nil
+	}
+	dec := newXMLDecoder(data)
+	var unknown string
+	read := dec.CharsetReader
+	dec.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
+		r, err := read(label, input)
+		if err != nil {
+			unknown = label
+		}
+		return r, err
+	}
+	_, _ = dec.Token()
+	if unknown == "" {
+		return nil
+	}
+	return &ParseError{Format: FormatUnknown, Field: "encoding", Code: CodeUnsupportedCharset,
+		Reason: fmt.Sprintf("the XML declares the charset %q, which cannot be read; send it as UTF-8", clipText(unknown))}
+}
+
+// checkJSON reads the first JSON value of data token by token and refuses it when it nests deeper than
+// maxJSONDepth, has more than maxJSONValues tokens, or an object repeats a key (encoding/json would keep the last one silently, so two
+// readers could disagree on what the document says). Malformed JSON passes: the decoder reports it.
+func checkJSON(data []byte) *ParseError {
+	type frame struct {
+		object    bool
+		expectKey bool
+		keys      map[string]bool
+		path      string
+		index     int
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []*frame
+	// childPath is the path of the value about to be read in the innermost container.
+	childPath := func(key string) string {
+		if len(stack) == 0 {
+			return ""
+		}
+		top := stack[len(stack)-1]
+		if !top.object {
+			return top.path + "[" + strconv.Itoa(top.index) + "]"
+		}
+		if top.path == "" {
+			return key
+		}
+		return top.path + "." + key
+	}
+	var key string
+	// valueDone moves the innermost container past a value.
+	valueDone := func() {
+		if len(stack) == 0 {
+			return
+		}
+		top := stack[len(stack)-1]
+		if top.object {
+			top.expectKey = true
+		} else {
+			top.index++
+		}
+	}
+	for values := 1; ; values++ {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if values > maxJSONValues {
+			return capErrorf(FormatJSON, "json_values", "more than %d keys, values and brackets", maxJSONValues)
+		}
+		if len(stack) > 0 {
+			if top := stack[len(stack)-1]; top.object && top.expectKey {
+				if k, ok := tok.(string); ok {
+					if top.keys[k] {
+						return parseErrorf(FormatJSON, childPath(k), "duplicate key (each field may appear once in an object)")
+					}
+					top.keys[k] = true
+					top.expectKey, key = false, k
+					continue
+				}
+			}
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if len(stack) >= maxJSONDepth {
+				return capErrorf(FormatJSON, "json_depth", "objects and arrays nest more than %d deep", maxJSONDepth)
+			}
+			object := tok == json.Delim('{')
+			f := &frame{object: object, expectKey: object, path: childPath(key)}
+			if object {
+				f.keys = map[string]bool{}
+			}
+			stack = append(stack, f)
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return nil
+			}
+			valueDone()
+		default:
+			if len(stack) == 0 {
+				return nil
+			}
+			valueDone()
+		}
+	}
+}
