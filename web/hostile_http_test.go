@@ -151,6 +151,19 @@ func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 		}
 	}
 
+	// The intruder's own document compared "with" the owner's shows nothing of it.
+	own := filed(t, api, sample(t, "cii-invoice.xml"), "pending")
+	number := posted["fields"].(map[string]any)["number"].(string) // NK-2026-0042, not the intruder's
+	resp, err := c.Get(a.URL + "/intake/" + itoa(own) + "/compare?with=" + doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Contains(string(page), number) {
+		t.Errorf("compare with another org's document: %d, shows its number %s: %v", resp.StatusCode, number, strings.Contains(string(page), number))
+	}
+
 	// Nothing of the owner's changed.
 	if got := r.waitStatus(float64(docID), "posted"); got["job"].(map[string]any)["attempts"] != job["attempts"] {
 		t.Fatalf("the owner's document changed: %v", got)
