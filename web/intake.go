@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
@@ -75,27 +77,17 @@ func (s *Server) upload(c echo.Context) error {
 	return page(c, views.UploadPage(s.chrome(c, "Upload", "upload"), results))
 }
 
-// eachFile calls fn for every part named "file" of a multipart request:
-// streamed, or from the form the CSRF check parsed already.
+// eachFile calls fn for every part named "file" of a multipart request,
+// streamed: from the reader whose first part checkCSRF read (a form sent
+// without the script), or from the body (the script's upload, whose token
+// came in the header). Nothing is spooled to disk.
 func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) error) error {
-	req := c.Request()
-	if req.MultipartForm != nil {
-		for _, fh := range req.MultipartForm.File["file"] {
-			f, err := fh.Open()
-			if err != nil {
-				return toAppError(err)
-			}
-			err = fn(fh.Filename, fh.Header.Get("Content-Type"), f)
-			f.Close()
-			if err != nil {
-				return err
-			}
+	mr, _ := c.Get(ctxUploadParts).(*multipart.Reader)
+	if mr == nil {
+		var err error
+		if mr, err = c.Request().MultipartReader(); err != nil {
+			return apperr.Wrap(err, apperr.Invalid, "send the documents as a multipart form")
 		}
-		return nil
-	}
-	mr, err := req.MultipartReader()
-	if err != nil {
-		return apperr.Wrap(err, apperr.Invalid, "send the documents as a multipart form")
 	}
 	for {
 		part, err := mr.NextPart()
@@ -103,12 +95,12 @@ func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) 
 			return nil
 		}
 		if err != nil {
-			return toAppError(err)
+			return formError(err)
 		}
 		if part.FormName() != "file" || part.FileName() == "" {
 			continue
 		}
-		if err := fn(part.FileName(), part.Header.Get("Content-Type"), part); err != nil {
+		if err := fn(intake.CleanFilename(part.FileName()), part.Header.Get("Content-Type"), part); err != nil {
 			return err
 		}
 	}
@@ -297,11 +289,7 @@ func (s *Server) original(c echo.Context) error {
 	if doc.MediaType != "application/pdf" {
 		h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'")
 	}
-	name := strings.NewReplacer(`"`, "", "\r", "", "\n", "").Replace(doc.Filename)
-	if name == "" {
-		name = fmt.Sprintf("document-%d", id)
-	}
-	h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s"`, name))
+	h.Set("Content-Disposition", contentDisposition("inline", doc.Filename, fmt.Sprintf("document-%d", id)))
 	return c.Blob(http.StatusOK, doc.MediaType, content)
 }
 
@@ -428,4 +416,18 @@ func at(xs []string, i int) string {
 		return xs[i]
 	}
 	return ""
+}
+
+// contentDisposition is the header that names a file sent back (RFC 6266):
+// the stored name cleaned again (rows stored before names were cleaned at
+// the door), or fallback, encoded as RFC 2231/5987 where it is not ASCII.
+func contentDisposition(disposition, filename, fallback string) string {
+	name := intake.CleanFilename(filename)
+	if name == "" {
+		name = fallback
+	}
+	if v := mime.FormatMediaType(disposition, map[string]string{"filename": name}); v != "" {
+		return v
+	}
+	return mime.FormatMediaType(disposition, map[string]string{"filename": fallback})
 }

@@ -32,7 +32,7 @@ func (s *Server) readDocument(c echo.Context) (content []byte, mediaType, filena
 				return nil, "", "", apperr.New(apperr.Invalid, "the form has no field named file")
 			}
 			if err != nil {
-				return nil, "", "", toAppError(err)
+				return nil, "", "", formError(err)
 			}
 			if part.FormName() != "file" {
 				continue
@@ -41,7 +41,7 @@ func (s *Server) readDocument(c echo.Context) (content []byte, mediaType, filena
 			if err != nil {
 				return nil, "", "", err
 			}
-			return content, part.Header.Get("Content-Type"), part.FileName(), nil
+			return content, part.Header.Get("Content-Type"), intake.CleanFilename(part.FileName()), nil
 		}
 	}
 	content, err = readLimited(req.Body, limit)

@@ -131,8 +131,7 @@ func (s *Server) apiPostEntry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := ledger.Post(c.Request().Context(), s.pool, req)
-	ledger.Observe(c.Request().Context(), s.pool, req, res, err)
+	res, err := ledger.PostForClient(c.Request().Context(), s.pool, req)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,10 @@ package web
 
 import (
 	"crypto/subtle"
+	"errors"
+	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -79,10 +82,18 @@ func safeMethod(m string) bool {
 }
 
 // checkCSRF refuses state-changing browser requests that do not carry the
-// session's synchronizer token, as the form field _csrf or, for htmx, the
-// X-CSRF-Token header set through hx-headers. It also refuses requests a
-// browser marks as cross-site. Unlike Echo's CSRF middleware it never trusts
+// session's synchronizer token, as the X-CSRF-Token header (htmx sends it
+// through hx-headers, and it is preferred) or, from a form without the
+// script, the form field _csrf. It also refuses requests a browser marks
+// as cross-site. Unlike Echo's CSRF middleware it never trusts
 // Sec-Fetch-Site alone: any client can send "same-origin".
+//
+// Nothing of the body is read before the session is known to hold a token
+// (the cookie alone tells): an anonymous request is refused unread. A
+// multipart form is read only from a signed-in session, and then only its
+// first part, which must be the token; the rest streams to the handler
+// (uploadParts) without being spooled anywhere. A URL-encoded form is
+// parsed only once the token is known good, within the route's body limit.
 func (s *Server) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
@@ -93,37 +104,126 @@ func (s *Server) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 			return apperr.New(apperr.Forbidden, "cross-site requests are refused")
 		}
 		sess, _ := c.Get(ctxSession).(*sessions.Session)
-		want, _ := sess.Values["csrf"].(string)
-		got := req.Header.Get("X-CSRF-Token")
-		if got == "" {
-			// A form without the script: for a multipart upload this parses
-			// the form (files over 32 MiB go to temporary files), bounded by
-			// limitBodies; the handler then reads the parsed form.
-			got = req.FormValue("_csrf")
+		var want string
+		if sess != nil {
+			want, _ = sess.Values["csrf"].(string)
 		}
-		if want == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
-			return apperr.New(apperr.Forbidden, "the form has expired or did not come from this site (missing or invalid CSRF token); reload the page and try again")
+		if want == "" {
+			return errBadCSRF
+		}
+		got := req.Header.Get("X-CSRF-Token")
+		mediaType, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+		if got == "" {
+			var err error
+			if got, err = formToken(c, sess, mediaType); err != nil {
+				return err
+			}
+		}
+		if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+			return errBadCSRF
+		}
+		if mediaType == echo.MIMEApplicationForm {
+			// The token is good: now the form may be read, and a form over
+			// the limit is a 413 rather than a form that seems empty.
+			if err := req.ParseForm(); err != nil {
+				return formError(err)
+			}
 		}
 		return next(c)
 	}
 }
 
-// limitBodies bounds request bodies before anything reads them: document
-// uploads get the upload limit (many files for the browser's form), every
-// other request 1 MiB.
+var errBadCSRF = apperr.New(apperr.Forbidden, "the form has expired or did not come from this site (missing or invalid CSRF token); reload the page and try again")
+
+// maxCSRFField bounds the token read from a form's first part.
+const maxCSRFField = 256
+
+// ctxUploadParts holds the multipart reader whose first part (the token)
+// checkCSRF consumed.
+const ctxUploadParts = "upload-parts"
+
+// formToken reads the token of a form sent without the script. For a
+// multipart form only a signed-in session's request is read at all, and only
+// its first part, which must be the field _csrf (the upload form puts it
+// first); the reader is kept for the handler.
+func formToken(c echo.Context, sess *sessions.Session, mediaType string) (string, error) {
+	req := c.Request()
+	switch mediaType {
+	case echo.MIMEApplicationForm:
+		if err := req.ParseForm(); err != nil {
+			return "", formError(err)
+		}
+		return req.PostForm.Get("_csrf"), nil
+	case echo.MIMEMultipartForm:
+		if auth.SessionUserID(sess) == 0 {
+			return "", apperr.New(apperr.Unauthorized, "sign in to continue")
+		}
+		mr, err := req.MultipartReader()
+		if err != nil {
+			return "", formError(err)
+		}
+		part, err := mr.NextPart()
+		if err != nil {
+			return "", formError(err)
+		}
+		if part.FormName() != "_csrf" {
+			return "", nil
+		}
+		token, err := io.ReadAll(io.LimitReader(part, maxCSRFField))
+		if err != nil {
+			return "", formError(err)
+		}
+		c.Set(ctxUploadParts, mr)
+		return string(token), nil
+	}
+	return "", nil
+}
+
+// formError classifies a failure to read a form: over the route's body
+// limit is 413 too_large, anything else a malformed body (422).
+func formError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return toAppError(err)
+	}
+	return apperr.Wrap(err, apperr.Invalid, "the form cannot be read: its framing or a part's header is malformed")
+}
+
+// maxFormBody bounds a browser form's body (everything but the upload).
+const maxFormBody = 256 << 10
+
+// bodyLimit is the most a route's request body may hold, by route class:
+// documents (the upload limit plus room for a form's framing), the
+// browser's upload of up to maxUploadFiles documents, JSON for the rest of
+// the API, and small forms for the rest of the browser's routes.
+func (s *Server) bodyLimit(route string) int64 {
+	document := s.app.Pipeline.MaxBytes() + 64<<10
+	switch {
+	case route == "/api/v1/documents":
+		return document
+	case route == "/upload":
+		return document * maxUploadFiles
+	case strings.HasPrefix(route, "/api/"):
+		return maxJSONBody
+	}
+	return maxFormBody
+}
+
+// limitBodies bounds request bodies by the route's class before anything
+// reads them: a declared length over the limit is refused unread, and a
+// body that turns out longer ends its reader with a 413.
 func (s *Server) limitBodies(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if req.Body != nil && !safeMethod(req.Method) {
-			limit := int64(maxJSONBody)
-			switch req.URL.Path {
-			case "/api/v1/documents":
-				limit = s.app.Pipeline.MaxBytes() + 1<<20
-			case "/upload":
-				limit = (s.app.Pipeline.MaxBytes() + 1<<20) * maxUploadFiles
-			}
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+		if req.Body == nil || req.Body == http.NoBody {
+			return next(c)
 		}
+		limit := s.bodyLimit(c.Path())
+		if req.ContentLength > limit {
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+			return apperr.New(apperr.TooLarge, "the request is larger than the limit of %d bytes", limit)
+		}
+		req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 		return next(c)
 	}
 }

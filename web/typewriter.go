@@ -141,6 +141,10 @@ func (s *Server) revise(c echo.Context) error {
 		return err
 	}
 	u := currentUser(c)
+	// Another org's document is 404 before its form is judged.
+	if _, err := s.app.Typewriter.Get(c.Request().Context(), u.OrgID, id); err != nil {
+		return err
+	}
 	f := formOf(c)
 	d, err := documentFromForm(f)
 	if err == nil {

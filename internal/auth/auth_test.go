@@ -240,7 +240,11 @@ func TestAPITokens(t *testing.T) {
 	if n := testkit.Count(t, db, `SELECT count(*) FROM api_tokens WHERE position(convert_to($1, 'UTF8') in token_hash) > 0`, tok); n != 0 {
 		t.Fatal("the token itself is stored")
 	}
-	for _, bad := range []string{"", "gbk_", tok[:len(tok)-1] + "A", "Bearer " + tok} {
+	last := "A"
+	if strings.HasSuffix(tok, last) {
+		last = "B" // a changed last character, never the same one
+	}
+	for _, bad := range []string{"", "gbk_", tok[:len(tok)-1] + last, "Bearer " + tok} {
 		if _, err := svc.UserForAPIToken(ctx, bad); !apperr.Is(err, apperr.Unauthorized) {
 			t.Errorf("token %q: got %v, want unauthorized", bad, err)
 		}

@@ -58,6 +58,10 @@ type Service struct {
 
 	dummyOnce sync.Once
 	dummyHash string
+
+	// beforePasswordCheck, when set (tests), runs just before a password
+	// is checked.
+	beforePasswordCheck func()
 }
 
 // NewService returns a Service with the default policies.
@@ -109,7 +113,10 @@ func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, rol
 			if existingOrg != orgID || existingRole != role {
 				return User{}, apperr.New(apperr.InvalidState, "a user %s exists already in another org or with another role", email)
 			}
-			_, err = tx.Exec(ctx, `UPDATE users SET password_hash = $2, failed_signins = 0, signin_blocked_until = NULL WHERE id = $1`, id, hash)
+			if _, err = tx.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, id, hash); err == nil {
+				// A new password starts with a clean slate.
+				_, err = tx.Exec(ctx, `DELETE FROM signin_throttle WHERE address_key = `+addressKey, email)
+			}
 		}
 		if err != nil {
 			return User{}, fmt.Errorf("auth: create user: %w", err)
@@ -146,72 +153,105 @@ func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
 // that sign-in does not reveal which addresses exist.
 var ErrBadCredentials = apperr.New(apperr.Unauthorized, "wrong email or password")
 
-// Authenticate checks an address and password. Failures are audited and
-// counted per account; after FreeFailures consecutive failures the account
-// refuses every attempt, right or wrong, for a delay that doubles with each
-// further failure (capped at MaxBlock).
+// addressKey is the SQL for the throttle's key of the address $1: the same
+// normalisation (lower) as the unique index on users' addresses.
+const addressKey = `sha256(convert_to(lower($1::text), 'UTF8'))`
+
+// claimSQL counts one attempt against an address and decides, in the same
+// statement, whether its password may be checked: not while the address is
+// blocked (the attempt is counted and refused); otherwise the check is
+// claimed, and the claim that reaches FreeFailures checks blocks the
+// address at once for a delay that doubles with each further check, capped
+// at MaxBlock. Parallel attempts queue on the row, so each sees the others'
+// claims: no more than FreeFailures passwords are checked, however many
+// arrive at once. ($2 now, $3 FreeFailures, $4 MaxBlock in seconds.)
+const claimSQL = `
+INSERT INTO signin_throttle AS t (address_key, failures, checks, blocked_until, last_refused, updated_at)
+VALUES (` + addressKey + `, 1, 1,
+        CASE WHEN 1 >= $3::int THEN $2::timestamptz + make_interval(secs => least(1, $4::float8)) END, false, $2)
+ON CONFLICT (address_key) DO UPDATE SET
+    failures      = t.failures + 1,
+    checks        = CASE WHEN t.blocked_until > $2 THEN t.checks ELSE t.checks + 1 END,
+    blocked_until = CASE WHEN t.blocked_until > $2 THEN t.blocked_until
+                         WHEN t.checks + 1 >= $3::int
+                         THEN $2::timestamptz + make_interval(secs => least(power(2, least(t.checks + 1 - $3::int, 20)), $4::float8))
+                         END,
+    last_refused  = coalesce(t.blocked_until > $2, false),
+    updated_at    = $2
+RETURNING failures, blocked_until, last_refused`
+
+// Authenticate checks an address and password. Every attempt is first
+// counted against the address, account or not, by one atomic claim
+// (claimSQL) that also decides whether the password may be checked: after
+// FreeFailures consecutive checked failures the address refuses every
+// attempt, right or wrong, unchecked, for a delay that doubles with each
+// further check (capped at MaxBlock). Success clears the count. An unknown
+// address goes through the same claim and the same work (a dummy hash), so
+// neither the answers nor their timing tell whether it has an account.
+// Failures are audited.
 func (s *Service) Authenticate(ctx context.Context, email, password string) (User, error) {
-	email = strings.TrimSpace(email)
-	type account struct {
-		user         User
-		hash         string
-		failures     int
-		blockedUntil *time.Time
-	}
-	var a account
-	row := s.Q.QueryRow(ctx, `SELECT `+userColumns+`, u.password_hash, u.failed_signins, u.signin_blocked_until
-		FROM users u JOIN orgs o ON o.id = u.org_id WHERE lower(u.email) = lower($1)`, email)
-	err := row.Scan(&a.user.ID, &a.user.OrgID, &a.user.OrgSlug, &a.user.OrgName, &a.user.Email, &a.user.Role,
-		&a.hash, &a.failures, &a.blockedUntil)
-	if errors.Is(err, pgx.ErrNoRows) {
-		// Spend the same work as a real check so timing does not tell.
-		_, _ = CheckPassword(password, s.dummy())
-		_ = audit.Record(ctx, s.Q, audit.Event{Actor: audit.Actor{Label: email}, Action: "signin_failed",
-			Detail: map[string]any{"reason": "unknown email"}})
-		return User{}, ErrBadCredentials
-	}
-	if err != nil {
+	// No account has an address with a NUL or invalid UTF-8 (PostgreSQL
+	// text cannot hold them): such an address is just one without an account.
+	email = strings.ToValidUTF8(strings.ReplaceAll(strings.TrimSpace(email), "\x00", "\uFFFD"), "\uFFFD")
+	var user User
+	var hash string
+	err := s.Q.QueryRow(ctx, `SELECT `+userColumns+`, u.password_hash
+		FROM users u JOIN orgs o ON o.id = u.org_id WHERE lower(u.email) = lower($1)`, email).
+		Scan(&user.ID, &user.OrgID, &user.OrgSlug, &user.OrgName, &user.Email, &user.Role, &hash)
+	known := err == nil
+	if !known && !errors.Is(err, pgx.ErrNoRows) {
 		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
+	failed := func(reason string, detail map[string]any) {
+		ev := audit.Event{Actor: audit.Actor{Label: email}, Action: "signin_failed", Detail: detail}
+		if known {
+			ev.OrgID, ev.SubjectType, ev.SubjectID = user.OrgID, "user", user.ID
+		}
+		detail["reason"] = reason
+		_ = audit.Record(ctx, s.Q, ev)
+	}
+
 	now := s.Now()
-	if a.blockedUntil != nil && now.Before(*a.blockedUntil) {
-		wait := int(math.Ceil(a.blockedUntil.Sub(now).Seconds()))
-		_ = audit.Record(ctx, s.Q, audit.Event{OrgID: a.user.OrgID, Actor: audit.Actor{Label: email}, Action: "signin_failed",
-			SubjectType: "user", SubjectID: a.user.ID, Detail: map[string]any{"reason": "throttled"}})
+	var failures int
+	var blockedUntil *time.Time
+	var refused bool
+	if err := s.Q.QueryRow(ctx, claimSQL, email, now, s.FreeFailures, s.MaxBlock.Seconds()).
+		Scan(&failures, &blockedUntil, &refused); err != nil {
+		return User{}, fmt.Errorf("auth: sign in: claim an attempt: %w", err)
+	}
+	if refused {
+		wait := int(math.Ceil(blockedUntil.Sub(now).Seconds()))
+		failed("throttled", map[string]any{"consecutive_failures": failures})
 		return User{}, apperr.New(apperr.RateLimited, "too many failed sign-ins for this account; try again in %d seconds", wait).
 			With("retry_after", wait)
 	}
-	ok, err := CheckPassword(password, a.hash)
+
+	if !known {
+		hash = s.dummy() // the same work as a real check, so timing does not tell
+	}
+	if s.beforePasswordCheck != nil {
+		s.beforePasswordCheck()
+	}
+	ok, err := CheckPassword(password, hash)
 	if err != nil {
 		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
-	if !ok {
-		failures := a.failures + 1
-		var until *time.Time
-		if over := failures - s.FreeFailures; over >= 0 {
-			delay := time.Second << min(over, 20)
-			if delay > s.MaxBlock {
-				delay = s.MaxBlock
-			}
-			t := now.Add(delay)
-			until = &t
+	if !known || !ok {
+		reason := "wrong password"
+		if !known {
+			reason = "unknown email"
 		}
-		if _, err := s.Q.Exec(ctx, `UPDATE users SET failed_signins = $2, signin_blocked_until = $3 WHERE id = $1`,
-			a.user.ID, failures, until); err != nil {
-			return User{}, fmt.Errorf("auth: sign in: %w", err)
-		}
-		_ = audit.Record(ctx, s.Q, audit.Event{OrgID: a.user.OrgID, Actor: audit.Actor{Label: email}, Action: "signin_failed",
-			SubjectType: "user", SubjectID: a.user.ID, Detail: map[string]any{"reason": "wrong password", "consecutive_failures": failures}})
+		failed(reason, map[string]any{"consecutive_failures": failures})
 		return User{}, ErrBadCredentials
 	}
-	if _, err := s.Q.Exec(ctx, `UPDATE users SET failed_signins = 0, signin_blocked_until = NULL WHERE id = $1 AND failed_signins <> 0`, a.user.ID); err != nil {
+	if _, err := s.Q.Exec(ctx, `DELETE FROM signin_throttle WHERE address_key = `+addressKey, email); err != nil {
 		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
-	if err := audit.Record(ctx, s.Q, audit.Event{OrgID: a.user.OrgID, Actor: a.user.Actor(), Action: "signin",
-		SubjectType: "user", SubjectID: a.user.ID}); err != nil {
+	if err := audit.Record(ctx, s.Q, audit.Event{OrgID: user.OrgID, Actor: user.Actor(), Action: "signin",
+		SubjectType: "user", SubjectID: user.ID}); err != nil {
 		return User{}, err
 	}
-	return a.user, nil
+	return user, nil
 }
 
 func (s *Service) dummy() string {

@@ -38,8 +38,8 @@ func Ledger(ctx context.Context, e *Env) error {
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	if _, err := tx.Exec(ctx, `
 		INSERT INTO journal_entries (org_id, source_type, source_id, entry_set, entry_date, currency, base_currency, description, fingerprint, created_by)
-		SELECT $1::bigint, 'history', g::text, 'main', date '2026-01-01' + (g % 300), 'EUR', 'EUR', 'history', sha256(g::text::bytea), 'seed'
-		FROM generate_series(1, $2::int) g`, o.ID, history); err != nil {
+		SELECT $1::bigint, $3::text, g::text, 'main', date '2026-01-01' + (g % 300), 'EUR', 'EUR', 'history', sha256(g::text::bytea), 'seed'
+		FROM generate_series(1, $2::int) g`, o.ID, history, ledger.SourceTypeBenchHistory); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `
@@ -47,8 +47,8 @@ func Ledger(ctx context.Context, e *Env) error {
 		SELECT e.id, e.org_id, l.n, CASE l.n WHEN 0 THEN $1::bigint ELSE $2::bigint END,
 		       CASE l.n WHEN 0 THEN 100 ELSE 0 END, CASE l.n WHEN 0 THEN 0 ELSE 100 END,
 		       CASE l.n WHEN 0 THEN 100 ELSE 0 END, CASE l.n WHEN 0 THEN 0 ELSE 100 END
-		FROM journal_entries e CROSS JOIN (VALUES (0), (1)) AS l (n) WHERE e.source_type = 'history'`,
-		accounts["6000"], accounts["2000"]); err != nil {
+		FROM journal_entries e CROSS JOIN (VALUES (0), (1)) AS l (n) WHERE e.source_type = $3`,
+		accounts["6000"], accounts["2000"], ledger.SourceTypeBenchHistory); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -56,7 +56,7 @@ func Ledger(ctx context.Context, e *Env) error {
 	}
 	request := func(sourceID string) ledger.Request {
 		return ledger.Request{
-			SourceKey: ledger.SourceKey{OrgID: o.ID, SourceType: "bench", SourceID: sourceID, EntrySet: "bill"},
+			SourceKey: ledger.SourceKey{OrgID: o.ID, SourceType: ledger.SourceTypeBench, SourceID: sourceID, EntrySet: "bill"},
 			Date:      "2026-11-20", Currency: "EUR", Description: "bench", Actor: "bench",
 			Lines: []ledger.Line{
 				{Account: "6000", Debit: decimal.RequireFromString("100.00")},

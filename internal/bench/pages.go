@@ -163,7 +163,7 @@ func seedPages(ctx context.Context, e *Env) (*pagesWorld, error) {
 			FROM jobs j CROSS JOIN generate_series(1, 3) a WHERE j.org_id = $1 AND j.status = 'abandoned'`, []any{o.ID}},
 		{"journal entries", `INSERT INTO journal_entries (org_id, source_type, source_id, entry_set, entry_date, currency, base_currency,
 			description, created_by, created_at)
-			SELECT org_id, 'intake', id::text, 'bill', decided_at::date, 'EUR', 'EUR', supplier_name || ' ' || doc_number, 'system:bookkeeper', decided_at
+			SELECT org_id, '` + ledger.SourceTypeIntake + `', id::text, 'bill', decided_at::date, 'EUR', 'EUR', supplier_name || ' ' || doc_number, 'system:bookkeeper', decided_at
 			FROM intake_documents WHERE org_id = $1 AND status = 'posted' ORDER BY id`, []any{o.ID}},
 		{"journal lines", `INSERT INTO journal_lines (entry_id, org_id, line_no, account_id, debit, credit, base_debit, base_credit)
 			SELECT e.id, e.org_id, l.no, a.id, CASE l.no WHEN 0 THEN d.payable ELSE 0 END, CASE l.no WHEN 1 THEN d.payable ELSE 0 END,

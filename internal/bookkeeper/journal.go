@@ -86,7 +86,7 @@ func (b Bill) Entry() (ledger.Request, error) {
 	add(ledger.AccountsPayable, false, d.Totals.Payable, supplierDims)
 
 	req := ledger.Request{
-		SourceKey:   ledger.SourceKey{OrgID: b.OrgID, SourceType: "intake", SourceID: strconv.FormatInt(b.IntakeID, 10), EntrySet: EntrySet},
+		SourceKey:   ledger.SourceKey{OrgID: b.OrgID, SourceType: ledger.SourceTypeIntake, SourceID: strconv.FormatInt(b.IntakeID, 10), EntrySet: EntrySet},
 		Date:        d.IssueDate,
 		Currency:    d.Currency,
 		Description: description(d),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"greatbook/internal/apperr"
 	"greatbook/internal/database"
 )
 
@@ -64,6 +65,8 @@ func scanMember(r pgx.CollectableRow) (Member, error) {
 }
 
 // Group returns the duplicate group of a document (itself included), by id.
+// A document that is not the org's has no group: not_found, so that no
+// caller answers for another org's id as if it were an empty group.
 func Group(ctx context.Context, q database.Querier, orgID, id int64) ([]Member, error) {
 	rows, err := q.Query(ctx, `SELECT `+memberColumns+` FROM intake_documents d
 		WHERE d.id IN (`+groupIDsSQL+`) AND d.org_id = $2 ORDER BY d.id`, id, orgID)
@@ -73,6 +76,9 @@ func Group(ctx context.Context, q database.Querier, orgID, id int64) ([]Member, 
 	members, err := pgx.CollectRows(rows, scanMember)
 	if err != nil {
 		return nil, fmt.Errorf("intake: group of %d: %w", id, err)
+	}
+	if len(members) == 0 {
+		return nil, apperr.New(apperr.NotFound, "no document %d", id)
 	}
 	return members, nil
 }

@@ -37,7 +37,7 @@ func (m *MemoryStore) Ingest(_ context.Context, a Arrival) (Document, bool, erro
 		}
 	}
 	now := time.Now()
-	d := &Document{ID: int64(len(m.docs) + 1), OrgID: a.OrgID, ContentHash: hash, MediaType: a.MediaType, Filename: a.Filename,
+	d := &Document{ID: int64(len(m.docs) + 1), OrgID: a.OrgID, ContentHash: hash, MediaType: a.MediaType, Filename: CleanFilename(a.Filename),
 		Size: len(a.Content), Via: a.Via, ReceivedBy: a.Actor, PipelineRunID: a.RunID, Status: Received,
 		TypewriterVersionID: a.TypewriterVersionID, VersionGroup: a.VersionGroup,
 		Findings: []byte("[]"), ReceivedAt: now, UpdatedAt: now}

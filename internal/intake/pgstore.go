@@ -110,7 +110,7 @@ func (s *PGStore) Ingest(ctx context.Context, a Arrival) (Document, bool, error)
 			                              typewriter_version_id, version_group)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
 			ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
-			RETURNING id`, a.OrgID, hash, a.MediaType, a.Filename, len(a.Content), a.Via, a.Actor, a.RunID,
+			RETURNING id`, a.OrgID, hash, a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
 			a.TypewriterVersionID, a.VersionGroup).Scan(&id)
 		created := err == nil
 		if errors.Is(err, pgx.ErrNoRows) {

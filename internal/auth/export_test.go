@@ -1,0 +1,5 @@
+package auth
+
+// SetBeforePasswordCheck lets a test hold sign-ins just before they check a
+// password (a barrier for concurrency tests).
+func SetBeforePasswordCheck(s *Service, f func()) { s.beforePasswordCheck = f }
