@@ -38,6 +38,12 @@ type client struct {
 }
 
 func (c client) call(method, path string, body []byte) (int, map[string]any, error) {
+	status, _, out, err := c.send(method, path, body)
+	return status, out, err
+}
+
+// send is call with the response's header.
+func (c client) send(method, path string, body []byte) (int, http.Header, map[string]any, error) {
 	req, _ := http.NewRequest(method, c.url+path, bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if body != nil {
@@ -45,13 +51,16 @@ func (c client) call(method, path string, body []byte) (int, map[string]any, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, nil, err // cut off mid-answer: not acknowledged
+	}
 	var out map[string]any
 	_ = json.Unmarshal(raw, &out)
-	return resp.StatusCode, out, nil
+	return resp.StatusCode, resp.Header, out, nil
 }
 
 func (c client) waitStatus(id int64, want string) {
@@ -81,6 +90,16 @@ func invoice(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// invoiceNumbered is the test invoice under another number: a distinct
+// document, which neither content nor reference dedup relates to the others.
+func invoiceNumbered(t *testing.T, number string) []byte {
+	b := invoice(t)
+	if !bytes.Contains(b, []byte("<cbc:ID>NK-2026-0042</cbc:ID>")) {
+		t.Fatal("the test invoice no longer carries number NK-2026-0042")
+	}
+	return bytes.Replace(b, []byte("<cbc:ID>NK-2026-0042</cbc:ID>"), []byte("<cbc:ID>"+number+"</cbc:ID>"), 1)
 }
 
 func entries(t *testing.T, db *testkit.DB) int {
