@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,46 +8,10 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/auth"
 	"greatbook/internal/testkit"
 )
-
-// refuseConnections makes the test database refuse every connection and
-// throws out the ones it has, as a stopped or crashed server would; the
-// returned function lets connections in again.
-func refuseConnections(t *testing.T, db *testkit.DB) (restore func()) {
-	t.Helper()
-	ctx := context.Background()
-	cfg, err := pgx.ParseConfig(db.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := cfg.Database
-	cfg.Database = "postgres"
-	admin, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exec := func(sql string, args ...any) {
-		if _, err := admin.Exec(ctx, sql, args...); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	quoted := pgx.Identifier{name}.Sanitize()
-	exec(`ALTER DATABASE ` + quoted + ` ALLOW_CONNECTIONS false`)
-	exec(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1`, name)
-	restored := false
-	restore = func() {
-		if !restored {
-			restored = true
-			exec(`ALTER DATABASE ` + quoted + ` ALLOW_CONNECTIONS true`)
-		}
-	}
-	t.Cleanup(func() { restore(); admin.Close(ctx) })
-	return restore
-}
 
 func TestAnUnreachableDatabaseAnswers503WithRetryAfter(t *testing.T) {
 	t.Parallel()
@@ -78,7 +41,7 @@ func TestAnUnreachableDatabaseAnswers503WithRetryAfter(t *testing.T) {
 		t.Fatalf("before the outage: %d %s", resp.StatusCode, body)
 	}
 
-	restore := refuseConnections(t, a.db)
+	restore := testkit.RefuseConnections(t, a.db)
 	for _, tc := range []struct {
 		name   string
 		client *http.Client
