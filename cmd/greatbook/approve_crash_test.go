@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -92,14 +93,23 @@ func invoice(t *testing.T) []byte {
 	return b
 }
 
-// invoiceNumbered is the test invoice under another number: a distinct
-// document, which neither content nor reference dedup relates to the others.
-func invoiceNumbered(t *testing.T, number string) []byte {
+// distinctInvoice is the test invoice made a document of its own: number
+// seq, issued seq days after 1 January 2026, so that neither reference nor
+// content dedup relates it to another (the content key holds the date).
+func distinctInvoice(t *testing.T, seq int) (number string, content []byte) {
 	b := invoice(t)
-	if !bytes.Contains(b, []byte("<cbc:ID>NK-2026-0042</cbc:ID>")) {
-		t.Fatal("the test invoice no longer carries number NK-2026-0042")
+	number = fmt.Sprintf("GB-%04d", seq)
+	issued := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, seq%300).Format("2006-01-02")
+	for old, repl := range map[string]string{
+		"<cbc:ID>NK-2026-0042</cbc:ID>":             "<cbc:ID>" + number + "</cbc:ID>",
+		"<cbc:IssueDate>2026-11-20</cbc:IssueDate>": "<cbc:IssueDate>" + issued + "</cbc:IssueDate>",
+	} {
+		if !bytes.Contains(b, []byte(old)) {
+			t.Fatalf("the test invoice no longer carries %s", old)
+		}
+		b = bytes.Replace(b, []byte(old), []byte(repl), 1)
 	}
-	return bytes.Replace(b, []byte("<cbc:ID>NK-2026-0042</cbc:ID>"), []byte("<cbc:ID>"+number+"</cbc:ID>"), 1)
+	return number, b
 }
 
 func entries(t *testing.T, db *testkit.DB) int {
