@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/database"
 	"greatbook/views"
 )
 
@@ -56,9 +57,20 @@ var codeByStatus = map[int]apperr.Code{
 	http.StatusTooManyRequests:       apperr.RateLimited,
 }
 
-// toAppError classifies any error that reaches the handler boundary.
+// retryAfterSeconds is the Retry-After of every 503: long enough for a
+// restarting database to finish its crash recovery, short enough that a
+// client does not give up on a blip.
+const retryAfterSeconds = "5"
+
+// toAppError classifies any error that reaches the handler boundary. A
+// database that cannot be reached is unavailable (503), whichever handler
+// met it and however the domain wrapped it.
 func toAppError(err error) *apperr.Error {
-	if e, ok := apperr.As(err); ok {
+	e, ok := apperr.As(err)
+	if (!ok || e.Code == apperr.Internal) && database.IsUnavailable(err) {
+		return apperr.Wrap(err, apperr.Unavailable, "The database is unavailable for a moment. Try again in a few seconds.")
+	}
+	if ok {
 		return e
 	}
 	var he *echo.HTTPError
@@ -95,7 +107,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	requestID := c.Response().Header().Get(echo.HeaderXRequestID)
 	message := e.Message
-	if status >= 500 {
+	switch {
+	case status == http.StatusServiceUnavailable:
+		// Expected while the database restarts: the client retries.
+		c.Response().Header().Set("Retry-After", retryAfterSeconds)
+		s.logger.Warn("request unavailable", "request_id", requestID, "method", c.Request().Method,
+			"path", c.Request().URL.Path, "error", err)
+	case status >= 500:
 		s.logger.Error("request failed", "request_id", requestID, "method", c.Request().Method,
 			"path", c.Request().URL.Path, "error", err)
 		message = "An internal error occurred. Quote the request id when you report it."

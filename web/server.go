@@ -187,6 +187,7 @@ func (s *Server) health(c echo.Context) error {
 	defer cancel()
 	if err := s.pool.Ping(ctx); err != nil {
 		s.logger.Warn("health check: database does not answer", "error", err)
+		c.Response().Header().Set("Retry-After", retryAfterSeconds)
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})

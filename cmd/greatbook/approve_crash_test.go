@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -38,6 +39,12 @@ type client struct {
 }
 
 func (c client) call(method, path string, body []byte) (int, map[string]any, error) {
+	status, _, out, err := c.send(method, path, body)
+	return status, out, err
+}
+
+// send is call with the response's header.
+func (c client) send(method, path string, body []byte) (int, http.Header, map[string]any, error) {
 	req, _ := http.NewRequest(method, c.url+path, bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if body != nil {
@@ -45,13 +52,16 @@ func (c client) call(method, path string, body []byte) (int, map[string]any, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, nil, err // cut off mid-answer: not acknowledged
+	}
 	var out map[string]any
 	_ = json.Unmarshal(raw, &out)
-	return resp.StatusCode, out, nil
+	return resp.StatusCode, resp.Header, out, nil
 }
 
 func (c client) waitStatus(id int64, want string) {
@@ -81,6 +91,25 @@ func invoice(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// distinctInvoice is the test invoice made a document of its own: number
+// seq, issued seq days after 1 January 2026, so that neither reference nor
+// content dedup relates it to another (the content key holds the date).
+func distinctInvoice(t *testing.T, seq int) (number string, content []byte) {
+	b := invoice(t)
+	number = fmt.Sprintf("GB-%04d", seq)
+	issued := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, seq%300).Format("2006-01-02")
+	for old, repl := range map[string]string{
+		"<cbc:ID>NK-2026-0042</cbc:ID>":             "<cbc:ID>" + number + "</cbc:ID>",
+		"<cbc:IssueDate>2026-11-20</cbc:IssueDate>": "<cbc:IssueDate>" + issued + "</cbc:IssueDate>",
+	} {
+		if !bytes.Contains(b, []byte(old)) {
+			t.Fatalf("the test invoice no longer carries %s", old)
+		}
+		b = bytes.Replace(b, []byte(old), []byte(repl), 1)
+	}
+	return number, b
 }
 
 func entries(t *testing.T, db *testkit.DB) int {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -76,6 +77,25 @@ type serveProcess struct {
 	cmd  *exec.Cmd
 	url  string
 	done chan error
+	log  *logBuffer // its stderr, shown when the test fails
+}
+
+// logBuffer keeps what a child process logs.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func startServe(t *testing.T, dir string) *serveProcess {
@@ -92,11 +112,11 @@ func startServeWith(t *testing.T, bin string, env []string, args ...string) *ser
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	s := &serveProcess{cmd: cmd, done: make(chan error, 1), log: &logBuffer{}}
+	cmd.Stderr = s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &serveProcess{cmd: cmd, done: make(chan error, 1)}
 	lines := bufio.NewScanner(out)
 	for lines.Scan() {
 		if u, ok := strings.CutPrefix(lines.Text(), "GreatBook Intake is serving on "); ok {
@@ -109,7 +129,14 @@ func startServeWith(t *testing.T, bin string, env []string, args ...string) *ser
 		t.Fatal("serve never printed its URL")
 	}
 	go func() { _, _ = io.Copy(io.Discard, out); s.done <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-s.done })
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-s.done
+		if t.Failed() {
+			lines := strings.Split(s.log.String(), "\n")
+			t.Logf("serve (pid %d) logged (the last 150 lines):\n%s", cmd.Process.Pid, strings.Join(lines[max(0, len(lines)-150):], "\n"))
+		}
+	})
 	return s
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -131,7 +132,8 @@ func (e env) openDatabase(ctx context.Context, f dbFlags, role embeddedpg.Role, 
 		}
 		d.url = url
 	} else {
-		c, err := embeddedpg.Start(ctx, embeddedpg.Options{DataDir: f.dataDir, Role: role, Durable: true, Logger: logger, BinDir: e.getenv("GREATBOOK_PG_BIN")})
+		c, err := embeddedpg.Start(ctx, embeddedpg.Options{DataDir: f.dataDir, Role: role, Durable: true, Logger: logger,
+			BinDir: e.getenv("GREATBOOK_PG_BIN"), RestartDelay: restartDelay(e)})
 		if err != nil {
 			return nil, err
 		}
@@ -187,4 +189,13 @@ func readPassword(r io.Reader) (string, error) {
 		p = p[:i]
 	}
 	return p, nil
+}
+
+// restartDelay is the owner's first wait before it restarts a cluster whose
+// postmaster died: the default unless GREATBOOK_TEST_RESTART_DELAY (a Go
+// duration) sets it. The tests of a database outage use it to hold the
+// outage open long enough to be observed.
+func restartDelay(e env) time.Duration {
+	d, _ := time.ParseDuration(e.getenv("GREATBOOK_TEST_RESTART_DELAY"))
+	return d
 }

@@ -16,7 +16,10 @@
 //	owner.lock  exclusive for the life of the owner; holds its role and pid
 //
 // An owner that exits waits for the other users to finish (users.lock
-// exclusive) and then stops the cluster. A serve that finds the cluster owned
+// exclusive) and then stops the cluster. An owner restarts a postmaster that
+// exits on its own (killed, crashed) with a growing delay between attempts;
+// PostgreSQL's crash recovery keeps the data. A process that merely reuses
+// the cluster leaves that to the owner. A serve that finds the cluster owned
 // by a short CLI command waits for that command to finish and then starts the
 // cluster itself, so that the cluster lives exactly as long as the serve.
 package embeddedpg
@@ -37,6 +40,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -73,7 +77,14 @@ type Options struct {
 	// BinDir holds initdb and postgres; empty searches PATH and
 	// /usr/lib/postgresql/*/bin.
 	BinDir string
+	// RestartDelay is the owner's first wait before restarting a postmaster
+	// that exited on its own (default 250 ms); it doubles after each failed
+	// attempt up to MaxRestartDelay.
+	RestartDelay time.Duration
 }
+
+// MaxRestartDelay bounds the wait between two attempts to restart the cluster.
+const MaxRestartDelay = 30 * time.Second
 
 // Cluster is a running embedded cluster, started or reused by this process.
 type Cluster struct {
@@ -84,6 +95,15 @@ type Cluster struct {
 	owned     bool
 	cmd       *exec.Cmd
 	exited    chan struct{}
+	bins      binaries
+	account   serverUser
+
+	// The owner's watcher restarts the postmaster. Close cancels it and
+	// waits for it before it stops the server, so no restart follows Close.
+	stopWatching context.CancelFunc
+	watcherDone  chan struct{}
+	closeOnce    sync.Once
+	closeErr     error
 
 	serveLock *os.File
 	usersLock *os.File
@@ -105,6 +125,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.RestartDelay <= 0 {
+		opts.RestartDelay = 250 * time.Millisecond
+	}
 	bins, err := findBinaries(opts.BinDir)
 	if err != nil {
 		return nil, err
@@ -121,7 +144,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{opts: opts}
+	c := &Cluster{opts: opts, bins: bins, account: account}
 	c.pgRoot = dataDir
 	if account.differs && !reachableBy(dataDir, account) {
 		// The postgres user cannot search a parent of the data directory
@@ -158,7 +181,55 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		c.release()
 		return nil, err
 	}
+	if c.owned {
+		watchCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		c.stopWatching, c.watcherDone = stop, make(chan struct{})
+		go c.watch(watchCtx)
+	}
 	return c, nil
+}
+
+// watch restarts the postmaster whenever it exits while the cluster is
+// owned and open. It alone touches c.cmd and c.exited until Close has
+// stopped it.
+func (c *Cluster) watch(ctx context.Context) {
+	defer close(c.watcherDone)
+	log := c.opts.Logger
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.exited:
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		log.Error("database cluster exited unexpectedly; restarting it", "dir", c.pgdata,
+			"pid", c.cmd.Process.Pid, "exit", c.cmd.ProcessState.String())
+		c.cmd = nil
+		delay := c.opts.RestartDelay
+		for attempt := 1; ; attempt++ {
+			log.Warn("restarting the database cluster", "attempt", attempt, "delay", delay)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			// The postmaster's parent-death signal follows the thread that
+			// starts it; Go ends a thread only when a goroutine that locked
+			// it exits, which greatbook never does, so any thread will do.
+			err := c.startServer(ctx, c.bins, c.account)
+			if ctx.Err() != nil {
+				return // Close came during the attempt; startServer stopped what it started
+			}
+			if err == nil {
+				log.Info("database cluster restarted", "attempt", attempt, "pid", c.cmd.Process.Pid)
+				break
+			}
+			log.Error("restarting the database cluster failed", "attempt", attempt, "error", err)
+			delay = min(2*delay, MaxRestartDelay)
+		}
+	}
 }
 
 // join takes the users lock and either starts the cluster or reuses it.
@@ -260,9 +331,18 @@ func (c *Cluster) EnsureDatabase(ctx context.Context, name string) error {
 	return nil
 }
 
-// Close leaves the cluster. The owner waits for the other users to finish
-// and stops the server; anyone else just lets go.
+// Close leaves the cluster. The owner stops restarting it, waits for the
+// other users to finish and stops the server; anyone else just lets go.
 func (c *Cluster) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.close() })
+	return c.closeErr
+}
+
+func (c *Cluster) close() error {
+	if c.stopWatching != nil {
+		c.stopWatching()
+		<-c.watcherDone
+	}
 	var err error
 	if c.owned && c.cmd != nil {
 		// Let other processes finish first: they hold users.lock shared.

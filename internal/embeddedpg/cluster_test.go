@@ -3,9 +3,16 @@ package embeddedpg_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -121,4 +128,156 @@ func TestUnreachableDataDirFallsBack(t *testing.T) {
 		}
 	}()
 	query(t, c, "SELECT 'ok'")
+}
+
+// syncBuffer collects log output written from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func postmasterPID(t *testing.T, dir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "pgdata", "postmaster.pid"))
+	if err != nil {
+		t.Fatalf("no running cluster: %v", err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// postgresRunning reports whether a postgres process works in dir's cluster.
+func postgresRunning(dir string) bool {
+	pgdata := filepath.Join(dir, "pgdata")
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if strings.HasPrefix(string(comm), "postgres") && cwd == pgdata {
+			return true
+		}
+	}
+	return false
+}
+
+func killPostmaster(t *testing.T, dir string) {
+	t.Helper()
+	pid := postmasterPID(t, dir)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// The owner reaps its child at once; until then it is a zombie.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("postmaster %d survived SIGKILL", pid)
+		}
+	}
+}
+
+func TestTheOwnerRestartsAKilledPostmasterAndKeepsTheData(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := filepath.Join(shortDir(t), "data")
+	var logs syncBuffer
+	c, err := embeddedpg.Start(ctx, embeddedpg.Options{DataDir: dir, Role: embeddedpg.RoleServer, Durable: true,
+		RestartDelay: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	conn, err := pgx.Connect(ctx, c.ConnString("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE kept AS SELECT 'before the crash'::text AS note"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	started := query(t, c, "SELECT pg_postmaster_start_time()::text")
+
+	for round := 1; round <= 2; round++ {
+		old := postmasterPID(t, dir)
+		killPostmaster(t, dir)
+		var conn *pgx.Conn
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if conn, err = pgx.Connect(ctx, c.ConnString("postgres")); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the cluster never came back: %v\n%s", round, err, logs.String())
+			}
+		}
+		var note, now string
+		if err := conn.QueryRow(ctx, "SELECT (SELECT note FROM kept), pg_postmaster_start_time()::text").Scan(&note, &now); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close(ctx)
+		if note != "before the crash" || now == started || postmasterPID(t, dir) == old {
+			t.Fatalf("round %d: note %q, start time %s (was %s)", round, note, now, started)
+		}
+		started = now
+		// The owner logs the restart once it has seen the server accept
+		// connections; the next kill must come after that, or it would
+		// count as a failed attempt of this restart.
+		for deadline := time.Now().Add(30 * time.Second); strings.Count(logs.String(), "database cluster restarted") != round; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the restart was not logged:\n%s", round, logs.String())
+			}
+		}
+	}
+
+	if !strings.Contains(logs.String(), "database cluster exited unexpectedly") {
+		t.Fatalf("the crash was not logged:\n%s", logs.String())
+	}
+}
+
+func TestCloseDuringARestartLeavesTheClusterStopped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := filepath.Join(shortDir(t), "data")
+	const delay = 500 * time.Millisecond
+	c, err := embeddedpg.Start(ctx, embeddedpg.Options{DataDir: dir, Role: embeddedpg.RoleServer, RestartDelay: delay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	killPostmaster(t, dir)
+	// Close while the owner waits to restart: Close stops the watcher
+	// before it returns, so nothing may start afterwards.
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("a second Close: %v", err)
+	}
+	waitGone := func(what string) {
+		for deadline := time.Now().Add(30 * time.Second); postgresRunning(dir); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("postgres still runs %s", what)
+			}
+		}
+	}
+	waitGone("after Close") // the killed postmaster's backends exit on their own
+	time.Sleep(4 * delay)   // past the restart delay: a leaked restart would run now
+	if postgresRunning(dir) {
+		t.Fatal("the cluster was restarted after Close")
+	}
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"greatbook/internal/database"
 )
 
 // Class says whether trying again may help.
@@ -73,7 +75,7 @@ type RetryAfterer interface {
 // ClassOf classifies err. Explicit marks win; then errors that classify
 // themselves; then the faults of networks and databases that pass: timeouts,
 // refused and reset connections, an unexpected EOF, PostgreSQL connection
-// failures, deadlocks and serialization failures. Everything else is
+// failures (database.IsUnavailable), deadlocks and serialization failures. Everything else is
 // permanent. A cancelled context is permanent: whoever cancelled meant it.
 func ClassOf(err error) Class {
 	if err == nil {
@@ -89,6 +91,12 @@ func ClassOf(err error) Class {
 	}
 	if errors.Is(err, context.Canceled) {
 		return Permanent
+	}
+	// A database that is down, restarting or recovering comes back: the
+	// one classification of connection failures decides. A bare io.EOF is
+	// left out: a reader of a truncated document returns it too.
+	if database.IsUnavailable(err) && !errors.Is(err, io.EOF) {
+		return Transient
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {

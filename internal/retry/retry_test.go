@@ -60,6 +60,10 @@ func TestClassOf(t *testing.T) {
 		{"serialization", &pgconn.PgError{Code: "40001"}, retry.Transient},
 		{"connection failure", &pgconn.PgError{Code: "08006"}, retry.Transient},
 		{"unique violation", &pgconn.PgError{Code: "23505"}, retry.Permanent},
+		{"crash of another server process", fmt.Errorf("runs: %w", &pgconn.PgError{Code: "57P02"}), retry.Transient},
+		{"closed connection", fmt.Errorf("runs: %w", pgconn.ErrConnClosed), retry.Transient},
+		{"reset connection", &net.OpError{Op: "read", Net: "unix", Err: syscall.ECONNRESET}, retry.Transient},
+		{"a reader's EOF", fmt.Errorf("pdf: %w", io.EOF), retry.Permanent},
 	} {
 		if got := retry.ClassOf(tc.err); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)

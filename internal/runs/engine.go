@@ -122,9 +122,7 @@ func (e *Engine) Start(ctx context.Context, workers int) {
 				case <-ctx.Done():
 					return
 				case id := <-e.launches:
-					if err := e.Execute(ctx, id); err != nil && ctx.Err() == nil {
-						e.log.Warn("run stopped", "run_id", id, "error", err)
-					}
+					e.executeThroughOutages(ctx, id)
 				}
 			}
 		}()
@@ -136,6 +134,36 @@ func (e *Engine) Start(ctx context.Context, workers int) {
 		e.mu.Unlock()
 	}()
 }
+
+// executeThroughOutages executes a run and, when it stopped because the
+// database could not be reached, executes it again once the database
+// answers, backing off up to a bound, instead of leaving it to the resume
+// pass after its lease expires. A worker that waits for the database holds
+// no other run back: none could make progress without it.
+func (e *Engine) executeThroughOutages(ctx context.Context, id string) {
+	wait := outageBackoff
+	for {
+		err := e.Execute(ctx, id)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		if !database.IsUnavailable(err) {
+			e.log.Warn("run stopped", "run_id", id, "error", err)
+			return
+		}
+		e.log.Warn("run stopped: the database is unavailable; trying it again", "run_id", id, "in", wait, "error", err)
+		if retry.SleepContext(ctx, wait) != nil {
+			return
+		}
+		wait = min(2*wait, maxOutageBackoff)
+	}
+}
+
+// The waits of a worker whose run met a database outage.
+const (
+	outageBackoff    = 100 * time.Millisecond
+	maxOutageBackoff = 5 * time.Second
+)
 
 // Wait blocks until the workers have stopped.
 func (e *Engine) Wait() { e.wg.Wait() }

@@ -1,0 +1,85 @@
+package runs_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"greatbook/internal/runs"
+	"greatbook/internal/testkit"
+)
+
+// lockedLog collects an engine's log lines written from its workers.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestARunCaughtByADatabaseOutageCarriesOnWhenTheDatabaseIsBack(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	var restore func()
+	var calls atomic.Int32
+	g := runs.Graph[state]{Kind: "test", Start: "a", Nodes: map[string]runs.NodeFunc[state]{
+		"a": func(ctx context.Context, r *runs.Run[state]) (runs.Step, error) {
+			if calls.Add(1) == 1 {
+				// The database goes away under the node: its own query
+				// fails, and so does every write the engine tries after.
+				restore = testkit.RefuseConnections(t, db)
+				_, err := db.Pool.Exec(ctx, `SELECT 1`)
+				if err == nil {
+					return runs.Step{}, errors.New("the database still answers")
+				}
+				return runs.Step{}, err
+			}
+			r.State.Visited = append(r.State.Visited, "a")
+			return runs.Step{}, nil
+		},
+	}}
+	var logs lockedLog
+	// The lease outlives the test: only the worker itself can carry on.
+	e := runs.NewEngine(db.Pool, runs.Options{LeaseTTL: time.Hour, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	runs.Register(e, g)
+	id := create(t, db, g)
+	ctx, stop := context.WithCancel(context.Background())
+	e.Start(ctx, 1)
+	t.Cleanup(func() { stop(); e.Wait() })
+	if err := e.Launch(id); err != nil {
+		t.Fatal(err)
+	}
+	// The worker gives up on this attempt once its writes fail too.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "run stopped"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the outage never stopped the run:\n%s", logs.String())
+		}
+	}
+	restore()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if info, err := runs.Get(context.Background(), db.Pool, id); err == nil && info.Status == runs.Done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not carry on after the outage:\n%s", logs.String())
+		}
+	}
+	if _, s := finalState(t, db, id); len(s.Visited) != 1 || calls.Load() != 2 {
+		t.Fatalf("visited %v in %d calls", s.Visited, calls.Load())
+	}
+}
