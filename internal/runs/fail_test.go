@@ -1,0 +1,78 @@
+package runs_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/retry"
+	"greatbook/internal/runs"
+	"greatbook/internal/testkit"
+)
+
+// A run whose graph cannot record its failure (OnFail fails too, as when the
+// subject's write is refused by the database) is still marked failed, with
+// both errors: it must not stay running and fail the same way on every
+// resume, unseen.
+func TestARunWhoseFailureCannotBeRecordedIsStillFailed(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	g := runs.Graph[state]{Kind: "test", Start: "a",
+		Nodes: map[string]runs.NodeFunc[state]{
+			"a": func(ctx context.Context, r *runs.Run[state]) (runs.Step, error) {
+				return runs.Step{}, retry.MarkPermanent(errors.New("the node's own error"))
+			},
+		},
+		OnFail: func(ctx context.Context, tx pgx.Tx, r *runs.Run[state], cause error) error {
+			_, err := tx.Exec(ctx, `SELECT $1::text`, "a NUL \x00 the database refuses")
+			return err
+		},
+	}
+	e := runs.NewEngine(db.Pool, runs.Options{Logger: testkit.Logger(t)})
+	runs.Register(e, g)
+	id := create(t, db, g)
+	if err := e.Execute(context.Background(), id); err != nil {
+		t.Fatalf("execute: %v", err)
+	}
+	info, _ := finalState(t, db, id)
+	if info.Status != runs.Failed || !strings.Contains(info.LastError, "the node's own error") || !strings.Contains(info.LastError, "22021") {
+		t.Fatalf("run %s, last error %q", info.Status, info.LastError)
+	}
+}
+
+// A retried node starts again from the last checkpoint's state: a field the
+// failed attempt set, and the saved state lacks, is gone.
+func TestARetriedNodeStartsFromTheSavedState(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	attempts := 0
+	var seen []string
+	g := runs.Graph[state]{Kind: "test", Start: "a",
+		Nodes: map[string]runs.NodeFunc[state]{
+			"a": func(ctx context.Context, r *runs.Run[state]) (runs.Step, error) {
+				attempts++
+				seen = append(seen, r.State.Answer)
+				r.State.Answer = "left by the failed attempt"
+				if attempts == 1 {
+					return runs.Step{}, retry.MarkTransient(errors.New("blip"), 0)
+				}
+				r.State.Answer = ""
+				return runs.Step{}, nil
+			},
+		},
+	}
+	e := runs.NewEngine(db.Pool, runs.Options{Logger: testkit.Logger(t)})
+	e.Retry.Sleep = func(context.Context, time.Duration) error { return nil }
+	runs.Register(e, g)
+	id := create(t, db, g)
+	if err := e.Execute(context.Background(), id); err != nil {
+		t.Fatalf("execute: %v", err)
+	}
+	if len(seen) != 2 || seen[1] != "" {
+		t.Fatalf("the retry saw %q", seen)
+	}
+}
