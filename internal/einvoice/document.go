@@ -121,6 +121,23 @@ func (d Document) SourceRef() string {
 	return sellerIdentity(d.Seller) + "/" + normaliseNumber(d.Number)
 }
 
+// NaturalRef is SourceRef when the document names both its seller and its
+// number, and "" otherwise: a reference without either names nothing, and
+// two such documents must not be taken for the same one.
+func (d Document) NaturalRef() string {
+	if _, ok := d.SellerIdentity(); !ok || normaliseNumber(d.Number) == "" {
+		return ""
+	}
+	return d.SourceRef()
+}
+
+// SellerIdentity is the seller part of SourceRef, and whether the document
+// names its seller at all (a name or an identifier).
+func (d Document) SellerIdentity() (string, bool) {
+	id := sellerIdentity(d.Seller)
+	return id, id != "name:"
+}
+
 func sellerIdentity(p Party) string {
 	var identity string
 	switch {

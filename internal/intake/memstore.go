@@ -54,7 +54,7 @@ func (m *MemoryStore) Queue(_ context.Context, id int64, f Filing) (Document, er
 // Refile implements Store.
 func (m *MemoryStore) Refile(_ context.Context, id int64, f Filing) (Document, error) {
 	return m.file(id, f, func(d *Document) bool {
-		return d.Status == Flagged && (d.FlagReason == FlagNeedsManualExtraction || d.FlagReason == FlagExtractionFailed)
+		return d.Status == Flagged && NeedsFields(d.FlagReason)
 	}, ErrNotRefileable)
 }
 

@@ -137,7 +137,7 @@ func (s *PGStore) Queue(ctx context.Context, id int64, f Filing) (Document, erro
 
 // Refile implements Store.
 func (s *PGStore) Refile(ctx context.Context, id int64, f Filing) (Document, error) {
-	return s.file(ctx, id, f, `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed')`, ErrNotRefileable)
+	return s.file(ctx, id, f, `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed', 'invalid_einvoice')`, ErrNotRefileable)
 }
 
 // file writes a filing to a row in the state `from` describes.
