@@ -14,6 +14,8 @@ import (
 
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/unicode/norm"
+
+	"greatbook/internal/storable"
 )
 
 // DocType says whether a document asks the buyer to pay (invoice) or credits the buyer (credit_note).
@@ -128,7 +130,10 @@ func (d Document) NaturalRef() string {
 	if _, ok := d.SellerIdentity(); !ok || normaliseNumber(d.Number) == "" {
 		return ""
 	}
-	return d.SourceRef()
+	if ref := d.SourceRef(); storable.OK(ref, storable.MaxText) {
+		return ref
+	}
+	return "" // over the bound once normalised: StorageFindings says so
 }
 
 // SellerIdentity is the seller part of SourceRef, and whether the document

@@ -86,6 +86,14 @@ func StorageFindings(d Document) []Finding {
 				Message: fmt.Sprintf("%s has %d digits before the decimal point; the ledger holds %s", path, integerDigits(v), money.Ledger.Describe())})
 		}
 	})
+	if id, ok := d.SellerIdentity(); ok && len(id) > storable.MaxKey {
+		fs = append(fs, Finding{Code: CodeTextTooLong, Field: "seller",
+			Message: fmt.Sprintf("the seller's identity is %d bytes long; the ledger's supplier dimension holds %d", len(id), storable.MaxKey)})
+	}
+	if ref := d.SourceRef(); len(ref) > storable.MaxText {
+		fs = append(fs, Finding{Code: CodeTextTooLong, Field: "number",
+			Message: fmt.Sprintf("the document's reference (seller and number) is %d bytes long once normalised, more than the %d allowed", len(ref), storable.MaxText)})
+	}
 	return fs
 }
 

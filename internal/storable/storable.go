@@ -5,6 +5,7 @@
 package storable
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +15,11 @@ import (
 // number, a line's description): far above what an invoice needs, far below
 // what would make a page or a row absurd.
 const MaxText = 4096
+
+// MaxKey bounds the texts that identify things in the ledger: a source id,
+// an entry set, a dimension value (00002_ledger.sql checks 200 for the
+// first two); the bookkeeper puts the seller's identity in a dimension.
+const MaxKey = 200
 
 // MaxMessage bounds an error message stored for operators (a run's
 // last_error, a finding's message).
@@ -61,4 +67,26 @@ func Message(err error) string {
 		return ""
 	}
 	return Clean(err.Error(), MaxMessage)
+}
+
+// JSONProblem says why b cannot be stored in a jsonb column, or "" when it
+// can: it must be valid JSON in valid UTF-8, and no string in it may hold
+// the escape \u0000 (jsonb refuses it, SQLSTATE 22P05).
+func JSONProblem(b []byte) string {
+	if !utf8.Valid(b) {
+		return "is not valid UTF-8"
+	}
+	if !json.Valid(b) {
+		return "is not valid JSON"
+	}
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) && string(b[i+2:i+6]) == "0000" {
+			return "contains a NUL character (\\u0000), which the database cannot store"
+		}
+		i++ // skip the escaped character, so "\\u0000" (an escaped backslash) is not taken for one
+	}
+	return ""
 }

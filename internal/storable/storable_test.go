@@ -35,3 +35,22 @@ func TestClean(t *testing.T) {
 		t.Fatal("a problem went unreported")
 	}
 }
+
+func TestJSONProblem(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{`{"a": "b"}`, true},
+		{`{"a": "\\u0000"}`, true}, // an escaped backslash, then text
+		{`{"a": "x\u0000"}`, false},
+		{`{"a": "\\\u0000"}`, false},
+		{"{\"a\": \"\xff\"}", false},
+		{`{"a": `, false},
+	} {
+		if got := storable.JSONProblem([]byte(tc.in)) == ""; got != tc.ok {
+			t.Errorf("JSONProblem(%s) ok = %v, want %v", tc.in, got, tc.ok)
+		}
+	}
+}
