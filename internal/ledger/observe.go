@@ -10,6 +10,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
+	"greatbook/internal/storable"
 )
 
 // Observation is what a writer saw when it posted under a source key: a
@@ -93,7 +94,10 @@ func observation(req Request, res Result, postErr error) ([]any, bool) {
 		base = req.Currency
 	}
 	fp := requestFacts(req, base).fingerprint()
-	return []any{req.OrgID, req.SourceType, req.SourceID, req.EntrySet, outcome, entryID, fp, raw, req.Actor}, true
+	// A refused request's key may hold what the database cannot (a NUL): it
+	// is recorded made storable, so the refusal is still seen.
+	key := func(s string) string { return storable.Clean(s, storable.MaxKey) }
+	return []any{req.OrgID, key(req.SourceType), key(req.SourceID), key(req.EntrySet), outcome, entryID, fp, raw, key(req.Actor)}, true
 }
 
 // Observations returns what writers saw under a source key, oldest first.

@@ -1,0 +1,69 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+
+	"greatbook/internal/auth"
+)
+
+// What the ledger cannot store is a 422 with reasons, never a 500: amounts
+// beyond numeric(20,4), NUL or invalid UTF-8 in any text of the entry, and
+// dates PostgreSQL refuses or a ledger has no use for.
+func TestTheJournalEntryAPIRefusesWhatTheLedgerCannotHold(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c, _ := a.api(t, auth.RoleReviewer)
+	both := func(old, new string) func(string) string {
+		return func(s string) string { return strings.ReplaceAll(s, old, new) }
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(string) string
+		field  string
+	}{
+		{"17-digit amounts", both(`"100.00"`, `"12345678901234567.00"`), "lines[0].debit"},
+		{"40-digit amounts", both(`"100.00"`, `"1234567890123456789012345678901234567890"`), "lines[0].debit"},
+		{"a 17-digit base amount", func(s string) string {
+			return strings.Replace(s, `"credit": "0",`, `"credit": "0", "base_debit": "99999999999999999",`, 1)
+		}, "lines[0].base_debit"},
+		{"NUL in an account code", both(`"6000"`, `"60\u000000"`), "lines[0].account"},
+		{"NUL in a dimension value", both(`"OPS"`, `"O\u0000PS"`), "lines[0].dimensions.cost_center"},
+		{"NUL in a dimension name", both(`"cost_center"`, `"cost\u0000center"`), "lines[0].dimensions"},
+		{"NUL in the description", both(`"November payroll"`, `"Nov\u0000"`), "description"},
+		{"NUL in the source id", both(`"door-NUL-in-the-source-id"`, `"run\u0000"`), "source_id"},
+		{"NUL in the entry set", both(`"main"`, `"ma\u0000in"`), "entry_set"},
+		{"a long dimension value", both(`"OPS"`, `"`+strings.Repeat("x", 201)+`"`), "lines[0].dimensions.cost_center"},
+		{"the year 0000", both(`"2026-11-30"`, `"0000-01-01"`), "date"},
+		{"the year 1899", both(`"2026-11-30"`, `"1899-12-31"`), "date"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.change(strings.Replace(payroll, "run-2026-11", "door-"+strings.ReplaceAll(tc.name, " ", "-"), 1))
+			status, resp := c.postJSON("/api/v1/journal-entries", body)
+			e := errorOf(resp)
+			if status != 422 || e["code"] != "invalid" {
+				t.Fatalf("got %d %v", status, resp)
+			}
+			reasons, _ := e["reasons"].([]any)
+			found := false
+			for _, r := range reasons {
+				found = found || r.(map[string]any)["field"] == tc.field
+			}
+			if !found {
+				t.Fatalf("reasons %v do not name %s", reasons, tc.field)
+			}
+		})
+	}
+	// The edges the ledger does hold are accepted.
+	ok := strings.ReplaceAll(strings.Replace(payroll, "run-2026-11", "door-edges", 1), `"100.00"`, `"9999999999999999.99"`)
+	ok = strings.Replace(ok, `"2026-11-30"`, `"1900-01-01"`, 1)
+	if status, resp := c.postJSON("/api/v1/journal-entries", ok); status != 201 {
+		t.Fatalf("the largest amount on the earliest date: %d %v", status, resp)
+	}
+	// A reversal dated where the ledger refuses is a 422 too.
+	_, entry := c.postJSON("/api/v1/journal-entries", strings.Replace(payroll, "run-2026-11", "door-reverse", 1))
+	id := itoa(int64(entry["id"].(float64)))
+	if status, resp := c.postJSON("/api/v1/journal-entries/"+id+"/reverse", `{"date": "0000-01-01"}`); status != 422 {
+		t.Fatalf("a reversal dated 0000-01-01: %d %v", status, resp)
+	}
+}
