@@ -262,6 +262,12 @@ func approvable(m Member) error {
 	if NeedsFields(m.FlagReason) || m.DocType == "" || !m.HasFields {
 		return apperr.New(apperr.InvalidState, "document %d has no valid fields to post (%s); type them in first", m.ID, orNone(m.FlagReason))
 	}
+	if m.NothingToPost {
+		// Refused up front: approved, it would only be abandoned by the
+		// bookkeeper as a dead letter. What a reviewer means is "reject".
+		return apperr.New(apperr.InvalidState, "document %d has nothing to post: every amount is zero; reject it instead", m.ID).
+			With("reason", "nothing_to_post")
+	}
 	return nil
 }
 
