@@ -37,6 +37,11 @@ type Engine struct {
 	LeaseTTL time.Duration
 	// Retry bounds the retries of a node's transient errors.
 	Retry retry.Policy
+	// MaxTakeovers bounds how often a run is taken over from a dead worker
+	// at one node without getting past it; then the run fails (a node that
+	// kills its worker, by running out of memory say, must not do so for
+	// ever, resumed after every restart).
+	MaxTakeovers int
 	// BeforeLaunch, when set, is called by Launch first; an error it
 	// returns is the launch's error (tests inject launch failures).
 	BeforeLaunch func(runID string) error
@@ -83,6 +88,9 @@ var ErrLaunchQueueFull = retry.MarkTransient(errors.New("runs: launch queue is f
 // ErrNotStarted is a launch on an engine whose workers are not running.
 var ErrNotStarted = retry.MarkTransient(errors.New("runs: the engine's workers are not running"), 0)
 
+// DefaultMaxTakeovers is Engine.MaxTakeovers unless set.
+const DefaultMaxTakeovers = 3
+
 // ErrLeaseLost stops a worker whose lease another worker took over.
 var ErrLeaseLost = errors.New("runs: lease lost to another worker")
 
@@ -98,7 +106,7 @@ func NewEngine(pool *pgxpool.Pool, opts Options) *Engine {
 		opts.QueueSize = 1024
 	}
 	return &Engine{pool: pool, owner: newOwner(), log: opts.Logger, graphs: map[string]executor{},
-		LeaseTTL: opts.LeaseTTL, Retry: retry.Default, launches: make(chan string, opts.QueueSize)}
+		LeaseTTL: opts.LeaseTTL, Retry: retry.Default, MaxTakeovers: DefaultMaxTakeovers, launches: make(chan string, opts.QueueSize)}
 }
 
 // Owner is this engine's lease owner id.
@@ -376,9 +384,17 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 	}
 	if c.takenFrom != "" {
 		if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-			return insertCheckpoint(ctx, tx, c.id, r.Node, "resumed", r.Node, saved, "taken over from "+c.takenFrom, e.owner, 0)
+			return insertCheckpoint(ctx, tx, c.id, r.Node, "resumed", r.Node, saved, takenOverNote+c.takenFrom, e.owner, 0)
 		}); err != nil {
 			return err
+		}
+		n, err := takeoversAtNode(ctx, e.pool, c.id)
+		if err != nil {
+			return err
+		}
+		if n > max(e.MaxTakeovers, 1) {
+			return x.fail(ctx, e, r, saved, retry.MarkPermanent(fmt.Errorf(
+				"runs: node %s was taken over %d times from a worker that died without getting past it; not resumed again", r.Node, n-1)), 0)
 		}
 	}
 	attempts := 0
@@ -499,6 +515,21 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 		}
 		r.Node, r.Answer = step.Next, nil
 	}
+}
+
+const takenOverNote = "taken over from "
+
+// takeoversAtNode counts the takeovers of a run since its last step forward.
+func takeoversAtNode(ctx context.Context, q database.Querier, runID string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM run_checkpoints c WHERE c.run_id = $1::uuid AND c.outcome = 'resumed'
+		AND c.note LIKE $2 || '%'
+		AND c.seq > coalesce((SELECT max(seq) FROM run_checkpoints o WHERE o.run_id = $1::uuid AND o.outcome = 'ok'), 0)`,
+		runID, takenOverNote).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("runs: count takeovers of %s: %w", runID, err)
+	}
+	return n, nil
 }
 
 // fail marks a run failed, and lets the graph record the failure on its

@@ -3,6 +3,7 @@ package runs_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,43 @@ func TestARetriedNodeStartsFromTheSavedState(t *testing.T) {
 	}
 	if len(seen) != 2 || seen[1] != "" {
 		t.Fatalf("the retry saw %q", seen)
+	}
+}
+
+// A node that kills its worker (out of memory, say) is not resumed for
+// ever: after MaxTakeovers takeovers at that node the run fails, with an
+// error that says so.
+func TestARunThatKeepsKillingItsWorkerFails(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	ran := 0
+	var crash context.CancelFunc
+	g := runs.Graph[state]{Kind: "test", Start: "a",
+		Nodes: map[string]runs.NodeFunc[state]{
+			"a": func(ctx context.Context, r *runs.Run[state]) (runs.Step, error) {
+				ran++
+				crash() // the worker dies here: nothing after this is written
+				return runs.Step{}, nil
+			},
+		},
+	}
+	e := runs.NewEngine(db.Pool, runs.Options{Logger: testkit.Logger(t)})
+	runs.Register(e, g)
+	id := create(t, db, g)
+	host, _ := os.Hostname()
+	for range 6 {
+		// The dead worker's lease, as a SIGKILL leaves it.
+		if _, err := db.Pool.Exec(context.Background(), `UPDATE runs SET lease_owner = $2, lease_expires_at = now() + interval '1 hour'
+			WHERE id = $1::uuid AND state = 'running'`, id, host+"|999999999|dead|0000"); err != nil {
+			t.Fatal(err)
+		}
+		var ctx context.Context
+		ctx, crash = context.WithCancel(context.Background())
+		_ = e.Execute(ctx, id)
+		crash()
+	}
+	info, _ := finalState(t, db, id)
+	if info.Status != runs.Failed || !strings.Contains(info.LastError, "taken over 3 times") || ran != 3 {
+		t.Fatalf("run %s after the node ran %d times: %q", info.Status, ran, info.LastError)
 	}
 }
