@@ -519,13 +519,15 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 
 const takenOverNote = "taken over from "
 
-// takeoversAtNode counts the takeovers of a run since its last step forward.
+// takeoversAtNode counts the takeovers of a run since its last step forward
+// or an operator's retry.
 func takeoversAtNode(ctx context.Context, q database.Querier, runID string) (int, error) {
 	var n int
 	err := q.QueryRow(ctx, `SELECT count(*) FROM run_checkpoints c WHERE c.run_id = $1::uuid AND c.outcome = 'resumed'
 		AND c.note LIKE $2 || '%'
-		AND c.seq > coalesce((SELECT max(seq) FROM run_checkpoints o WHERE o.run_id = $1::uuid AND o.outcome = 'ok'), 0)`,
-		runID, takenOverNote).Scan(&n)
+		AND c.seq > coalesce((SELECT max(seq) FROM run_checkpoints o WHERE o.run_id = $1::uuid
+		                      AND (o.outcome = 'ok' OR o.outcome = 'resumed' AND o.note LIKE $3 || '%')), 0)`,
+		runID, takenOverNote, retriedNote).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("runs: count takeovers of %s: %w", runID, err)
 	}
