@@ -116,3 +116,11 @@ func TestTaxRatesAndZeroAmounts(t *testing.T) {
 		t.Fatalf("a zero-amount invoice: %v", ValidateAt(zero, now))
 	}
 }
+
+func TestJSONMustBeUTF8(t *testing.T) {
+	t.Parallel()
+	_, err := ParseJSON([]byte("{\"type\":\"invoice\",\"number\":\"INV-\xff\xfe\"}"))
+	if err == nil || !strings.Contains(err.Error(), "not valid UTF-8 (byte 32)") {
+		t.Fatalf("invalid UTF-8 JSON: %v", err)
+	}
+}
