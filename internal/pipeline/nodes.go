@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,8 +109,9 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 		// The one place an extracted document enters the run's state: what
 		// the database cannot store is named, then made storable, before the
 		// state is checkpointed.
-		s.Unstorable = einvoice.StorageFindings(doc)
+		found := einvoice.StorageFindings(doc)
 		doc = einvoice.MakeStorable(doc)
+		s.Unstorable = cleanedAway(found, einvoice.StorageFindings(doc))
 		s.Document, s.Findings = &doc, nil
 		return nodeValidate, fmt.Sprintf("%s extraction: %s %s", ex.Name(), doc.Type, doc.Number), nil
 	case isNoStructuredData(err):
@@ -157,6 +159,19 @@ func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
 		s.Flag = intake.FlagInvalidEInvoice
 	}
 	return nodeQueue, "the document's own figures do not validate: " + summary, nil
+}
+
+// cleanedAway are the findings of before that after no longer has: what
+// MakeStorable changed, which validate cannot see any more (the rest,
+// ValidateAt finds again).
+func cleanedAway(before, after []einvoice.Finding) []einvoice.Finding {
+	var out []einvoice.Finding
+	for _, f := range before {
+		if !slices.ContainsFunc(after, func(g einvoice.Finding) bool { return g.Code == f.Code && g.Field == f.Field }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func summarise(fs []einvoice.Finding) string {
