@@ -67,3 +67,23 @@ func TestTheJournalEntryAPIRefusesWhatTheLedgerCannotHold(t *testing.T) {
 		t.Fatalf("a reversal dated 0000-01-01: %d %v", status, resp)
 	}
 }
+
+// A desk search the database cannot compare (a NUL, invalid UTF-8) is a
+// 422 naming the parameter, not a 500.
+func TestDeskSearchesTheDatabaseCannotHoldAre422(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	_, u := a.api(t, auth.RoleReviewer)
+	c := a.client(t)
+	a.signIn(t, c, u)
+	for _, q := range []string{"q=a%00b", "flag=%00", "type=%00", "flag=%ff"} {
+		resp, err := c.Get(a.URL + "/desk?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 422 {
+			t.Errorf("GET /desk?%s: %d", q, resp.StatusCode)
+		}
+	}
+}
