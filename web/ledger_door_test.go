@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -84,6 +85,27 @@ func TestDeskSearchesTheDatabaseCannotHoldAre422(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 422 {
 			t.Errorf("GET /desk?%s: %d", q, resp.StatusCode)
+		}
+	}
+}
+
+// A decision's reason is stored (the row, the audit trail): one with a NUL
+// is a 422, not a 500.
+func TestAReasonTheDatabaseCannotHoldIs422(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c, _ := a.api(t, auth.RoleAdmin)
+	ubl, err := os.ReadFile("../internal/einvoice/testdata/ubl-invoice-multirate.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := c.do("POST", "/api/v1/documents", "application/xml", ubl)
+	id := itoa(int64(body["intake_id"].(float64)))
+	c.waitStatus(body["intake_id"].(float64), "pending")
+	for _, path := range []string{"/reject", "/not-a-duplicate"} {
+		status, resp := c.postJSON("/api/v1/intake/"+id+path, `{"reason": "a typo \u0000 here"}`)
+		if status != 422 || errorOf(resp)["code"] != "invalid" {
+			t.Errorf("%s with a NUL reason: %d %v", path, status, resp)
 		}
 	}
 }

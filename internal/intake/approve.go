@@ -15,6 +15,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
 	"greatbook/internal/failpoint"
+	"greatbook/internal/storable"
 )
 
 // Approval is the outcome of an approve: the document, now active, and the
@@ -358,8 +359,8 @@ func needReason(reason string) error {
 	if len([]rune(reason)) < 3 {
 		return apperr.New(apperr.Invalid, "a reason is required").With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
 	}
-	if len(reason) > 2000 {
-		return apperr.New(apperr.Invalid, "the reason is longer than 2000 bytes")
+	if p := storable.Problem(reason, 2000); p != "" {
+		return apperr.New(apperr.Invalid, "the reason %s", p).With("reasons", []map[string]string{{"field": "reason", "message": p}})
 	}
 	return nil
 }
