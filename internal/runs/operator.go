@@ -97,7 +97,14 @@ func Abandon(ctx context.Context, tx pgx.Tx, orgID int64, kind, runID, actor str
 	default:
 		return Info{}, apperr.New(apperr.InvalidState, "run %s is %s; only a failed or a stranded running run can be abandoned", runID, info.Status)
 	}
-	return info, insertCheckpoint(ctx, tx, runID, orNone(info.NextNode), "failed", "", info.Data, note, actor, 0)
+	node := info.NextNode
+	if node == "" { // a failed run: the node it failed at
+		if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT node FROM run_checkpoints WHERE run_id = $1::uuid ORDER BY seq DESC LIMIT 1), 'none')`,
+			runID).Scan(&node); err != nil {
+			return Info{}, fmt.Errorf("runs: abandon %s: %w", runID, err)
+		}
+	}
+	return info, insertCheckpoint(ctx, tx, runID, node, "failed", "", info.Data, note, actor, 0)
 }
 
 func orNone(s string) string {
