@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"greatbook/internal/apperr"
+	"greatbook/internal/database"
 	"greatbook/internal/retry"
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
@@ -113,5 +115,38 @@ func TestARunThatKeepsKillingItsWorkerFails(t *testing.T) {
 	info, _ := finalState(t, db, id)
 	if info.Status != runs.Failed || !strings.Contains(info.LastError, "taken over 3 times") || ran != 3 {
 		t.Fatalf("run %s after the node ran %d times: %q", info.Status, ran, info.LastError)
+	}
+}
+
+// An operator cannot retry or abandon a run a live worker holds: the worker
+// would go on writing its checkpoints and effects.
+func TestAnOperatorCannotTakeARunFromALiveWorker(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	g := runs.Graph[state]{Kind: "test", Start: "a", Nodes: map[string]runs.NodeFunc[state]{"a": visit("")}}
+	id := create(t, db, g)
+	ctx := context.Background()
+	if _, err := db.Pool.Exec(ctx, `UPDATE runs SET lease_owner = 'live', lease_expires_at = now() + interval '1 minute' WHERE id = $1::uuid`, id); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := finalState(t, db, id)
+	for name, act := range map[string]func(tx pgx.Tx) error{
+		"retry":   func(tx pgx.Tx) error { return runs.Reopen(ctx, tx, info.OrgID, "test", id, "op") },
+		"abandon": func(tx pgx.Tx) error { _, err := runs.Abandon(ctx, tx, info.OrgID, "test", id, "op"); return err },
+		"another org's run": func(tx pgx.Tx) error {
+			_, err := runs.Abandon(ctx, tx, info.OrgID+1, "test", id, "op")
+			if apperr.Is(err, apperr.NotFound) {
+				return apperr.New(apperr.InvalidState, "as expected")
+			}
+			return err
+		},
+	} {
+		err := database.WithTx(ctx, db.Pool, act)
+		if !apperr.Is(err, apperr.InvalidState) {
+			t.Errorf("%s: %v, want invalid_state", name, err)
+		}
+	}
+	if info, _ := finalState(t, db, id); info.Status != runs.Running || info.LeaseOwner != "live" {
+		t.Fatalf("the run is %s, held by %q", info.Status, info.LeaseOwner)
 	}
 }
