@@ -109,3 +109,28 @@ func TestAReasonTheDatabaseCannotHoldIs422(t *testing.T) {
 		}
 	}
 }
+
+// Ledger queries with what the database cannot compare are 422s naming the
+// parameter: the API's list, the ledger page and the source-key explorer.
+func TestLedgerQueriesTheDatabaseCannotHoldAre422(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	api, u := a.api(t, auth.RoleReviewer)
+	for _, q := range []string{"source_id=a%00b", "source_type=%ff", "account=%00", "from=0000-01-01", "to=10000-01-01"} {
+		if status, resp := api.get("/api/v1/journal-entries?" + q); status != 422 || errorOf(resp)["code"] != "invalid" {
+			t.Errorf("GET /api/v1/journal-entries?%s: %d %v", q, status, resp)
+		}
+	}
+	c := a.client(t)
+	a.signIn(t, c, u)
+	for _, path := range []string{"/ledger/source-keys?source_type=payroll&source_id=a%00b&entry_set=main", "/ledger?source_id=%00"} {
+		resp, err := c.Get(a.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 422 {
+			t.Errorf("GET %s: %d", path, resp.StatusCode)
+		}
+	}
+}

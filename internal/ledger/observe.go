@@ -102,6 +102,9 @@ func observation(req Request, res Result, postErr error) ([]any, bool) {
 
 // Observations returns what writers saw under a source key, oldest first.
 func Observations(ctx context.Context, q database.Querier, k SourceKey) ([]Observation, error) {
+	if err := checkParameters(map[string]string{"source_type": k.SourceType, "source_id": k.SourceID, "entry_set": k.EntrySet}); err != nil {
+		return nil, err
+	}
 	rows, err := q.Query(ctx, `SELECT id, outcome, coalesce(entry_id, 0), fingerprint, detail, actor, created_at FROM ledger_observations
 		WHERE org_id = $1 AND source_type = $2 AND source_id = $3 AND entry_set = $4 ORDER BY id LIMIT 1000`,
 		k.OrgID, k.SourceType, k.SourceID, k.EntrySet)
@@ -117,6 +120,9 @@ func Observations(ctx context.Context, q database.Querier, k SourceKey) ([]Obser
 
 // ByKey returns the entry stored under a source key, if any.
 func ByKey(ctx context.Context, q database.Querier, k SourceKey) (Entry, bool, error) {
+	if err := checkParameters(map[string]string{"source_type": k.SourceType, "source_id": k.SourceID, "entry_set": k.EntrySet}); err != nil {
+		return Entry{}, false, err
+	}
 	e, found, err := lookup(ctx, q, k)
 	if err != nil || !found {
 		return e, found, err
