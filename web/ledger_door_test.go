@@ -134,3 +134,22 @@ func TestLedgerQueriesTheDatabaseCannotHoldAre422(t *testing.T) {
 		}
 	}
 }
+
+// The operators' filters too: a NUL is a 422, not a 500.
+func TestOperatorFiltersTheDatabaseCannotHoldAre422(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	_, u := a.api(t, auth.RoleAdmin)
+	c := a.client(t)
+	a.signIn(t, c, u)
+	for _, path := range []string{"/admin/dead-letters?class=%00", "/admin/dead-letters?supplier=a%00", "/admin/runs?kind=%00", "/admin/runs?state=%ff"} {
+		resp, err := c.Get(a.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 422 {
+			t.Errorf("GET %s: %d", path, resp.StatusCode)
+		}
+	}
+}
