@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -146,6 +147,32 @@ func (s *Server) runsPage(c echo.Context) error {
 		return err
 	}
 	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep}))
+}
+
+// runRetry is an operator's retry of a stranded pipeline run, from the runs page.
+func (s *Server) runRetry(c echo.Context) error {
+	return s.runAction(c, "retried", s.app.Pipeline.Retry)
+}
+
+// runAbandon is an operator's abandon of a stranded pipeline run: its
+// document is filed flagged for a person.
+func (s *Server) runAbandon(c echo.Context) error {
+	return s.runAction(c, "abandoned; its document is filed flagged for a person", s.app.Pipeline.Abandon)
+}
+
+func (s *Server) runAction(c echo.Context, done string, act func(ctx context.Context, orgID int64, runID, actor string) error) error {
+	u := currentUser(c)
+	id := c.Param("id")
+	if err := act(c.Request().Context(), u.OrgID, id, u.Email); err != nil {
+		e := toAppError(err)
+		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
+			return err
+		}
+		flash(c, fmt.Sprintf("Run %s: %s", id, e.Message))
+	} else {
+		flash(c, fmt.Sprintf("Run %s %s.", id, done))
+	}
+	return c.Redirect(http.StatusSeeOther, "/admin/runs")
 }
 
 func (s *Server) runPage(c echo.Context) error {

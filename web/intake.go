@@ -156,8 +156,7 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 		}
 		v.Chain, v.ChainVersion = &chain, doc.TypewriterVersionID
 	}
-	v.CanTypeIn = doc.Status == intake.Flagged &&
-		(doc.FlagReason == intake.FlagNeedsManualExtraction || doc.FlagReason == intake.FlagExtractionFailed)
+	v.CanTypeIn = doc.Status == intake.Flagged && intake.NeedsFields(doc.FlagReason)
 	return v, nil
 }
 

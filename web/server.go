@@ -155,6 +155,8 @@ func (s *Server) routes() {
 	adm.POST("/jobs/:id/retry", s.adminRetry)
 	adm.GET("/runs", s.runsPage)
 	adm.GET("/runs/:id", s.runPage)
+	adm.POST("/runs/:id/retry", s.runRetry)
+	adm.POST("/runs/:id/abandon", s.runAbandon)
 	u.GET("/typewriter", s.typewriterList)
 	u.GET("/typewriter/new", s.composeForm)
 	u.POST("/typewriter", s.compose)

@@ -12,11 +12,14 @@ import (
 	"greatbook/internal/embeddedpg"
 	"greatbook/internal/intake"
 	"greatbook/internal/org"
+	"greatbook/internal/runs"
 )
 
 // ingest runs the intake pipeline on files, here and now, and prints one
 // line per file: its document id and status. A file that is refused is
-// named on stderr and the command exits non-zero after the others.
+// named on stderr and the command exits non-zero after the others; what it
+// prints is what is stored: a refused file left no row, and a file whose
+// row was stored is printed with its id and status.
 func (e env) ingest(ctx context.Context, args []string) error {
 	var f dbFlags
 	fs := e.newFlagSet("ingest", &f)
@@ -45,6 +48,9 @@ func (e env) ingest(ctx context.Context, args []string) error {
 		if err != nil {
 			refused++
 			fmt.Fprintf(e.stderr, "greatbook: %s: %s\n", path, message(err))
+			if id != 0 {
+				fmt.Fprintf(e.stdout, "%d %s\n", id, status) // stored: say so
+			}
 			continue
 		}
 		fmt.Fprintf(e.stdout, "%d %s\n", id, status)
@@ -69,11 +75,24 @@ func ingestFile(ctx context.Context, a *app.App, orgID int64, path string) (int6
 	store := intake.NewPGStore(a.Pool)
 	doc := res.Document
 	for deadline := time.Now().Add(2 * time.Minute); doc.Status == intake.Received && time.Now().Before(deadline); {
-		if err := a.Pipeline.Process(ctx, res.RunID); err != nil {
-			return 0, "", err
-		}
+		processErr := a.Pipeline.Process(ctx, res.RunID)
 		if doc, err = store.Get(ctx, orgID, doc.ID); err != nil {
 			return 0, "", err
+		}
+		if doc.Status != intake.Received {
+			break // filed, whatever the run's last step said
+		}
+		if run, err := runs.Get(ctx, a.Pool, res.RunID); err == nil && (run.Status == runs.Failed || run.Status == runs.Done) {
+			// The run ended without filing the row: file it for a person,
+			// as an operator's abandon would, rather than leave a row the
+			// line would call refused.
+			if err := a.Pipeline.Abandon(ctx, orgID, res.RunID, "cli"); err != nil {
+				return doc.ID, doc.Status, fmt.Errorf("document %d is stored, received, and its run failed: %s", doc.ID, run.LastError)
+			}
+			continue
+		}
+		if processErr != nil {
+			return doc.ID, doc.Status, fmt.Errorf("document %d is stored, received; its run stopped: %w", doc.ID, processErr)
 		}
 		if doc.Status == intake.Received {
 			// Another live process holds the run: wait for it.

@@ -29,6 +29,7 @@ import (
 	"greatbook/internal/org"
 	"greatbook/internal/retry"
 	"greatbook/internal/runs"
+	"greatbook/internal/storable"
 )
 
 // Kind is the run kind of the bookkeeper.
@@ -206,8 +207,14 @@ func (b *Bookkeeper) rate(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 			return runs.Step{}, retry.MarkPermanent(err)
 		}
 		rate, err := money.Parse(strings.TrimSpace(a.Rate))
+		// The rate is used as it is stored: numeric(20,10) rounds it to ten
+		// decimals, and a re-run reads the stored one.
+		rate = rate.Round(money.Rate.Scale)
 		if err != nil || !rate.IsPositive() {
-			return runs.Step{Pause: b.rateQuestion(r, fmt.Sprintf("%q is not a positive rate", a.Rate))}, nil
+			return runs.Step{Pause: b.rateQuestion(r, fmt.Sprintf("%q is not a positive rate", clip(a.Rate)))}, nil
+		}
+		if !money.Rate.Fits(rate) {
+			return runs.Step{Pause: b.rateQuestion(r, fmt.Sprintf("%q is beyond what a stored rate holds (%s)", clip(a.Rate), money.Rate.Describe()))}, nil
 		}
 		r.State.Rate, r.State.RateFrom = money.Canonical(rate), "answered by "+a.By
 		step := runs.Step{Next: "post", Note: fmt.Sprintf("rate %s answered by %s", r.State.Rate, a.By)}
@@ -393,4 +400,12 @@ func QuestionFor(ctx context.Context, q interface {
 		}
 	}
 	return nil, nil
+}
+
+// clip keeps an answer quoted in a question short and storable.
+func clip(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return storable.Clean(s, 0)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,6 +220,34 @@ func TestTheSourceKeyExplorerHearsTheBookkeepersReplaysAndConflicts(t *testing.T
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the conflict was not observed: %+v", observed(next))
+		}
+	}
+}
+
+// A rate the rates table cannot hold (numeric(20,10)) is asked again, not a
+// run that fails writing it.
+func TestARateBeyondWhatIsStoredIsAskedAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, "EUR")
+	if _, err := f.db.Pool.Exec(ctx, `UPDATE orgs SET default_expense_account_id = (SELECT id FROM accounts WHERE org_id = $1 AND code = '6000') WHERE id = $1`, f.org.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.approve(t)
+	q := f.waitQuestion(t, bookkeeper.AskExchangeRate)
+	if err := f.app.Bookkeeper.Answer(ctx, f.org.ID, q.RunID, map[string]string{"rate": "12345678901"}, true, f.actor); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		qs, err := bookkeeper.Questions(ctx, f.db.Pool, f.org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(qs) == 1 && strings.Contains(qs[0].Prompt, "beyond") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the rate was not asked again: %+v", qs)
 		}
 	}
 }

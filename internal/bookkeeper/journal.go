@@ -11,6 +11,7 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/ledger"
 	"greatbook/internal/money"
+	"greatbook/internal/storable"
 )
 
 // EntrySet is the entry set of a document's journal entry.
@@ -141,9 +142,7 @@ func description(d einvoice.Document) string {
 	if d.Type == einvoice.TypeCreditNote {
 		kind = "credit note"
 	}
-	s := strings.TrimSpace(fmt.Sprintf("%s %s %s", d.Seller.Name, kind, d.Number))
-	if len(s) > 500 {
-		s = s[:500]
-	}
-	return s
+	// Cut at a character boundary: a cut inside one is not UTF-8, and the
+	// ledger refuses the entry.
+	return storable.Clean(strings.TrimSpace(fmt.Sprintf("%s %s %s", d.Seller.Name, kind, d.Number)), 500)
 }

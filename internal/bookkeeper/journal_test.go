@@ -2,7 +2,9 @@ package bookkeeper
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 	"pgregory.net/rapid"
@@ -145,4 +147,17 @@ func TestEveryEntryBalances(t *testing.T) {
 		}
 		balanced(t, rows)
 	})
+}
+
+func TestALongSellerNameStillMakesAValidDescription(t *testing.T) {
+	t.Parallel()
+	d := invoice()
+	d.Seller.Name = "a" + strings.Repeat("ö", 400) // a two-byte character straddles byte 500
+	req, err := Bill{OrgID: 1, IntakeID: 7, Document: d, Supplier: "vat:SE1", Expense: "6200", BaseCurrency: "EUR", Rate: dec("1")}.Entry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.ValidString(req.Description) || len(req.Description) > 500 {
+		t.Fatalf("description of %d bytes, valid UTF-8 %v", len(req.Description), utf8.ValidString(req.Description))
+	}
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/unicode/norm"
+
+	"greatbook/internal/storable"
 )
 
 // DocType says whether a document asks the buyer to pay (invoice) or credits the buyer (credit_note).
@@ -119,6 +121,26 @@ type Document struct {
 // The number is NFKC-normalised, trimmed, inner whitespace collapsed to one space, and upper case.
 func (d Document) SourceRef() string {
 	return sellerIdentity(d.Seller) + "/" + normaliseNumber(d.Number)
+}
+
+// NaturalRef is SourceRef when the document names both its seller and its
+// number, and "" otherwise: a reference without either names nothing, and
+// two such documents must not be taken for the same one.
+func (d Document) NaturalRef() string {
+	if _, ok := d.SellerIdentity(); !ok || normaliseNumber(d.Number) == "" {
+		return ""
+	}
+	if ref := d.SourceRef(); storable.OK(ref, storable.MaxText) {
+		return ref
+	}
+	return "" // over the bound once normalised: StorageFindings says so
+}
+
+// SellerIdentity is the seller part of SourceRef, and whether the document
+// names its seller at all (a name or an identifier).
+func (d Document) SellerIdentity() (string, bool) {
+	id := sellerIdentity(d.Seller)
+	return id, id != "name:"
 }
 
 func sellerIdentity(p Party) string {

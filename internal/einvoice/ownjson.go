@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -131,6 +132,9 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 // A line without "tax_category" gets "S" (standard rate) when its rate is not zero and "Z" (zero rated)
 // when it is; without "type_code" an invoice gets 380 and a credit note 381.
 func ParseJSON(data []byte) (Document, error) {
+	if err := checkUTF8(data); err != nil {
+		return Document{}, err
+	}
 	if err := checkJSON(data); err != nil {
 		return Document{}, err
 	}
@@ -245,6 +249,24 @@ func ParseJSON(data []byte) (Document, error) {
 		return Document{}, c.err
 	}
 	return doc, nil
+}
+
+// checkUTF8 refuses JSON text that is not UTF-8 (RFC 8259 §8.1), which
+// encoding/json would silently turn into U+FFFD, changing the document's
+// number or seller and so its reference.
+func checkUTF8(data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	offset := 0
+	for offset < len(data) {
+		r, size := utf8.DecodeRune(data[offset:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		offset += size
+	}
+	return parseErrorf(FormatJSON, "", "the document is not valid UTF-8 (byte %d); JSON must be UTF-8", offset)
 }
 
 // jsonError turns an encoding/json error into a ParseError that names the field when it can.

@@ -34,6 +34,15 @@ const (
 	CodeSubtotalTax         = "subtotal_tax_mismatch"
 	CodeGrossTotal          = "gross_total_mismatch"
 	CodePayable             = "payable_mismatch"
+	CodeTaxRateOutOfRange   = "tax_rate_out_of_range"
+	CodeNothingToPost       = "nothing_to_post"
+)
+
+// Tax rates outside [MinTaxRate, MaxTaxRate] percent are a finding: no VAT
+// system charges a negative rate or more than the whole price.
+var (
+	MinTaxRate = decimal.Zero
+	MaxTaxRate = decimal.NewFromInt(100)
 )
 
 // earliestIssueDate is the first issue date accepted; anything older is a typo or a wrong field.
@@ -63,6 +72,10 @@ func Validate(d Document) []Finding {
 // which must ingest cleanly, states on such a line a net (1273.00) that is not 2 × 1273.00 ± 12.00 − 12.00.
 // The sum rules above still hold such lines to the document totals.
 //
+// Beyond the standard: every text must be storable and every number within the ledger's precision
+// (StorageFindings), also quantity × unit price; tax rates lie between 0 and 100 percent; and a document
+// whose amounts are all zero is a finding (nothing_to_post), because approving it could post nothing.
+//
 // Signs are not checked: invoices may carry negative lines (returns), and credit notes state positive
 // amounts as the standard has them, or negative ones when they reverse a credit; either way the
 // arithmetic must hold.
@@ -72,6 +85,9 @@ func ValidateAt(d Document, now time.Time) []Finding {
 	v.dates(d, now)
 	v.lines(d)
 	v.totals(d)
+	v.rates(d)
+	v.somethingToPost(d)
+	v.findings = append(v.findings, StorageFindings(d)...)
 	return v.findings
 }
 
@@ -158,6 +174,14 @@ func (v *validator) lines(d Document) {
 			continue // see ValidateAt
 		}
 		withBase := l.expectedNet(true)
+		if !money.Ledger.Fits(withBase) {
+			if !money.Ledger.Fits(l.Net) {
+				continue // StorageFindings names the net itself
+			}
+			v.add(CodeAmountOutOfRange, fmt.Sprintf("lines[%d].net", i), "quantity %s × unit price %s is beyond what the ledger holds (%s)",
+				clipText(money.Canonical(l.Quantity)), clipText(money.Canonical(l.UnitPrice)), money.Ledger.Describe())
+			continue
+		}
 		if l.Net.Sub(withBase).Abs().LessThanOrEqual(half) {
 			continue
 		}
@@ -168,6 +192,37 @@ func (v *validator) lines(d Document) {
 			"line net %s is not quantity %s × unit price %s%s = %s",
 			v.fmt(l.Net), money.Canonical(l.Quantity), money.Canonical(l.UnitPrice), baseText(l), v.fmt(withBase))
 	}
+}
+
+// rates checks that every tax rate is a percentage a VAT system could charge.
+func (v *validator) rates(d Document) {
+	check := func(field string, r decimal.Decimal) {
+		if r.LessThan(MinTaxRate) || r.GreaterThan(MaxTaxRate) {
+			v.add(CodeTaxRateOutOfRange, field, "tax rate %s%% is outside %s%%..%s%%", clipText(money.Canonical(r)), MinTaxRate, MaxTaxRate)
+		}
+	}
+	for i, l := range d.Lines {
+		check(fmt.Sprintf("lines[%d].tax_rate", i), l.TaxRate)
+	}
+	for i, s := range d.TaxSubtotals {
+		check(fmt.Sprintf("tax_subtotals[%d].rate", i), s.Rate)
+	}
+}
+
+// somethingToPost reports a document every amount of which the bookkeeper
+// would post rounds to zero: its journal entry would have no lines.
+func (v *validator) somethingToPost(d Document) {
+	t := d.Totals
+	amounts := []decimal.Decimal{t.Net, t.Tax, t.Rounding, t.Prepaid, t.Payable}
+	for _, s := range d.TaxSubtotals {
+		amounts = append(amounts, s.Tax)
+	}
+	for _, a := range amounts {
+		if !a.Round(v.minor).IsZero() {
+			return
+		}
+	}
+	v.add(CodeNothingToPost, "totals.payable", "every amount of the document is zero: approving it would post nothing")
 }
 
 func baseText(l Line) string {

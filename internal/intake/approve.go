@@ -15,6 +15,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
 	"greatbook/internal/failpoint"
+	"greatbook/internal/storable"
 )
 
 // Approval is the outcome of an approve: the document, now active, and the
@@ -259,8 +260,14 @@ func approvable(m Member) error {
 	if m.Status != Pending && m.Status != Flagged {
 		return apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be approved", m.ID, m.Status)
 	}
-	if m.FlagReason == FlagNeedsManualExtraction || m.FlagReason == FlagExtractionFailed || m.DocType == "" || !m.HasFields {
+	if NeedsFields(m.FlagReason) || m.DocType == "" || !m.HasFields {
 		return apperr.New(apperr.InvalidState, "document %d has no valid fields to post (%s); type them in first", m.ID, orNone(m.FlagReason))
+	}
+	if m.NothingToPost {
+		// Refused up front: approved, it would only be abandoned by the
+		// bookkeeper as a dead letter. What a reviewer means is "reject".
+		return apperr.New(apperr.InvalidState, "document %d has nothing to post: every amount is zero; reject it instead", m.ID).
+			With("reason", "nothing_to_post")
 	}
 	return nil
 }
@@ -352,8 +359,8 @@ func needReason(reason string) error {
 	if len([]rune(reason)) < 3 {
 		return apperr.New(apperr.Invalid, "a reason is required").With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
 	}
-	if len(reason) > 2000 {
-		return apperr.New(apperr.Invalid, "the reason is longer than 2000 bytes")
+	if p := storable.Problem(reason, 2000); p != "" {
+		return apperr.New(apperr.Invalid, "the reason %s", p).With("reasons", []map[string]string{{"field": "reason", "message": p}})
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/storable"
 )
 
 // DeadLetterFilter selects dead letters: abandoned jobs and failed
@@ -45,8 +46,15 @@ func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
 	default:
 		return "", nil, apperr.New(apperr.Invalid, "status must be abandoned or failed")
 	}
-	if f.ErrorClass != "" {
+	switch f.ErrorClass {
+	case "":
+	case "transient", "permanent":
 		where = append(where, "j.error_class = "+arg(f.ErrorClass))
+	default:
+		return "", nil, apperr.New(apperr.Invalid, "class must be transient or permanent")
+	}
+	if p := storable.Problem(f.Supplier, 1000); p != "" {
+		return "", nil, apperr.New(apperr.Invalid, "the supplier %s", p)
 	}
 	if s := strings.TrimSpace(f.Supplier); s != "" {
 		where = append(where, "lower(d.supplier_name) LIKE "+arg("%"+strings.ToLower(likeEscape(s))+"%"))

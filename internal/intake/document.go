@@ -29,7 +29,20 @@ const (
 	FlagDuplicate             = "duplicate"
 	FlagExtractionFailed      = "extraction_failed"
 	FlagNeedsManualExtraction = "needs_manual_extraction"
+	// FlagInvalidEInvoice: the document was read, and breaks a rule (its
+	// fields stay readable for the reviewer, who may type corrections in).
+	FlagInvalidEInvoice = "invalid_einvoice"
 )
+
+// NeedsFields reports whether a document flagged for reason has no fields
+// fit to post: it cannot be approved, and a person may type them in.
+func NeedsFields(reason string) bool {
+	switch reason {
+	case FlagNeedsManualExtraction, FlagExtractionFailed, FlagInvalidEInvoice:
+		return true
+	}
+	return false
+}
 
 // Why one document was filed as a duplicate of another.
 const (

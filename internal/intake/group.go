@@ -45,6 +45,8 @@ type Member struct {
 	DocType         string     `json:"-"`
 	FlagReason      string     `json:"-"`
 	HasFields       bool       `json:"-"`
+	// NothingToPost: every amount the bookkeeper would post is zero.
+	NothingToPost bool `json:"-"`
 }
 
 // Accepted reports whether a member has entered, or is entering, the
@@ -55,12 +57,21 @@ func (m Member) Accepted() bool {
 
 const memberColumns = `d.id, d.status, coalesce(d.duplicate_of, 0), coalesce(d.duplicate_reason, ''), coalesce(d.result_entry_id, 0),
 	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.source_ref, ''), d.filename, coalesce(d.doc_type, ''),
-	coalesce(d.flag_reason, ''), d.fields IS NOT NULL`
+	coalesce(d.flag_reason, ''), d.fields IS NOT NULL, ` + nothingToPostSQL
+
+// nothingToPostSQL is true for a document with fields every amount of which
+// the bookkeeper would post (net, tax, each subtotal's tax, rounding,
+// prepaid, payable) is zero.
+const nothingToPostSQL = `(d.fields IS NOT NULL
+	AND NOT EXISTS (SELECT 1 FROM jsonb_each(coalesce(d.fields -> 'totals', '{}')) t
+	                WHERE t.key IN ('net', 'tax', 'rounding', 'prepaid', 'payable') AND t.value #>> '{}' !~ '^-?0*(\.0*)?$')
+	AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(CASE jsonb_typeof(d.fields -> 'tax_subtotals') WHEN 'array' THEN d.fields -> 'tax_subtotals' ELSE '[]' END) s
+	                WHERE s ->> 'tax' !~ '^-?0*(\.0*)?$'))`
 
 func scanMember(r pgx.CollectableRow) (Member, error) {
 	var m Member
 	err := r.Scan(&m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt, &m.SourceRef,
-		&m.Filename, &m.DocType, &m.FlagReason, &m.HasFields)
+		&m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost)
 	return m, err
 }
 

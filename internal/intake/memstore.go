@@ -28,6 +28,9 @@ func holdsKey(d *Document) bool {
 
 // Ingest implements Store.
 func (m *MemoryStore) Ingest(_ context.Context, a Arrival) (Document, bool, error) {
+	if err := checkArrival(a); err != nil {
+		return Document{}, false, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	hash := ContentHash(a.Content)
@@ -54,11 +57,14 @@ func (m *MemoryStore) Queue(_ context.Context, id int64, f Filing) (Document, er
 // Refile implements Store.
 func (m *MemoryStore) Refile(_ context.Context, id int64, f Filing) (Document, error) {
 	return m.file(id, f, func(d *Document) bool {
-		return d.Status == Flagged && (d.FlagReason == FlagNeedsManualExtraction || d.FlagReason == FlagExtractionFailed)
+		return d.Status == Flagged && NeedsFields(d.FlagReason)
 	}, ErrNotRefileable)
 }
 
 func (m *MemoryStore) file(id int64, f Filing, from func(*Document) bool, errWrongState error) (Document, error) {
+	if err := checkFiling(f); err != nil {
+		return Document{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if id < 1 || int(id) > len(m.docs) {

@@ -98,6 +98,9 @@ const DocumentColumns = documentColumns
 
 // Ingest implements Store.
 func (s *PGStore) Ingest(ctx context.Context, a Arrival) (Document, bool, error) {
+	if err := checkArrival(a); err != nil {
+		return Document{}, false, err
+	}
 	hash := ContentHash(a.Content)
 	type result struct {
 		doc     Document
@@ -137,11 +140,14 @@ func (s *PGStore) Queue(ctx context.Context, id int64, f Filing) (Document, erro
 
 // Refile implements Store.
 func (s *PGStore) Refile(ctx context.Context, id int64, f Filing) (Document, error) {
-	return s.file(ctx, id, f, `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed')`, ErrNotRefileable)
+	return s.file(ctx, id, f, `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed', 'invalid_einvoice')`, ErrNotRefileable)
 }
 
 // file writes a filing to a row in the state `from` describes.
 func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, errWrongState error) (Document, error) {
+	if err := checkFiling(f); err != nil {
+		return Document{}, err
+	}
 	doc, err := database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
 		var orgID int64
 		if f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate {

@@ -10,7 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"greatbook/internal/apperr"
 	"greatbook/internal/database"
+	"greatbook/internal/storable"
 )
 
 // Tab is a view of the queue.
@@ -97,6 +99,12 @@ var groupSummarySQL = `LEFT JOIN LATERAL (
 func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) (QueuePage, error) {
 	if f.PageSize <= 0 || f.PageSize > 200 {
 		f.PageSize = 50
+	}
+	for _, p := range []struct{ name, value string }{{"q", f.Query}, {"type", f.DocType}, {"flag", f.FlagReason}} {
+		if problem := storable.Problem(p.value, 1000); problem != "" {
+			return QueuePage{}, apperr.New(apperr.Invalid, "the parameter %s %s", p.name, problem).
+				With("reasons", []map[string]string{{"field": p.name, "message": problem}})
+		}
 	}
 	if f.Tab == "" {
 		f.Tab = TabNeedsReview

@@ -18,7 +18,7 @@ type Store interface {
 	// writes nothing. A row filed as a duplicate never holds a key.
 	Queue(ctx context.Context, id int64, f Filing) (Document, error)
 	// Refile files again a row flagged needs_manual_extraction or
-	// extraction_failed, with fields a person typed in: the same rules as
+	// extraction_failed or invalid_einvoice, with fields a person typed in: the same rules as
 	// Queue.
 	Refile(ctx context.Context, id int64, f Filing) (Document, error)
 	// Get returns a row of an org.
@@ -59,4 +59,4 @@ func FileTyped(ctx context.Context, s Store, id int64, f Filing) (Document, erro
 var ErrNotReceived = errors.New("intake: the document is filed already")
 
 // ErrNotRefileable is a Refile of a row that is not waiting for typed-in fields.
-var ErrNotRefileable = errors.New("intake: only a document flagged needs_manual_extraction or extraction_failed can be typed in")
+var ErrNotRefileable = errors.New("intake: only a document flagged needs_manual_extraction, extraction_failed or invalid_einvoice can be typed in")

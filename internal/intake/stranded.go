@@ -18,6 +18,11 @@ type Stranded struct {
 	Link    string
 	Since   time.Time
 	Why     string
+	// Error is the last error of the job or run, when there is one.
+	Error string
+	// RunID is the pipeline run an operator may retry or abandon from the
+	// runs page, when the item is one.
+	RunID string
 }
 
 // SweepState says when the sweep last ran and what it did.
@@ -38,21 +43,32 @@ func StrandedWork(ctx context.Context, q database.Querier, orgID int64, leaseGra
 		kind, why, sql string
 	}{
 		{"job", "out of attempts but not abandoned: the sweep skips it and nothing marks it dead",
-			`SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at FROM jobs j
+			`SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at, coalesce(j.last_error, ''), '' FROM jobs j
 			 WHERE j.org_id = $1 AND j.status IN ('pending', 'failed') AND j.attempts >= j.max_attempts`},
 		{"job", "launched, but its run is gone or finished without finishing the job",
-			`SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at FROM jobs j LEFT JOIN runs r ON r.id = j.run_id
+			`SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at, coalesce(r.last_error, j.last_error, ''), '' FROM jobs j LEFT JOIN runs r ON r.id = j.run_id
 			 WHERE j.org_id = $1 AND j.status = 'launched' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`},
 		{"document", "approved, but it has no bookkeeping job",
-			`SELECT 'document ' || d.id, '/intake/' || d.id, d.decided_at FROM intake_documents d
+			`SELECT 'document ' || d.id, '/intake/' || d.id, d.decided_at, '', '' FROM intake_documents d
 			 WHERE d.org_id = $1 AND d.status = 'active' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.intake_id = d.id)`},
 		{"document", "received, but its pipeline run is gone or finished without filing it",
-			`SELECT 'document ' || d.id, '/intake/' || d.id, d.received_at FROM intake_documents d LEFT JOIN runs r ON r.id = d.pipeline_run_id
+			`SELECT 'document ' || d.id, '/intake/' || d.id, d.received_at, coalesce(r.last_error, ''), coalesce(r.id::text, '') FROM intake_documents d
+			 LEFT JOIN runs r ON r.id = d.pipeline_run_id
 			 WHERE d.org_id = $1 AND d.status = 'received' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`},
 		{"run", "running, but no worker has held it for a while: is a greatbook serve running?",
-			`SELECT r.kind || ' run ' || r.id, '/admin/runs/' || r.id, coalesce(r.lease_expires_at, r.updated_at) FROM runs r
+			`SELECT r.kind || ' run ' || r.id, '/admin/runs/' || r.id, coalesce(r.lease_expires_at, r.updated_at), coalesce(r.last_error, ''),
+			        CASE r.kind WHEN 'pipeline' THEN r.id::text ELSE '' END FROM runs r
 			 WHERE r.org_id = $1 AND r.state = 'running'
 			   AND coalesce(r.lease_expires_at, r.updated_at) < now() - make_interval(secs => $2)`},
+		{"run", "running, and it has failed the same node more than once since its last step forward",
+			`SELECT r.kind || ' run ' || r.id, '/admin/runs/' || r.id, r.updated_at, coalesce(r.last_error, ''),
+			        CASE r.kind WHEN 'pipeline' THEN r.id::text ELSE '' END FROM runs r
+			 WHERE r.org_id = $1 AND r.state = 'running'
+			   AND coalesce(r.lease_expires_at, r.updated_at) >= now() - make_interval(secs => $2)
+			   AND (SELECT count(*) FROM run_checkpoints c WHERE c.run_id = r.id
+			          AND (c.outcome = 'retry' OR c.outcome = 'resumed' AND c.note LIKE 'taken over from %')
+			          AND c.seq > coalesce((SELECT max(o.seq) FROM run_checkpoints o WHERE o.run_id = r.id
+			                                AND (o.outcome = 'ok' OR o.outcome = 'resumed' AND o.note LIKE 'retried by %')), 0)) >= 2`},
 	}
 	var out []Stranded
 	for _, c := range checks {
@@ -67,7 +83,7 @@ func StrandedWork(ctx context.Context, q database.Querier, orgID int64, leaseGra
 		found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Stranded, error) {
 			s := Stranded{Kind: c.kind, Why: c.why}
 			var since *time.Time
-			err := r.Scan(&s.Subject, &s.Link, &since)
+			err := r.Scan(&s.Subject, &s.Link, &since, &s.Error, &s.RunID)
 			if since != nil {
 				s.Since = *since
 			}

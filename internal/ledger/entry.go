@@ -6,15 +6,17 @@ package ledger
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/money"
+	"greatbook/internal/storable"
 )
 
 // SourceKey identifies what asked for an entry: an org, the kind of source
@@ -103,6 +105,24 @@ type Difference struct {
 	Requested string `json:"requested"`
 }
 
+// The dates an entry may carry: PostgreSQL stores years from 4713 BC, but a
+// ledger entry dated before 1900 or after 9999 is a typo, not a booking
+// (and year 0000, which Go parses, PostgreSQL refuses).
+const (
+	EarliestYear = 1900
+	LatestYear   = 9999
+)
+
+// Bounds of an entry's texts, in bytes: the source id and entry set as
+// 00002_ledger.sql checks them, dimension values like them, the rest
+// generous.
+const (
+	MaxKeyText        = storable.MaxKey
+	MaxDescription    = 2000
+	MaxAccountCode    = 32
+	MaxDimensionValue = storable.MaxKey
+)
+
 var (
 	sourceTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
 	dimensionPattern  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
@@ -127,18 +147,26 @@ func validateShape(r Request) []Reason {
 	if !sourceTypePattern.MatchString(r.SourceType) {
 		add("source_type", "must be lower-case letters, digits, '_', '.' or '-', starting with a letter (at most 64)")
 	}
-	checkText := func(field, v string, max int) {
-		if strings.TrimSpace(v) == "" || len(v) > max || !utf8.ValidString(v) || strings.ContainsAny(v, "\x00") {
-			add(field, "must be non-empty text of at most %d bytes", max)
+	// Every text is checked against what the database can hold (no NUL,
+	// valid UTF-8, bounded), so none reaches a write that refuses it.
+	checkText := func(field, v string, max int, required bool) bool {
+		if p := storable.Problem(v, max); p != "" {
+			add(field, "%s", p)
+			return false
 		}
+		if required && strings.TrimSpace(v) == "" {
+			add(field, "must be non-empty text of at most %d bytes", max)
+			return false
+		}
+		return true
 	}
-	checkText("source_id", r.SourceID, 200)
-	checkText("entry_set", r.EntrySet, 200)
-	if len(r.Description) > 2000 || !utf8.ValidString(r.Description) || strings.ContainsAny(r.Description, "\x00") {
-		add("description", "must be text of at most 2000 bytes")
-	}
-	if _, err := time.Parse(time.DateOnly, r.Date); err != nil {
+	checkText("source_id", r.SourceID, MaxKeyText, true)
+	checkText("entry_set", r.EntrySet, MaxKeyText, true)
+	checkText("description", r.Description, MaxDescription, false)
+	if d, err := time.Parse(time.DateOnly, r.Date); err != nil {
 		add("date", "must be a date YYYY-MM-DD")
+	} else if d.Year() < EarliestYear || d.Year() > LatestYear {
+		add("date", "%s is outside the years %d to %d", r.Date, EarliestYear, LatestYear)
 	}
 	cur, ok := money.Lookup(r.Currency)
 	if !ok {
@@ -150,20 +178,24 @@ func validateShape(r Request) []Reason {
 	var debits, credits decimal.Decimal
 	for i, l := range r.Lines {
 		f := fmt.Sprintf("lines[%d]", i)
-		if strings.TrimSpace(l.Account) == "" {
-			add(f+".account", "is required")
-		}
+		checkText(f+".account", l.Account, MaxAccountCode, true)
 		if l.Debit.IsNegative() || l.Credit.IsNegative() {
 			add(f, "amounts must not be negative")
 		}
 		if l.Debit.IsPositive() == l.Credit.IsPositive() {
 			add(f, "exactly one of debit and credit must be positive")
 		}
-		if ok {
-			for side, v := range map[string]decimal.Decimal{"debit": l.Debit, "credit": l.Credit} {
-				if scale(v) > cur.MinorUnits {
-					add(f+"."+side, "%s has more decimals than %s allows (%d)", v.String(), cur.Code, cur.MinorUnits)
-				}
+		for _, a := range []struct {
+			side string
+			v    *decimal.Decimal
+		}{{"debit", &l.Debit}, {"credit", &l.Credit}, {"base_debit", l.BaseDebit}, {"base_credit", l.BaseCredit}} {
+			if a.v == nil {
+				continue
+			}
+			if !money.Ledger.Fits(*a.v) {
+				add(f+"."+a.side, "%s is beyond what the ledger holds (%s)", clip(money.Canonical(*a.v)), money.Ledger.Describe())
+			} else if ok && (a.side == "debit" || a.side == "credit") && scale(*a.v) > cur.MinorUnits {
+				add(f+"."+a.side, "%s has more decimals than %s allows (%d)", a.v.String(), cur.Code, cur.MinorUnits)
 			}
 		}
 		if l.BaseDebit != nil && l.BaseDebit.IsNegative() || l.BaseCredit != nil && l.BaseCredit.IsNegative() {
@@ -173,13 +205,12 @@ func validateShape(r Request) []Reason {
 			l.Credit.IsPositive() && l.BaseDebit != nil && !l.BaseDebit.IsZero() {
 			add(f, "the base amount must be on the same side as the amount")
 		}
-		for k, v := range l.Dimensions {
+		for _, k := range slices.Sorted(maps.Keys(l.Dimensions)) {
 			if !dimensionPattern.MatchString(k) {
-				add(f+".dimensions", "%q is not a dimension name (lower-case letters, digits, '_')", k)
+				add(f+".dimensions", "%q is not a dimension name (lower-case letters, digits, '_')", clip(storable.Clean(k, 0)))
+				continue
 			}
-			if strings.TrimSpace(v) == "" || len(v) > 200 {
-				add(f+".dimensions."+k, "must be non-empty text of at most 200 bytes")
-			}
+			checkText(f+".dimensions."+k, l.Dimensions[k], MaxDimensionValue, true)
 		}
 		debits = debits.Add(l.Debit)
 		credits = credits.Add(l.Credit)
@@ -188,6 +219,14 @@ func validateShape(r Request) []Reason {
 		add("lines", "debits %s do not equal credits %s", money.Canonical(debits), money.Canonical(credits))
 	}
 	return rs
+}
+
+// clip keeps a value quoted in a reason short.
+func clip(s string) string {
+	if len(s) > 40 {
+		return storable.Clean(s[:40], 0) + "..."
+	}
+	return s
 }
 
 // scale returns the number of decimals of v once trailing zeros are dropped.

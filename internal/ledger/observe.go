@@ -10,6 +10,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
+	"greatbook/internal/storable"
 )
 
 // Observation is what a writer saw when it posted under a source key: a
@@ -93,11 +94,17 @@ func observation(req Request, res Result, postErr error) ([]any, bool) {
 		base = req.Currency
 	}
 	fp := requestFacts(req, base).fingerprint()
-	return []any{req.OrgID, req.SourceType, req.SourceID, req.EntrySet, outcome, entryID, fp, raw, req.Actor}, true
+	// A refused request's key may hold what the database cannot (a NUL): it
+	// is recorded made storable, so the refusal is still seen.
+	key := func(s string) string { return storable.Clean(s, storable.MaxKey) }
+	return []any{req.OrgID, key(req.SourceType), key(req.SourceID), key(req.EntrySet), outcome, entryID, fp, raw, key(req.Actor)}, true
 }
 
 // Observations returns what writers saw under a source key, oldest first.
 func Observations(ctx context.Context, q database.Querier, k SourceKey) ([]Observation, error) {
+	if err := checkParameters(map[string]string{"source_type": k.SourceType, "source_id": k.SourceID, "entry_set": k.EntrySet}); err != nil {
+		return nil, err
+	}
 	rows, err := q.Query(ctx, `SELECT id, outcome, coalesce(entry_id, 0), fingerprint, detail, actor, created_at FROM ledger_observations
 		WHERE org_id = $1 AND source_type = $2 AND source_id = $3 AND entry_set = $4 ORDER BY id LIMIT 1000`,
 		k.OrgID, k.SourceType, k.SourceID, k.EntrySet)
@@ -113,6 +120,9 @@ func Observations(ctx context.Context, q database.Querier, k SourceKey) ([]Obser
 
 // ByKey returns the entry stored under a source key, if any.
 func ByKey(ctx context.Context, q database.Querier, k SourceKey) (Entry, bool, error) {
+	if err := checkParameters(map[string]string{"source_type": k.SourceType, "source_id": k.SourceID, "entry_set": k.EntrySet}); err != nil {
+		return Entry{}, false, err
+	}
 	e, found, err := lookup(ctx, q, k)
 	if err != nil || !found {
 		return e, found, err

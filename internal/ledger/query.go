@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
+	"greatbook/internal/storable"
 )
 
 // Get returns one of an org's entries, with the id of its reversal if any.
@@ -46,6 +49,9 @@ func List(ctx context.Context, q database.Querier, orgID int64, f Filter) ([]Ent
 		if err := checkDate(name, d); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkParameters(map[string]string{"source_type": f.SourceType, "source_id": f.SourceID, "account": f.Account}); err != nil {
+		return nil, err
 	}
 	where := []string{"e.org_id = $1"}
 	args := []any{orgID}
@@ -139,8 +145,25 @@ func checkDate(field, d string) error {
 	if d == "" {
 		return nil
 	}
-	if _, err := time.Parse(time.DateOnly, d); err != nil {
-		return apperr.New(apperr.Invalid, "%s must be a date YYYY-MM-DD, not %q", field, d)
+	t, err := time.Parse(time.DateOnly, d)
+	if err != nil {
+		return apperr.New(apperr.Invalid, "%s must be a date YYYY-MM-DD, not %q", field, clip(d))
+	}
+	if t.Year() < EarliestYear || t.Year() > LatestYear {
+		return apperr.New(apperr.Invalid, "%s %s is outside the years %d to %d", field, d, EarliestYear, LatestYear)
+	}
+	return nil
+}
+
+// checkParameters refuses query parameters the database cannot compare (a
+// NUL, invalid UTF-8) or that no stored key could equal (too long), naming
+// the parameter, rather than letting the query fail with a 500.
+func checkParameters(params map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		if p := storable.Problem(params[name], MaxKeyText); p != "" {
+			return apperr.New(apperr.Invalid, "the parameter %s %s", name, p).
+				With("reasons", []Reason{{Field: name, Message: p}})
+		}
 	}
 	return nil
 }

@@ -239,3 +239,27 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestLedgerPrecision(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		fits bool
+	}{
+		{"0", true},
+		{"9999999999999999.9999", true},
+		{"-9999999999999999.9999", true},
+		{"9999999999999999.99995", false}, // rounds up to 10^16
+		{"10000000000000000", false},
+		{"1234567890123456789012345678901234567890", false},
+		{"0.000000001", true},
+	} {
+		d, err := Parse(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Ledger.Fits(d); got != tc.fits {
+			t.Errorf("Ledger.Fits(%s) = %v, want %v", tc.in, got, tc.fits)
+		}
+	}
+}

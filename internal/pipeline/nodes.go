@@ -13,12 +13,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/money"
+	"greatbook/internal/storable"
 )
 
 // State is a pipeline run's state, checkpointed after every node.
@@ -29,6 +31,9 @@ type State struct {
 	Extractor  string             `json:"extractor,omitempty"`
 	Document   *einvoice.Document `json:"document,omitempty"`
 	Findings   []einvoice.Finding `json:"findings,omitempty"`
+	// Unstorable are the findings of the text the extraction gave that the
+	// database could not hold (Document holds it made storable).
+	Unstorable []einvoice.Finding `json:"unstorable,omitempty"`
 	Repairs    int                `json:"repairs"`
 	Flag       string             `json:"flag,omitempty"`
 }
@@ -106,6 +111,12 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 	var unreadable *unreadableOutput
 	switch {
 	case err == nil:
+		// The one place an extracted document enters the run's state: what
+		// the database cannot store is named, then made storable, before the
+		// state is checkpointed.
+		found := einvoice.StorageFindings(doc)
+		doc = einvoice.MakeStorable(doc)
+		s.Unstorable = cleanedAway(found, einvoice.StorageFindings(doc))
 		s.Document, s.Findings = &doc, nil
 		return nodeValidate, fmt.Sprintf("%s extraction: %s %s", ex.Name(), doc.Type, doc.Number), nil
 	case isNoStructuredData(err):
@@ -118,13 +129,13 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 	case errors.As(err, &parseErr), errors.As(err, &unreadable):
 		// A malformed document is a finding, not a fault: validate decides
 		// between a repair and a flag.
-		s.Document = nil
+		s.Document, s.Unstorable = nil, nil
 		code, field := "unreadable", "document"
 		if parseErr != nil && parseErr.Code != "" {
 			// A cap or a charset: the finding says which, for the reviewer.
 			code, field = parseErr.Code, parseErr.Field
 		}
-		s.Findings = []einvoice.Finding{{Code: code, Field: field, Message: err.Error()}}
+		s.Findings = []einvoice.Finding{{Code: code, Field: field, Message: storable.Message(err)}}
 		return nodeValidate, "could not read the document: " + err.Error(), nil
 	}
 	return "", "", err
@@ -136,7 +147,7 @@ func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
 		if in.Now != nil {
 			now = in.Now()
 		}
-		s.Findings = einvoice.ValidateAt(*s.Document, now)
+		s.Findings = append(einvoice.ValidateAt(*s.Document, now), s.Unstorable...)
 	}
 	if len(s.Findings) == 0 {
 		return nodeQueue, "valid", nil
@@ -146,11 +157,31 @@ func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
 		s.Repairs++
 		return nodeExtract, fmt.Sprintf("repair %d of %d: %s", s.Repairs, in.MaxRepairs, summary), nil
 	}
+	// A document read faithfully (the deterministic parsers) that breaks a
+	// rule is an invalid e-invoice; its fields stay readable. One whose facts
+	// could not be read at all, or that a model could not read consistently,
+	// failed extraction.
 	s.Flag = intake.FlagExtractionFailed
 	if in.extractor(s.Extractor).Repairable() {
 		return nodeQueue, fmt.Sprintf("repairs exhausted (%d): %s", s.Repairs, summary), nil
 	}
+	if s.Document != nil {
+		s.Flag = intake.FlagInvalidEInvoice
+	}
 	return nodeQueue, "the document's own figures do not validate: " + summary, nil
+}
+
+// cleanedAway are the findings of before that after no longer has: what
+// MakeStorable changed, which validate cannot see any more (the rest,
+// ValidateAt finds again).
+func cleanedAway(before, after []einvoice.Finding) []einvoice.Finding {
+	var out []einvoice.Finding
+	for _, f := range before {
+		if !slices.ContainsFunc(after, func(g einvoice.Finding) bool { return g.Code == f.Code && g.Field == f.Field }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func summarise(fs []einvoice.Finding) string {
@@ -173,7 +204,7 @@ func filingOf(s *State) intake.Filing {
 	if s.Document != nil {
 		d := *s.Document
 		f.DocType = string(d.Type)
-		f.SourceRef = d.SourceRef()
+		f.SourceRef = d.NaturalRef()
 		f.ContentKey = ContentKey(d)
 		f.Fields, _ = json.Marshal(d)
 		if d.Format != "" {
@@ -181,17 +212,23 @@ func filingOf(s *State) intake.Filing {
 		}
 	}
 	if len(s.Findings) > 0 {
-		f.Findings, _ = json.Marshal(s.Findings)
+		fs := make([]einvoice.Finding, len(s.Findings))
+		for i, x := range s.Findings {
+			fs[i] = einvoice.Finding{Code: storable.Clean(x.Code, 200), Field: storable.Clean(x.Field, 200), Message: storable.Clean(x.Message, storable.MaxMessage)}
+		}
+		f.Findings, _ = json.Marshal(fs)
 	}
 	return f
 }
 
 // ContentKey identifies an invoice by its facts rather than its number: the
 // seller, type, issue date, currency and payable amount. A supplier's copy
-// renumbered on re-sending shares it.
+// renumbered on re-sending shares it. Only a document with those facts to
+// compare has one: documents whose extraction yielded nothing (no seller
+// identity, no date, no lines) are not duplicates of each other.
 func ContentKey(d einvoice.Document) string {
-	seller, _, _ := strings.Cut(d.SourceRef(), "/")
-	if seller == "" || d.IssueDate == "" || d.Currency == "" {
+	seller, ok := d.SellerIdentity()
+	if !ok || d.Type == "" || d.IssueDate == "" || d.Currency == "" || len(d.Lines) == 0 {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(strings.Join([]string{seller, string(d.Type), d.IssueDate, d.Currency,

@@ -93,7 +93,7 @@ func TestEveryDocumentFilesAsExpected(t *testing.T) {
 		{"json-invoice-with-totals.json", "application/json", "pending", "", "invoice"},
 		{"json-invoice-without-totals.json", "application/json", "pending", "", "invoice"},
 		{"json-credit-note.json", "application/json", "pending", "", "credit_note"},
-		{"ubl-invoice-bad-total.xml", "application/xml", "flagged", "extraction_failed", "invoice"},
+		{"ubl-invoice-bad-total.xml", "application/xml", "flagged", "invalid_einvoice", "invoice"},
 		{"json-unknown-field.json", "application/json", "flagged", "extraction_failed", ""},
 		{"no-embedded-xml.pdf", "application/pdf", "flagged", "needs_manual_extraction", ""},
 		{"scanned-invoice.png", "image/png", "flagged", "needs_manual_extraction", ""},

@@ -64,6 +64,11 @@ func TestClassOf(t *testing.T) {
 		{"closed connection", fmt.Errorf("runs: %w", pgconn.ErrConnClosed), retry.Transient},
 		{"reset connection", &net.OpError{Op: "read", Net: "unix", Err: syscall.ECONNRESET}, retry.Transient},
 		{"a reader's EOF", fmt.Errorf("pdf: %w", io.EOF), retry.Permanent},
+		// What the database cannot store never will be: retried, it fails the same way.
+		{"NUL in jsonb", &pgconn.PgError{Code: "22P05"}, retry.Permanent},
+		{"NUL or invalid UTF-8 in text", &pgconn.PgError{Code: "22021"}, retry.Permanent},
+		{"numeric field overflow", &pgconn.PgError{Code: "22003"}, retry.Permanent},
+		{"date out of range", &pgconn.PgError{Code: "22008"}, retry.Permanent},
 	} {
 		if got := retry.ClassOf(tc.err); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)

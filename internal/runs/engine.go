@@ -22,6 +22,7 @@ import (
 	"greatbook/internal/database"
 	"greatbook/internal/failpoint"
 	"greatbook/internal/retry"
+	"greatbook/internal/storable"
 )
 
 // Engine executes runs: on demand (Execute), or in the background by a
@@ -36,6 +37,11 @@ type Engine struct {
 	LeaseTTL time.Duration
 	// Retry bounds the retries of a node's transient errors.
 	Retry retry.Policy
+	// MaxTakeovers bounds how often a run is taken over from a dead worker
+	// at one node without getting past it; then the run fails (a node that
+	// kills its worker, by running out of memory say, must not do so for
+	// ever, resumed after every restart).
+	MaxTakeovers int
 	// BeforeLaunch, when set, is called by Launch first; an error it
 	// returns is the launch's error (tests inject launch failures).
 	BeforeLaunch func(runID string) error
@@ -82,6 +88,9 @@ var ErrLaunchQueueFull = retry.MarkTransient(errors.New("runs: launch queue is f
 // ErrNotStarted is a launch on an engine whose workers are not running.
 var ErrNotStarted = retry.MarkTransient(errors.New("runs: the engine's workers are not running"), 0)
 
+// DefaultMaxTakeovers is Engine.MaxTakeovers unless set.
+const DefaultMaxTakeovers = 3
+
 // ErrLeaseLost stops a worker whose lease another worker took over.
 var ErrLeaseLost = errors.New("runs: lease lost to another worker")
 
@@ -97,7 +106,7 @@ func NewEngine(pool *pgxpool.Pool, opts Options) *Engine {
 		opts.QueueSize = 1024
 	}
 	return &Engine{pool: pool, owner: newOwner(), log: opts.Logger, graphs: map[string]executor{},
-		LeaseTTL: opts.LeaseTTL, Retry: retry.Default, launches: make(chan string, opts.QueueSize)}
+		LeaseTTL: opts.LeaseTTL, Retry: retry.Default, MaxTakeovers: DefaultMaxTakeovers, launches: make(chan string, opts.QueueSize)}
 }
 
 // Owner is this engine's lease owner id.
@@ -403,9 +412,17 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 	}
 	if c.takenFrom != "" {
 		if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-			return insertCheckpoint(ctx, tx, c.id, r.Node, "resumed", r.Node, saved, "taken over from "+c.takenFrom, e.owner, 0)
+			return insertCheckpoint(ctx, tx, c.id, r.Node, "resumed", r.Node, saved, takenOverNote+c.takenFrom, e.owner, 0)
 		}); err != nil {
 			return err
+		}
+		n, err := takeoversAtNode(ctx, e.pool, c.id)
+		if err != nil {
+			return err
+		}
+		if n > max(e.MaxTakeovers, 1) {
+			return x.fail(ctx, e, r, saved, retry.MarkPermanent(fmt.Errorf(
+				"runs: node %s was taken over %d times from a worker that died without getting past it; not resumed again", r.Node, n-1)), 0)
 		}
 	}
 	attempts := 0
@@ -434,10 +451,10 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 			attempts++
 			if retry.IsTransient(err) && attempts < max(e.Retry.Attempts, 1) {
 				wait := e.Retry.Backoff(attempts, err)
-				note := fmt.Sprintf("attempt %d failed (%v); retrying in %s", attempts, err, wait.Round(time.Millisecond))
+				note := storable.Clean(fmt.Sprintf("attempt %d failed (%v); retrying in %s", attempts, err, wait.Round(time.Millisecond)), storable.MaxMessage)
 				if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
 					if err := e.fencedUpdate(ctx, tx, c.id, `UPDATE runs SET last_error = $3, updated_at = now()
-						WHERE id = $1::uuid AND lease_owner = $2`, err.Error()); err != nil {
+						WHERE id = $1::uuid AND lease_owner = $2`, storable.Message(err)); err != nil {
 						return err
 					}
 					return insertCheckpoint(ctx, tx, c.id, r.Node, "retry", r.Node, saved, note, e.owner, ms)
@@ -452,7 +469,7 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 					e.release(ctx, c.id)
 					return err
 				}
-				if err := json.Unmarshal(saved, &r.State); err != nil { // undo the failed node's changes
+				if err := restore(saved, &r.State); err != nil { // undo the failed node's changes
 					return err
 				}
 				continue
@@ -512,7 +529,7 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 			// The commit failed: treat it like the node failing.
 			attempts++
 			if retry.IsTransient(err) && attempts < max(e.Retry.Attempts, 1) {
-				_ = json.Unmarshal(saved, &r.State)
+				_ = restore(saved, &r.State)
 				continue
 			}
 			return x.fail(ctx, e, r, saved, err, ms)
@@ -528,12 +545,42 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 	}
 }
 
+const takenOverNote = "taken over from "
+
+// takeoversAtNode counts the takeovers of a run since its last step forward
+// or an operator's retry.
+func takeoversAtNode(ctx context.Context, q database.Querier, runID string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM run_checkpoints c WHERE c.run_id = $1::uuid AND c.outcome = 'resumed'
+		AND c.note LIKE $2 || '%'
+		AND c.seq > coalesce((SELECT max(seq) FROM run_checkpoints o WHERE o.run_id = $1::uuid
+		                      AND (o.outcome = 'ok' OR o.outcome = 'resumed' AND o.note LIKE $3 || '%')), 0)`,
+		runID, takenOverNote, retriedNote).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("runs: count takeovers of %s: %w", runID, err)
+	}
+	return n, nil
+}
+
 // fail marks a run failed, and lets the graph record the failure on its
-// subject in the same transaction.
+// subject in the same transaction. When the graph cannot record it (its
+// OnFail fails too), the run is still marked failed, with both errors, so
+// that it never stays running to fail the same way on every resume: a
+// failed run whose subject was not told is what the stranded-work check
+// shows an operator.
 func (x graphExecutor[S]) fail(ctx context.Context, e *Engine, r *Run[S], saved []byte, cause error, ms int) error {
 	e.log.Warn("run failed", "run_id", r.ID, "kind", x.g.Kind, "node", r.Node, "error", cause)
-	return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-		if err := json.Unmarshal(saved, &r.State); err != nil {
+	mark := func(tx pgx.Tx, cause error) error {
+		if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET state = 'failed', next_node = NULL, last_error = $3,
+			lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
+			WHERE id = $1::uuid AND lease_owner = $2`, storable.Message(cause)); err != nil {
+			return err
+		}
+		return insertCheckpoint(ctx, tx, r.ID, r.Node, "failed", "", saved,
+			storable.Clean(fmt.Sprintf("%s error: %v", retry.ClassOf(cause), cause), storable.MaxMessage), e.owner, ms)
+	}
+	err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		if err := restore(saved, &r.State); err != nil {
 			return err
 		}
 		if x.g.OnFail != nil {
@@ -541,14 +588,27 @@ func (x graphExecutor[S]) fail(ctx context.Context, e *Engine, r *Run[S], saved 
 				return err
 			}
 		}
-		if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET state = 'failed', next_node = NULL, last_error = $3,
-			lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
-			WHERE id = $1::uuid AND lease_owner = $2`, cause.Error()); err != nil {
-			return err
-		}
-		return insertCheckpoint(ctx, tx, r.ID, r.Node, "failed", "", saved,
-			fmt.Sprintf("%s error: %v", retry.ClassOf(cause), cause), e.owner, ms)
+		return mark(tx, cause)
 	})
+	if err == nil || x.g.OnFail == nil || errors.Is(err, ErrLeaseLost) || context.Cause(ctx) != nil || retry.IsTransient(err) {
+		return err
+	}
+	e.log.Error("run failed, and recording the failure on its subject failed too", "run_id", r.ID, "kind", x.g.Kind, "error", err)
+	return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		return mark(tx, fmt.Errorf("%w (and recording the failure failed: %v)", cause, err))
+	})
+}
+
+// restore sets state to the one saved at the last checkpoint. It decodes into
+// a zero value: decoding into the state a failed node changed would keep
+// every field the saved JSON omits.
+func restore[S any](saved []byte, state *S) error {
+	var fresh S
+	if err := json.Unmarshal(saved, &fresh); err != nil {
+		return err
+	}
+	*state = fresh
+	return nil
 }
 
 // Lease owners are "host|pid|process start time|random". An owner on this

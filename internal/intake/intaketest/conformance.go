@@ -199,4 +199,35 @@ func Exercise(t *testing.T, newFixture func(t *testing.T) Fixture) {
 			}
 		}
 	})
+	t.Run("what the database cannot store is refused, naming the column, and nothing is written", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		for _, tc := range []struct {
+			name   string
+			change func(fl *intake.Filing)
+		}{
+			{"NUL in the source ref", func(fl *intake.Filing) { fl.SourceRef = "vat:SE1/INV\x00" }},
+			{"invalid UTF-8 in the source ref", func(fl *intake.Filing) { fl.SourceRef = "name:caf\xe9/1" }},
+			{"an absurd source ref", func(fl *intake.Filing) { fl.SourceRef = string(make([]byte, 5000)) }},
+			{"NUL in the fields", func(fl *intake.Filing) { fl.Fields = []byte(`{"number": "a\u0000"}`) }},
+			{"fields that are not JSON", func(fl *intake.Filing) { fl.Fields = []byte(`{"number": `) }},
+			{"NUL in the findings", func(fl *intake.Filing) { fl.Findings = []byte(`[{"message": "\u0000"}]`) }},
+		} {
+			d := arrive(t, f, f.OrgA, "unstorable "+tc.name)
+			fl := filing("invoice", "vat:SE1/OK-1")
+			tc.change(&fl)
+			_, err := intake.File(ctx, f.Store, d.ID, fl)
+			if !apperr.Is(err, apperr.Invalid) {
+				t.Fatalf("%s: %v, want invalid", tc.name, err)
+			}
+			got, err := f.Store.Get(ctx, f.OrgA, d.ID)
+			if err != nil || got.Status != intake.Received {
+				t.Fatalf("%s: the row is %s (%v), want received", tc.name, got.Status, err)
+			}
+		}
+		_, _, err := f.Store.Ingest(ctx, intake.Arrival{OrgID: f.OrgA, Content: []byte("x"), MediaType: "application/xml", Via: "api", Actor: "a\x00b"})
+		if !apperr.Is(err, apperr.Invalid) {
+			t.Fatalf("an arrival by a NUL actor: %v", err)
+		}
+	})
 }

@@ -1,0 +1,92 @@
+// Package storable says what PostgreSQL can hold, so that text is checked at
+// the door rather than refused by a write deep inside a run: a text or jsonb
+// value must be valid UTF-8 without NUL characters (SQLSTATE 22021 and
+// 22P05), and the product bounds every text it stores.
+package storable
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxText bounds any single text extracted from a document (a name, a
+// number, a line's description): far above what an invoice needs, far below
+// what would make a page or a row absurd.
+const MaxText = 4096
+
+// MaxKey bounds the texts that identify things in the ledger: a source id,
+// an entry set, a dimension value (00002_ledger.sql checks 200 for the
+// first two); the bookkeeper puts the seller's identity in a dimension.
+const MaxKey = 200
+
+// MaxMessage bounds an error message stored for operators (a run's
+// last_error, a finding's message).
+const MaxMessage = 2000
+
+// Problem says why s cannot be stored as it is, or "" when it can.
+func Problem(s string, max int) string {
+	switch {
+	case strings.IndexByte(s, 0) >= 0:
+		return "contains a NUL character, which the database cannot store"
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	case max > 0 && len(s) > max:
+		return fmt.Sprintf("is %d bytes long, more than the %d allowed", len(s), max)
+	}
+	return ""
+}
+
+// OK reports whether s can be stored as it is.
+func OK(s string, max int) bool { return Problem(s, max) == "" }
+
+// Clean returns s made storable: every NUL character and every invalid UTF-8
+// sequence becomes U+FFFD (so a reader still sees where something was), and
+// the result is cut, at a character boundary, to at most max bytes (max <= 0:
+// no bound).
+func Clean(s string, max int) string {
+	if OK(s, max) {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	if max > 0 && len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
+}
+
+// Message returns an error's text as it may be stored for operators.
+func Message(err error) string {
+	if err == nil {
+		return ""
+	}
+	return Clean(err.Error(), MaxMessage)
+}
+
+// JSONProblem says why b cannot be stored in a jsonb column, or "" when it
+// can: it must be valid JSON in valid UTF-8, and no string in it may hold
+// the escape \u0000 (jsonb refuses it, SQLSTATE 22P05).
+func JSONProblem(b []byte) string {
+	if !utf8.Valid(b) {
+		return "is not valid UTF-8"
+	}
+	if !json.Valid(b) {
+		return "is not valid JSON"
+	}
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) && string(b[i+2:i+6]) == "0000" {
+			return "contains a NUL character (\\u0000), which the database cannot store"
+		}
+		i++ // skip the escaped character, so "\\u0000" (an escaped backslash) is not taken for one
+	}
+	return ""
+}
