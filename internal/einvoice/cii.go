@@ -89,10 +89,10 @@ type ciiLine struct {
 // first SpecifiedTradePaymentTerms/DueDateDateTime. Of several TaxTotalAmount elements, the one in the
 // invoice currency is used.
 func ParseCII(data []byte) (Document, error) {
-	return parseCII(FormatCII, data)
+	return parseCII(nil, FormatCII, data)
 }
 
-func parseCII(format Format, data []byte) (Document, error) {
+func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
 	root, ok := xmlRoot(data)
 	if !ok {
 		return Document{}, parseErrorf(format, "", "no root element")
@@ -101,7 +101,7 @@ func parseCII(format Format, data []byte) (Document, error) {
 		return Document{}, parseErrorf(format, "", "root element {%s}%s is not a CII CrossIndustryInvoice", clipText(root.Space), clipText(root.Local))
 	}
 	var src ciiDocument
-	if err := decodeXML(format, data, &src); err != nil {
+	if err := decodeXML(dl, format, data, &src); err != nil {
 		return Document{}, err
 	}
 	r := &fieldReader{format: format}

@@ -46,19 +46,24 @@ func Detect(data []byte) Format {
 // Parse extracts a document from data in whichever format Detect finds. It returns a *ParseError for
 // malformed input in a recognised format and ErrNoStructuredData for anything else. It never panics.
 func Parse(data []byte) (Document, error) {
+	return parse(nil, data)
+}
+
+// parse is Parse that stops once dl has passed.
+func parse(dl *deadline, data []byte) (Document, error) {
 	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
-		return ParseFacturX(data)
+		return parseFacturX(dl, data)
 	}
 	if err := unreadableCharset(data); err != nil {
 		return Document{}, err
 	}
 	switch Detect(data) {
 	case FormatUBL:
-		return ParseUBL(data)
+		return parseUBL(dl, data)
 	case FormatCII:
-		return ParseCII(data)
+		return parseCII(dl, FormatCII, data)
 	case FormatJSON:
-		return ParseJSON(data)
+		return parseJSON(dl, data)
 	}
 	return Document{}, ErrNoStructuredData
 }

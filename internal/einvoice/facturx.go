@@ -6,12 +6,16 @@ package einvoice
 // finding one, which gives a *ParseError with Code CodeInputCap; an embedded CII that cannot be read gives
 // a *ParseError for FormatFacturX.
 func ParseFacturX(data []byte) (Document, error) {
-	xmlData, capErr := carveCII(data)
+	return parseFacturX(nil, data)
+}
+
+func parseFacturX(dl *deadline, data []byte) (Document, error) {
+	xmlData, capErr := carveCII(dl, data)
 	if capErr != nil {
 		return Document{}, capErr
 	}
 	if xmlData == nil {
 		return Document{}, ErrNoStructuredData
 	}
-	return parseCII(FormatFacturX, xmlData)
+	return parseCII(dl, FormatFacturX, xmlData)
 }

@@ -26,12 +26,19 @@ const CodeUnsupportedCharset = "unsupported_charset"
 
 // checkXMLCaps refuses XML that nests deeper than maxXMLDepth, has more than maxXMLElements elements or
 // an attribute over maxXMLAttrBytes. Malformed XML passes: the decoder reports it in its own words.
-func checkXMLCaps(format Format, data []byte) *ParseError {
-	dec := newXMLDecoder(data)
+// It stops, refusing, once dl has passed.
+func checkXMLCaps(dl *deadline, format Format, data []byte) *ParseError {
+	dec := newXMLReaderDecoder(dl.reader(data))
 	depth, elements := 0, 0
 	for {
+		if dl.tick() {
+			return dl.capError(format)
+		}
 		tok, err := dec.RawToken()
 		if err != nil {
+			if dl.passed() {
+				return dl.capError(format)
+			}
 			return nil
 		}
 		switch t := tok.(type) {
@@ -83,7 +90,8 @@ func unreadableCharset(data []byte) *ParseError {
 // checkJSON reads the first JSON value of data token by token and refuses it when it nests deeper than
 // maxJSONDepth, has more than maxJSONValues tokens, or an object repeats a key (encoding/json would keep the last one silently, so two
 // readers could disagree on what the document says). Malformed JSON passes: the decoder reports it.
-func checkJSON(data []byte) *ParseError {
+// It stops, refusing, once dl has passed.
+func checkJSON(dl *deadline, data []byte) *ParseError {
 	type frame struct {
 		object    bool
 		expectKey bool
@@ -91,7 +99,7 @@ func checkJSON(data []byte) *ParseError {
 		path      string
 		index     int
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(dl.reader(data))
 	dec.UseNumber()
 	var stack []*frame
 	// childPath is the path of the value about to be read in the innermost container.
@@ -122,8 +130,14 @@ func checkJSON(data []byte) *ParseError {
 		}
 	}
 	for values := 1; ; values++ {
+		if dl.tick() {
+			return dl.capError(FormatJSON)
+		}
 		tok, err := dec.Token()
 		if err != nil {
+			if dl.passed() {
+				return dl.capError(FormatJSON)
+			}
 			return nil
 		}
 		if values > maxJSONValues {

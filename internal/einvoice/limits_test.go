@@ -93,7 +93,7 @@ func TestJSONDuplicateKeysAreRefused(t *testing.T) {
 		t.Fatalf("the fixture itself: %v", err)
 	}
 	// The same key in two objects is no duplicate.
-	if err := checkJSON([]byte(`{"a":{"k":1},"b":{"k":2},"c":[{"k":1},{"k":2}]}`)); err != nil {
+	if err := checkJSON(nil, []byte(`{"a":{"k":1},"b":{"k":2},"c":[{"k":1},{"k":2}]}`)); err != nil {
 		t.Fatalf("keys in sibling objects: %v", err)
 	}
 }

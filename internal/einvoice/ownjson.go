@@ -1,7 +1,6 @@
 package einvoice
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -132,13 +131,17 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 // A line without "tax_category" gets "S" (standard rate) when its rate is not zero and "Z" (zero rated)
 // when it is; without "type_code" an invoice gets 380 and a credit note 381.
 func ParseJSON(data []byte) (Document, error) {
+	return parseJSON(nil, data)
+}
+
+func parseJSON(dl *deadline, data []byte) (Document, error) {
 	if err := checkUTF8(data); err != nil {
 		return Document{}, err
 	}
-	if err := checkJSON(data); err != nil {
+	if err := checkJSON(dl, data); err != nil {
 		return Document{}, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(dl.reader(data))
 	dec.DisallowUnknownFields()
 	var src jsonDocument
 	if err := dec.Decode(&src); err != nil {

@@ -59,14 +59,15 @@ func carveAttachments(pdf []byte) ([]Attachment, *ParseError) {
 // findEmbeddedCII returns the first embedded file whose XML root is a CII CrossIndustryInvoice, decoding
 // no more attachments than it needs to.
 func findEmbeddedCII(pdf []byte) ([]byte, bool) {
-	found, _ := carveCII(pdf)
+	found, _ := carveCII(nil, pdf)
 	return found, found != nil
 }
 
-// carveCII is findEmbeddedCII that reports why nothing was found when the carving stopped at a cap.
-func carveCII(pdf []byte) ([]byte, *ParseError) {
+// carveCII is findEmbeddedCII that reports why nothing was found when the carving stopped at a cap,
+// and stops once dl has passed.
+func carveCII(dl *deadline, pdf []byte) ([]byte, *ParseError) {
 	var found []byte
-	c := carvePDF(pdf)
+	c := carvePDFWithin(dl, pdf)
 	c.eachAttachment(func(a Attachment) bool {
 		if root, ok := xmlRoot(a.Data); ok && root.Space == nsCII && root.Local == "CrossIndustryInvoice" {
 			found = a.Data
@@ -105,7 +106,8 @@ type pdfCarver struct {
 	budget  int // decoded bytes still allowed
 	parsed  int // objects attempted, read or not: each costs work
 	work    pdfWork
-	capped  string // the cap carving stopped at, if any
+	capped  string    // the cap carving stopped at, if any
+	dl      *deadline // the end of the document's time, looked at as work is charged
 }
 
 // pdfWork counts the bytes the lexers scan, against a limit that grows with the bytes there are to read.
@@ -125,6 +127,8 @@ func (c *pdfCarver) capError() *ParseError {
 		reason = fmt.Sprintf("the PDF has more than %d objects", maxPDFObjects)
 	case "pdf_decoded_bytes":
 		reason = fmt.Sprintf("the PDF's streams decode to more than %d bytes (cap %d per stream, %d in all)", maxDecodedTotal-c.budget, maxAttachmentSize, maxDecodedTotal)
+	case capTime:
+		return c.dl.capError(FormatFacturX)
 	}
 	return capErrorf(FormatFacturX, c.capped, "%s", reason)
 }
@@ -145,19 +149,26 @@ func (c *pdfCarver) lexer(data []byte, pos int) *pdfLexer {
 	return &pdfLexer{data: data[:end], pos: pos, start: pos, cut: end < len(data)}
 }
 
-// charge counts what a lexer scanned, and stops the carving once the work is spent.
+// charge counts what a lexer scanned, and stops the carving once the work is spent or the time is up.
 func (c *pdfCarver) charge(l *pdfLexer) {
 	c.work.scanned += max(l.far, l.pos) - l.start
 	if l.cut && max(l.far, l.pos) >= len(l.data) || c.work.scanned >= c.work.limit {
 		c.stop("pdf_work")
 	}
+	// An object is a large unit of work (a hostile one scans megabytes), so the clock is read for each.
+	if c.dl.passed() {
+		c.stop(capTime)
+	}
 }
 
 var pdfObjectHeader = regexp.MustCompile(`(\d{1,10})[\x00\t\n\f\r ]+(\d{1,5})[\x00\t\n\f\r ]+obj`)
 
-func carvePDF(data []byte) *pdfCarver {
+func carvePDF(data []byte) *pdfCarver { return carvePDFWithin(nil, data) }
+
+// carvePDFWithin is carvePDF that stops once dl has passed.
+func carvePDFWithin(dl *deadline, data []byte) *pdfCarver {
 	c := &pdfCarver{data: data, objects: map[int]*pdfObject{}, budget: maxDecodedTotal,
-		work: pdfWork{limit: pdfWorkFactor * len(data)}}
+		work: pdfWork{limit: pdfWorkFactor * len(data)}, dl: dl}
 	pos := 0
 	for pos < len(data) && c.capped == "" {
 		if c.parsed >= maxPDFObjects {
@@ -362,8 +373,12 @@ func (c *pdfCarver) decode(dict pdfDict, raw []byte) ([]byte, bool) {
 		c.stop("pdf_decoded_bytes")
 		return nil, false
 	}
+	if c.dl.passed() {
+		c.stop(capTime)
+		return nil, false
+	}
 	limit := min(maxAttachmentSize, c.budget)
-	data, produced, ok := decodeStream(dict, raw, limit)
+	data, produced, ok := decodeStream(c.dl, dict, raw, limit)
 	c.budget -= produced
 	if produced > limit {
 		c.stop("pdf_decoded_bytes")
@@ -411,7 +426,7 @@ func (c *pdfCarver) eachAttachment(yield func(Attachment) bool) {
 
 	decoded := 0
 	for _, num := range candidates {
-		if decoded >= maxAttachments || c.budget <= 0 {
+		if decoded >= maxAttachments || c.budget <= 0 || c.capped == capTime {
 			return
 		}
 		obj := c.objects[num]
@@ -485,7 +500,7 @@ func decodePDFText(s pdfString) string {
 // decodeStream applies the stream's filter. Only no filter and /FlateDecode (without a predictor) are
 // supported: Factur-X writers use nothing else for embedded files.
 // It also returns how many bytes it produced, wanted or not (more than limit when it gave up there).
-func decodeStream(dict pdfDict, raw []byte, limit int) ([]byte, int, bool) {
+func decodeStream(dl *deadline, dict pdfDict, raw []byte, limit int) ([]byte, int, bool) {
 	var filters []pdfName
 	switch f := dict["Filter"].(type) {
 	case nil:
@@ -519,30 +534,31 @@ func decodeStream(dict pdfDict, raw []byte, limit int) ([]byte, int, bool) {
 			return nil, 0, false
 		}
 	}
-	return inflate(raw, limit)
+	return inflate(dl, raw, limit)
 }
 
 // inflate decompresses zlib data. Some writers get the zlib wrapper wrong, so a stream whose checksum
 // fails, or that has no zlib header at all, is read as raw deflate data. Past limit bytes it gives up.
-// It returns the bytes produced by every attempt, and stops trying once one passes limit.
-func inflate(raw []byte, limit int) ([]byte, int, bool) {
+// It returns the bytes produced by every attempt, and stops trying once one passes limit. Reading the
+// compressed data fails once dl has passed.
+func inflate(dl *deadline, raw []byte, limit int) ([]byte, int, bool) {
 	produced := 0
 	try := func(open func() (io.ReadCloser, error)) ([]byte, bool) {
 		out, n, ok := readLimited(open, limit)
 		produced += n
 		return out, ok
 	}
-	zlibReader := func() (io.ReadCloser, error) { return zlib.NewReader(bytes.NewReader(raw)) }
+	zlibReader := func() (io.ReadCloser, error) { return zlib.NewReader(dl.reader(raw)) }
 	if out, ok := try(zlibReader); ok || produced > limit {
 		return out, produced, ok
 	}
 	if len(raw) > 2 && raw[0]&0x0F == 8 && (uint16(raw[0])<<8|uint16(raw[1]))%31 == 0 {
-		afterHeader := func() (io.ReadCloser, error) { return flate.NewReader(bytes.NewReader(raw[2:])), nil }
+		afterHeader := func() (io.ReadCloser, error) { return flate.NewReader(dl.reader(raw[2:])), nil }
 		if out, ok := try(afterHeader); ok || produced > limit {
 			return out, produced, ok
 		}
 	}
-	out, ok := try(func() (io.ReadCloser, error) { return flate.NewReader(bytes.NewReader(raw)), nil })
+	out, ok := try(func() (io.ReadCloser, error) { return flate.NewReader(dl.reader(raw)), nil })
 	return out, produced, ok
 }
 

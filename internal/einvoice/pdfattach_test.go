@@ -140,11 +140,11 @@ func TestInflateVariants(t *testing.T) {
 	badChecksum := append([]byte{}, z.Bytes()...)
 	badChecksum[len(badChecksum)-1] ^= 0xFF
 	for name, data := range map[string][]byte{"zlib": z.Bytes(), "raw deflate": raw.Bytes(), "bad checksum": badChecksum} {
-		if got, _, ok := inflate(data, maxAttachmentSize); !ok || !bytes.Equal(got, want) {
+		if got, _, ok := inflate(nil, data, maxAttachmentSize); !ok || !bytes.Equal(got, want) {
 			t.Errorf("%s: inflate = %q, %v", name, got, ok)
 		}
 	}
-	if _, _, ok := inflate([]byte("not deflate at all"), maxAttachmentSize); ok {
+	if _, _, ok := inflate(nil, []byte("not deflate at all"), maxAttachmentSize); ok {
 		t.Errorf("garbage inflated")
 	}
 }

@@ -49,6 +49,12 @@ func (p testPDF) build() []byte {
 
 	var names, af []string
 	var specs []object
+	// Bombs repeat one slice of zeros: it is compressed once.
+	type slice struct {
+		first *byte
+		n     int
+	}
+	compressed := map[slice][]byte{}
 	for _, a := range p.attachments {
 		spec, file := alloc(), alloc()
 		dict := "<< "
@@ -58,11 +64,20 @@ func (p testPDF) build() []byte {
 		dict += fmt.Sprintf("/Subtype /text#2Fxml /Params << /Size %d /ModDate (D:20261120000000Z) >> ", len(a.data))
 		data := a.data
 		if a.flate {
-			var z bytes.Buffer
-			zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-			zw.Write(a.data)
-			zw.Close()
-			data = z.Bytes()
+			key := slice{n: len(a.data)}
+			if len(a.data) > 0 {
+				key.first = &a.data[0]
+			}
+			if z, ok := compressed[key]; ok {
+				data = z
+			} else {
+				var z bytes.Buffer
+				zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+				zw.Write(a.data)
+				zw.Close()
+				data = z.Bytes()
+				compressed[key] = data
+			}
 			dict += "/Filter /FlateDecode "
 		}
 		switch a.length {

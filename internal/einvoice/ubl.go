@@ -119,6 +119,10 @@ type ublAllowanceCharge struct {
 // terms are never read for a date. Of several TaxTotal elements, the one whose TaxAmount is in the
 // document currency is used (the other is the tax-currency total EN 16931 allows).
 func ParseUBL(data []byte) (Document, error) {
+	return parseUBL(nil, data)
+}
+
+func parseUBL(dl *deadline, data []byte) (Document, error) {
 	root, ok := xmlRoot(data)
 	if !ok {
 		return Document{}, parseErrorf(FormatUBL, "", "no root element")
@@ -128,7 +132,7 @@ func ParseUBL(data []byte) (Document, error) {
 		return Document{}, parseErrorf(FormatUBL, "", "root element {%s}%s is not a UBL Invoice or CreditNote", clipText(root.Space), clipText(root.Local))
 	}
 	var src ublDocument
-	if err := decodeXML(FormatUBL, data, &src); err != nil {
+	if err := decodeXML(dl, FormatUBL, data, &src); err != nil {
 		return Document{}, err
 	}
 	r := &fieldReader{format: FormatUBL}

@@ -16,7 +16,12 @@ import (
 // newXMLDecoder returns a strict decoder that also reads the legacy charsets an XML declaration may name
 // (ISO-8859-1, windows-1252, ...), as some ERP exports still do.
 func newXMLDecoder(data []byte) *xml.Decoder {
-	dec := xml.NewDecoder(bytes.NewReader(data))
+	return newXMLReaderDecoder(bytes.NewReader(data))
+}
+
+// newXMLReaderDecoder is newXMLDecoder reading from r.
+func newXMLReaderDecoder(r io.Reader) *xml.Decoder {
+	dec := xml.NewDecoder(r)
 	dec.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
 		enc, err := ianaindex.IANA.Encoding(label)
 		if err != nil || enc == nil {
@@ -42,12 +47,12 @@ func xmlRoot(data []byte) (xml.Name, bool) {
 }
 
 // decodeXML unmarshals data into v, turning a syntax error into a ParseError for format. XML over a
-// structural cap is refused before it is decoded.
-func decodeXML(format Format, data []byte, v any) error {
-	if err := checkXMLCaps(format, data); err != nil {
+// structural cap is refused before it is decoded. Both passes stop once dl has passed.
+func decodeXML(dl *deadline, format Format, data []byte, v any) error {
+	if err := checkXMLCaps(dl, format, data); err != nil {
 		return err
 	}
-	if err := newXMLDecoder(data).Decode(v); err != nil {
+	if err := newXMLReaderDecoder(dl.reader(data)).Decode(v); err != nil {
 		return parseErrorf(format, "", "malformed XML: %v", err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"time"
 
 	"greatbook/internal/einvoice"
 )
@@ -19,7 +20,12 @@ type Extractor interface {
 
 // Deterministic reads the structured formats: UBL, CII, Factur-X and the
 // project's JSON.
-type Deterministic struct{}
+type Deterministic struct {
+	// TimeLimit bounds the extraction of one document; zero means
+	// DefaultExtractTimeLimit. Over it the document is unreadable with an
+	// input_cap finding on "time", not an error to retry.
+	TimeLimit time.Duration
+}
 
 // Name implements Extractor.
 func (Deterministic) Name() string { return "deterministic" }
@@ -28,8 +34,12 @@ func (Deterministic) Name() string { return "deterministic" }
 func (Deterministic) Repairable() bool { return false }
 
 // Extract implements Extractor.
-func (Deterministic) Extract(_ context.Context, content []byte, _ string, _ []einvoice.Finding) (einvoice.Document, error) {
-	return einvoice.Parse(content)
+func (d Deterministic) Extract(ctx context.Context, content []byte, _ string, _ []einvoice.Finding) (einvoice.Document, error) {
+	limit := d.TimeLimit
+	if limit == 0 {
+		limit = DefaultExtractTimeLimit
+	}
+	return einvoice.ParseWithin(ctx, content, limit)
 }
 
 // errNoStructuredData is einvoice's: the document has no data we can read.

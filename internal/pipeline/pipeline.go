@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,12 +23,20 @@ const Kind = "pipeline"
 // DefaultMaxRepairs bounds the validate → extract repair loop.
 const DefaultMaxRepairs = 2
 
+// DefaultExtractTimeLimit bounds the deterministic extraction of one document (parsing, and carving a
+// PDF). The parsers are linear with caps on their work, so a real invoice takes milliseconds; this is
+// the backstop for whatever the other caps miss, and a document over it is filed flagged.
+const DefaultExtractTimeLimit = 10 * time.Second
+
 // Options configure the pipeline.
 type Options struct {
 	MaxRepairs int
 	MaxBytes   int64
-	Model      *ModelExtractor
-	Logger     *slog.Logger
+	// ExtractTimeLimit bounds the deterministic extraction of one document; zero means
+	// DefaultExtractTimeLimit.
+	ExtractTimeLimit time.Duration
+	Model            *ModelExtractor
+	Logger           *slog.Logger
 }
 
 // Pipeline files arriving documents through durable runs.
@@ -46,6 +55,9 @@ func New(pool *pgxpool.Pool, engine *runs.Engine, opts Options) *Pipeline {
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
+	if opts.ExtractTimeLimit == 0 {
+		opts.ExtractTimeLimit = DefaultExtractTimeLimit
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -61,7 +73,7 @@ func (p *Pipeline) MaxBytes() int64 { return p.opts.MaxBytes }
 func (p *Pipeline) inputs(orgID, docID int64) Inputs {
 	in := Inputs{
 		Original:      func(ctx context.Context) ([]byte, error) { return intake.Original(ctx, p.pool, orgID, docID) },
-		Deterministic: Deterministic{},
+		Deterministic: Deterministic{TimeLimit: p.opts.ExtractTimeLimit},
 		MaxRepairs:    p.opts.MaxRepairs,
 	}
 	if p.opts.Model != nil {
