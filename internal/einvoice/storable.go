@@ -76,22 +76,22 @@ func StorageFindings(d Document) []Finding {
 		switch p := storable.Problem(*s, storable.MaxText); {
 		case p == "":
 		case len(*s) > storable.MaxText && storable.OK(*s, 0):
-			fs = append(fs, Finding{Code: CodeTextTooLong, Field: path, Message: path + " " + p})
+			fs = append(fs, Finding{Code: CodeTextTooLong, Severity: SeverityFatal, Field: path, Message: path + " " + p})
 		default:
-			fs = append(fs, Finding{Code: CodeUnstorableText, Field: path, Message: path + " " + p})
+			fs = append(fs, Finding{Code: CodeUnstorableText, Severity: SeverityFatal, Field: path, Message: path + " " + p})
 		}
 	}, func(path string, v decimal.Decimal) {
 		if !money.Ledger.Fits(v) {
-			fs = append(fs, Finding{Code: CodeAmountOutOfRange, Field: path,
+			fs = append(fs, Finding{Code: CodeAmountOutOfRange, Severity: SeverityFatal, Field: path,
 				Message: fmt.Sprintf("%s has %d digits before the decimal point; the ledger holds %s", path, integerDigits(v), money.Ledger.Describe())})
 		}
 	})
 	if id, ok := d.SellerIdentity(); ok && len(id) > storable.MaxKey {
-		fs = append(fs, Finding{Code: CodeTextTooLong, Field: "seller",
+		fs = append(fs, Finding{Code: CodeTextTooLong, Severity: SeverityFatal, Field: "seller",
 			Message: fmt.Sprintf("the seller's identity is %d bytes long; the ledger's supplier dimension holds %d", len(id), storable.MaxKey)})
 	}
 	if ref := d.SourceRef(); len(ref) > storable.MaxText {
-		fs = append(fs, Finding{Code: CodeTextTooLong, Field: "number",
+		fs = append(fs, Finding{Code: CodeTextTooLong, Severity: SeverityFatal, Field: "number",
 			Message: fmt.Sprintf("the document's reference (seller and number) is %d bytes long once normalised, more than the %d allowed", len(ref), storable.MaxText)})
 	}
 	return fs

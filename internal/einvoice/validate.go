@@ -13,10 +13,26 @@ import (
 // Finding is one rule a document breaks. Every finding is an error: a document with findings is flagged
 // for a person to look at. Field is the JSON path of the value at fault ("lines[2].net", "totals.payable").
 type Finding struct {
-	Code    string `json:"code"`
-	Field   string `json:"field"`
-	Message string `json:"message"`
+	Code     string   `json:"code"`
+	Severity Severity `json:"severity"`
+	Field    string   `json:"field"`
+	Message  string   `json:"message"`
 }
+
+// Severity says what a finding does to a document (API.md): a fatal one flags it, a warning or an info
+// is shown to the reviewer and changes nothing.
+type Severity string
+
+// The severities of a finding.
+const (
+	SeverityFatal   Severity = "fatal"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Fatal reports whether f flags its document. Findings stored before severities existed have none and
+// were all fatal.
+func (f Finding) Fatal() bool { return f.Severity == SeverityFatal || f.Severity == "" }
 
 // Finding codes, stable for the pipeline and the repair loop to match on.
 const (
@@ -97,7 +113,7 @@ type validator struct {
 }
 
 func (v *validator) add(code, field, format string, args ...any) {
-	v.findings = append(v.findings, Finding{Code: code, Field: field, Message: fmt.Sprintf(format, args...)})
+	v.findings = append(v.findings, Finding{Code: code, Severity: SeverityFatal, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
 func (v *validator) required(d Document) {

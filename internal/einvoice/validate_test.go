@@ -176,9 +176,10 @@ func TestValidateMessages(t *testing.T) {
 		t.Fatalf("findings %+v, want one", findings)
 	}
 	want := Finding{
-		Code:    CodePayable,
-		Field:   "totals.payable",
-		Message: "payable 24231.00 is not gross 24321.07 − prepaid 0.00 + rounding -0.07 = 24321.00",
+		Code:     CodePayable,
+		Severity: SeverityFatal,
+		Field:    "totals.payable",
+		Message:  "payable 24231.00 is not gross 24321.07 − prepaid 0.00 + rounding -0.07 = 24321.00",
 	}
 	if findings[0] != want {
 		t.Errorf("finding\n got %+v\nwant %+v", findings[0], want)

@@ -135,7 +135,7 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 			// A cap or a charset: the finding says which, for the reviewer.
 			code, field = parseErr.Code, parseErr.Field
 		}
-		s.Findings = []einvoice.Finding{{Code: code, Field: field, Message: storable.Message(err)}}
+		s.Findings = []einvoice.Finding{{Code: code, Severity: einvoice.SeverityFatal, Field: field, Message: storable.Message(err)}}
 		return nodeValidate, "could not read the document: " + err.Error(), nil
 	}
 	return "", "", err
@@ -214,7 +214,7 @@ func filingOf(s *State) intake.Filing {
 	if len(s.Findings) > 0 {
 		fs := make([]einvoice.Finding, len(s.Findings))
 		for i, x := range s.Findings {
-			fs[i] = einvoice.Finding{Code: storable.Clean(x.Code, 200), Field: storable.Clean(x.Field, 200), Message: storable.Clean(x.Message, storable.MaxMessage)}
+			fs[i] = einvoice.Finding{Code: storable.Clean(x.Code, 200), Severity: x.Severity, Field: storable.Clean(x.Field, 200), Message: storable.Clean(x.Message, storable.MaxMessage)}
 		}
 		f.Findings, _ = json.Marshal(fs)
 	}

@@ -45,7 +45,7 @@ func (p *Pipeline) Abandon(ctx context.Context, orgID int64, runID, actor string
 			return fmt.Errorf("pipeline: abandon %s: %w", runID, err)
 		}
 		s.Flag = intake.FlagExtractionFailed
-		s.Findings = append(s.Findings, einvoice.Finding{Code: "pipeline_abandoned", Field: "document",
+		s.Findings = append(s.Findings, einvoice.Finding{Code: "pipeline_abandoned", Severity: einvoice.SeverityFatal, Field: "document",
 			Message: fmt.Sprintf("the pipeline run was abandoned by %s; its last error: %s", actor, info.LastError)})
 		_, err = queue(ctx, intake.NewPGStore(tx), &s)
 		if errors.Is(err, intake.ErrNotReceived) {

@@ -108,7 +108,7 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 		OnFail: func(ctx context.Context, tx pgx.Tx, r *runs.Run[State], cause error) error {
 			s := r.State
 			s.Flag = intake.FlagExtractionFailed
-			s.Findings = append(s.Findings, einvoice.Finding{Code: "pipeline_failed", Field: "document", Message: cause.Error()})
+			s.Findings = append(s.Findings, einvoice.Finding{Code: "pipeline_failed", Severity: einvoice.SeverityFatal, Field: "document", Message: cause.Error()})
 			_, err := queue(ctx, intake.NewPGStore(tx), &s)
 			if errors.Is(err, intake.ErrNotReceived) {
 				return nil
