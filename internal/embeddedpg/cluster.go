@@ -86,6 +86,10 @@ type Options struct {
 // MaxRestartDelay bounds the wait between two attempts to restart the cluster.
 const MaxRestartDelay = 30 * time.Second
 
+// PreviousServerWait bounds how long a start waits for the processes of a
+// server that died (its owner or postmaster killed) to finish exiting.
+const PreviousServerWait = 30 * time.Second
+
 // Cluster is a running embedded cluster, started or reused by this process.
 type Cluster struct {
 	opts      Options
@@ -387,6 +391,9 @@ func (c *Cluster) startServer(ctx context.Context, bins binaries, account server
 	if err := c.stopOrphan(); err != nil {
 		return err
 	}
+	if err := c.awaitPreviousServer(ctx); err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join(c.pgdata, "PG_VERSION")); errors.Is(err, fs.ErrNotExist) {
 		log.Info("initialising database cluster", "dir", c.pgdata)
 		args := []string{"-D", c.pgdata, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C"}
@@ -464,6 +471,58 @@ func (c *Cluster) stopOrphan() error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("embeddedpg: postgres pid %d on %s did not stop", pid, c.pgdata)
+}
+
+// awaitPreviousServer waits until no process of an earlier server works in
+// the cluster. A postmaster that was killed leaves children that exit only
+// when they next look (a backend finishing its query), and until then they
+// hold the old shared memory: a postmaster started meanwhile exits at once
+// ("pre-existing shared memory block is still in use").
+func (c *Cluster) awaitPreviousServer(ctx context.Context) error {
+	pids := serverProcesses(c.pgdata)
+	if len(pids) == 0 {
+		return nil
+	}
+	log := c.opts.Logger
+	log.Warn("waiting for the previous database server's processes to exit", "dir", c.pgdata, "pids", pids)
+	deadline := time.Now().Add(PreviousServerWait)
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("embeddedpg: waiting for the previous server's processes: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if pids = serverProcesses(c.pgdata); len(pids) == 0 {
+			log.Info("the previous database server's processes have exited", "dir", c.pgdata)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("embeddedpg: postgres processes %v of a previous server still use %s after %s; stop them", pids, c.pgdata, PreviousServerWait)
+		}
+	}
+}
+
+// serverProcesses lists the live postgres processes working in pgdata: a
+// postmaster and all its children run there. An exited process (a zombie
+// not yet reaped) no longer has a working directory or shared memory, so it
+// does not count.
+func serverProcesses(pgdata string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		dir := filepath.Join("/proc", e.Name())
+		if cwd, _ := os.Readlink(filepath.Join(dir, "cwd")); cwd != pgdata {
+			continue
+		}
+		if comm, _ := os.ReadFile(filepath.Join(dir, "comm")); strings.HasPrefix(string(comm), "postgres") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // waitReady polls the socket until the server accepts connections. exited,

@@ -1,11 +1,13 @@
 package embeddedpg_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -279,5 +281,175 @@ func TestCloseDuringARestartLeavesTheClusterStopped(t *testing.T) {
 	time.Sleep(4 * delay)   // past the restart delay: a leaked restart would run now
 	if postgresRunning(dir) {
 		t.Fatal("the cluster was restarted after Close")
+	}
+}
+
+// TestOwnerProcess is not a test: run by the tests below as a child process
+// (GREATBOOK_TEST_OWNER set to a data directory), it starts and owns the
+// cluster there, says "ready" on stdout and waits to be killed.
+func TestOwnerProcess(t *testing.T) {
+	dir := os.Getenv("GREATBOOK_TEST_OWNER")
+	if dir == "" {
+		t.Skip("only run as a child process by the tests that kill an owner")
+	}
+	// The owner's watcher must not restart a killed postmaster while the
+	// test kills the owner too.
+	c, err := embeddedpg.Start(context.Background(), embeddedpg.Options{DataDir: dir, Role: embeddedpg.RoleServer,
+		Durable: true, RestartDelay: time.Hour, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start:", err)
+		os.Exit(3)
+	}
+	defer c.Close() // never: the test kills this process
+	fmt.Println("ready")
+	select {}
+}
+
+// ownerProcess is a child process owning the cluster in dir.
+type ownerProcess struct {
+	cmd   *exec.Cmd
+	ready chan struct{}
+	done  chan error
+	log   *syncBuffer
+}
+
+func startOwner(t *testing.T, dir string) *ownerProcess {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnerProcess$", "-test.v")
+	cmd.Env = append(os.Environ(), "GREATBOOK_TEST_OWNER="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &ownerProcess{cmd: cmd, ready: make(chan struct{}), done: make(chan error, 1), log: &syncBuffer{}}
+	cmd.Stderr = o.log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		lines := bufio.NewScanner(out)
+		for lines.Scan() {
+			if lines.Text() == "ready" {
+				close(o.ready)
+			}
+		}
+		o.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-o.done
+		if t.Failed() {
+			t.Logf("owner %d logged:\n%s", cmd.Process.Pid, o.log.String())
+		}
+	})
+	return o
+}
+
+// waitReady waits for the owner to have started the cluster.
+func (o *ownerProcess) waitReady(t *testing.T) {
+	t.Helper()
+	select {
+	case <-o.ready:
+	case err := <-o.done:
+		o.done <- err
+		t.Fatalf("the owner exited before its cluster was ready: %v\n%s", err, o.log.String())
+	case <-time.After(120 * time.Second):
+		t.Fatalf("the owner never became ready:\n%s", o.log.String())
+	}
+}
+
+// A SIGKILLed owner whose postmaster was killed first (the OOM killer, an
+// operator's kill -9 of both) leaves postgres children that have not yet
+// noticed: a backend busy in a query keeps the old shared memory attached.
+// The next owner, started at once, must wait for them rather than fail on
+// "pre-existing shared memory block is still in use", and keep the data.
+func TestANewOwnerWaitsForTheKilledServersProcessesAndKeepsTheData(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := filepath.Join(shortDir(t), "data")
+	old := startOwner(t, dir)
+	old.waitReady(t)
+	url := fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", filepath.Join(dir, "run"), embeddedpg.Port)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE kept AS SELECT 'before the kill'::text AS note"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+
+	// A backend in a CPU-bound query checks for its postmaster's death only
+	// when it next waits; the statement timeout ends it should the test die.
+	busy, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var backend int
+	if err := busy.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := busy.Exec(ctx, "SET statement_timeout = '10min'"); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, _ = busy.Exec(ctx, "SELECT count(*) FROM pg_class a, pg_class b, pg_class c, pg_class d")
+		busy.Close(ctx)
+	}()
+	watch, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var active bool
+		if err := watch.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1 AND state = 'active')", backend).Scan(&active); err != nil {
+			t.Fatal(err)
+		}
+		if active {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the busy query never started")
+		}
+	}
+	watch.Close(ctx)
+
+	killPostmaster(t, dir)
+	if err := old.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-old.done
+	old.done <- nil
+	if !postgresRunning(dir) {
+		t.Fatal("the busy backend did not outlive its postmaster; the test proves nothing")
+	}
+
+	// At once, without waiting for the old processes.
+	next := startOwner(t, dir)
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(next.log.String(), "waiting for the previous database server's processes to exit"); time.Sleep(10 * time.Millisecond) {
+		select {
+		case err := <-next.done:
+			next.done <- err
+			t.Fatalf("the new owner did not wait for the old backend: %v\n%s", err, next.log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new owner neither waited nor failed:\n%s", next.log.String())
+		}
+	}
+	// The old backend goes (here: killed; on its own it would go when its
+	// query ends), and the new owner starts the cluster on the data.
+	if err := syscall.Kill(backend, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	next.waitReady(t)
+	conn, err = pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var note string
+	if err := conn.QueryRow(ctx, "SELECT note FROM kept").Scan(&note); err != nil || note != "before the kill" {
+		t.Fatalf("the data after the restart: %q %v", note, err)
 	}
 }
