@@ -16,6 +16,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/storable"
 )
 
 // Role is what a user may do: reviewers decide documents, admins also
@@ -192,7 +193,7 @@ RETURNING failures, blocked_until, last_refused`
 func (s *Service) Authenticate(ctx context.Context, email, password string) (User, error) {
 	// No account has an address with a NUL or invalid UTF-8 (PostgreSQL
 	// text cannot hold them): such an address is just one without an account.
-	email = strings.ToValidUTF8(strings.ReplaceAll(strings.TrimSpace(email), "\x00", "\uFFFD"), "\uFFFD")
+	email = storable.Clean(strings.TrimSpace(email), 0)
 	var user User
 	var hash string
 	err := s.Q.QueryRow(ctx, `SELECT `+userColumns+`, u.password_hash

@@ -126,11 +126,6 @@ func (w *cappedWriter) WriteString(s string) {
 	w.b.WriteString(s)
 }
 
-func (w *cappedWriter) WriteByte(c byte) error {
-	w.WriteString(string(rune(c)))
-	return nil
-}
-
 func (w *cappedWriter) String() string {
 	if w.full {
 		return w.b.String() + prettyTruncated

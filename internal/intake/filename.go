@@ -4,7 +4,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"greatbook/internal/storable"
 )
 
 // MaxFilenameBytes caps a stored filename (the common file-system limit):
@@ -43,22 +44,13 @@ func CleanFilename(name string) string {
 	if len(ext) > maxExtensionBytes {
 		ext = ""
 	}
-	return strings.TrimSpace(truncateUTF8(name[:len(name)-len(ext)], MaxFilenameBytes-len(ext)) + ext)
+	// name is valid UTF-8 without NUL by now: Clean only cuts it, at a
+	// character boundary.
+	return strings.TrimSpace(storable.Clean(name[:len(name)-len(ext)], MaxFilenameBytes-len(ext)) + ext)
 }
 
 // isBidiControl reports the invisible marks that reorder text, with which
 // "invoice\u202Efdp.exe" shows as "invoiceexe.pdf".
 func isBidiControl(r rune) bool {
 	return r == '\u200E' || r == '\u200F' || r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069'
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a character.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/database"
+	"greatbook/internal/runs"
 )
 
 // Stranded is work that is not finished and that no sweep or resume pass
@@ -66,9 +67,9 @@ func StrandedWork(ctx context.Context, q database.Querier, orgID int64, leaseGra
 			 WHERE r.org_id = $1 AND r.state = 'running'
 			   AND coalesce(r.lease_expires_at, r.updated_at) >= now() - make_interval(secs => $2)
 			   AND (SELECT count(*) FROM run_checkpoints c WHERE c.run_id = r.id
-			          AND (c.outcome = 'retry' OR c.outcome = 'resumed' AND c.note LIKE 'taken over from %')
+			          AND (c.outcome = 'retry' OR c.outcome = 'resumed' AND c.note LIKE '` + runs.TakenOverNote + `%')
 			          AND c.seq > coalesce((SELECT max(o.seq) FROM run_checkpoints o WHERE o.run_id = r.id
-			                                AND (o.outcome = 'ok' OR o.outcome = 'resumed' AND o.note LIKE 'retried by %')), 0)) >= 2`},
+			                                AND (o.outcome = 'ok' OR o.outcome = 'resumed' AND o.note LIKE '` + runs.RetriedNote + `%')), 0)) >= 2`},
 	}
 	var out []Stranded
 	for _, c := range checks {

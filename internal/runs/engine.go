@@ -412,7 +412,7 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 	}
 	if c.takenFrom != "" {
 		if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-			return insertCheckpoint(ctx, tx, c.id, r.Node, "resumed", r.Node, saved, takenOverNote+c.takenFrom, e.owner, 0)
+			return insertCheckpoint(ctx, tx, c.id, r.Node, "resumed", r.Node, saved, TakenOverNote+c.takenFrom, e.owner, 0)
 		}); err != nil {
 			return err
 		}
@@ -545,7 +545,9 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 	}
 }
 
-const takenOverNote = "taken over from "
+// TakenOverNote starts the note of the checkpoint a run's takeover from a
+// dead worker writes; the stranded-work check counts them by it.
+const TakenOverNote = "taken over from "
 
 // takeoversAtNode counts the takeovers of a run since its last step forward
 // or an operator's retry.
@@ -555,7 +557,7 @@ func takeoversAtNode(ctx context.Context, q database.Querier, runID string) (int
 		AND c.note LIKE $2 || '%'
 		AND c.seq > coalesce((SELECT max(seq) FROM run_checkpoints o WHERE o.run_id = $1::uuid
 		                      AND (o.outcome = 'ok' OR o.outcome = 'resumed' AND o.note LIKE $3 || '%')), 0)`,
-		runID, takenOverNote, retriedNote).Scan(&n)
+		runID, TakenOverNote, RetriedNote).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("runs: count takeovers of %s: %w", runID, err)
 	}

@@ -61,11 +61,12 @@ func Reopen(ctx context.Context, tx pgx.Tx, orgID int64, kind, runID, actor stri
 	if node == "" {
 		return apperr.New(apperr.InvalidState, "run %s has no node to retry from", runID)
 	}
-	return insertCheckpoint(ctx, tx, runID, node, "resumed", node, data, storable.Clean(retriedNote+actor, storable.MaxMessage), actor, 0)
+	return insertCheckpoint(ctx, tx, runID, node, "resumed", node, data, storable.Clean(RetriedNote+actor, storable.MaxMessage), actor, 0)
 }
 
-// retriedNote starts the note of an operator's retry.
-const retriedNote = "retried by "
+// RetriedNote starts the note of an operator's retry: the run's count of
+// failures at its node starts again after it.
+const RetriedNote = "retried by "
 
 // Abandon ends a run for good, in the caller's transaction: a failed run
 // stays failed, a running run no live worker holds is marked failed, each
