@@ -179,7 +179,9 @@ func ublLine(n *node) Line {
 // ublCodes collects every coded value the code list rules look at, wherever the official contexts find it.
 func ublCodes(root *node) []CodeUse {
 	var codes []CodeUse
-	add := func(list CodeList, v Text, term string) { codes = append(codes, CodeUse{List: list, Value: v, Term: term}) }
+	add := func(list CodeList, v Text, term string) {
+		codes = append(codes, CodeUse{List: list, Value: v, Term: term})
+	}
 	amountNames := map[string]bool{"Amount": true, "BaseAmount": true, "PriceAmount": true, "TaxAmount": true, "TaxableAmount": true,
 		"LineExtensionAmount": true, "TaxExclusiveAmount": true, "TaxInclusiveAmount": true, "AllowanceTotalAmount": true,
 		"ChargeTotalAmount": true, "PrepaidAmount": true, "PayableRoundingAmount": true, "PayableAmount": true}
