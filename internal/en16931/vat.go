@@ -52,7 +52,7 @@ var vatCategories = []vatCategory{
 			return (inv.Seller.VATID.Present || inv.TaxRep.VATID.Present) && inv.Buyer.VATID.Present
 		}},
 	{prefix: "BR-G", code: "G", name: "export outside the EU", exempt: true, rateWords: "rate = 0",
-		rate: rateIs(func(d decimal.Decimal) bool { return d.IsZero() }),
+		rate:    rateIs(func(d decimal.Decimal) bool { return d.IsZero() }),
 		parties: func(inv *Invoice) bool { return inv.Seller.VATID.Present || inv.TaxRep.VATID.Present }},
 	{prefix: "BR-O", code: "O", name: "not subject to VAT", exempt: true, rateWords: "no rate",
 		rate: func(r Amount) bool { return !r.Present },
