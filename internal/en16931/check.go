@@ -494,11 +494,13 @@ func init() {
 			return
 		}
 		ok := p.Name.Present && !(s.Name.Present && p.Name.Value == s.Name.Value)
+		sellerIDs := make(map[string]bool, len(s.IDs))
+		for _, sid := range s.IDs {
+			sellerIDs[sid.Value] = true
+		}
 		for _, pid := range p.IDs {
-			for _, sid := range s.IDs {
-				if pid.Value == sid.Value {
-					ok = false
-				}
+			if sellerIDs[pid.Value] {
+				ok = false
 			}
 		}
 		if !ok {

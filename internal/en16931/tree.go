@@ -34,7 +34,7 @@ func parseTree(data []byte) (*node, error) {
 	dec.Strict = true
 	var root *node
 	var stack []*node
-	var text strings.Builder
+	var texts []*strings.Builder // the text of each open element, so mixed content stays linear
 	elements := 0
 	for {
 		tok, err := dec.RawToken()
@@ -62,7 +62,6 @@ func parseTree(data []byte) (*node, error) {
 			}
 			if len(stack) > 0 {
 				p := stack[len(stack)-1]
-				p.text += text.String()
 				n.parent = p
 				p.children = append(p.children, n)
 			} else if root != nil {
@@ -70,19 +69,19 @@ func parseTree(data []byte) (*node, error) {
 			} else {
 				root = n
 			}
-			text.Reset()
 			stack = append(stack, n)
+			texts = append(texts, &strings.Builder{})
 		case xml.EndElement:
 			if len(stack) == 0 {
 				return nil, errors.New("en16931: reading xml: unbalanced end element")
 			}
 			n := stack[len(stack)-1]
-			n.text += text.String()
-			text.Reset()
+			n.text = texts[len(texts)-1].String()
 			stack = stack[:len(stack)-1]
+			texts = texts[:len(texts)-1]
 		case xml.CharData:
-			if len(stack) > 0 {
-				text.Write(t)
+			if len(texts) > 0 {
+				texts[len(texts)-1].Write(t)
 			}
 		}
 	}

@@ -173,45 +173,26 @@ func init() {
 				}
 			})
 		}
-		each(8, "BT-116", func(inv *Invoice, b VATBreakdown) (bool, string) {
-			sum := decimal.Zero
-			match := func(c TaxCategory) bool {
-				return c.codeIs(cat.code) && (!cat.perRate || sameRate(c.Rate, b.Category.Rate))
-			}
-			found := false
-			for _, l := range inv.Lines {
-				if match(l.Category) {
-					found = true
-					if d, ok := l.NetAmount.Dec(); ok {
-						sum = sum.Add(d)
+		rule(id(8), "BT-116", "VAT breakdown of category "+cat.code, func(inv *Invoice, fail func(string, string)) {
+			var sums map[string]decimal.Decimal // computed once per invoice, so the rule stays linear
+			for _, tt := range inv.TaxTotals {
+				for _, b := range tt.Breakdowns {
+					if !b.Category.is(cat.code) {
+						continue
+					}
+					if sums == nil {
+						sums = categorySums(inv, cat.code, cat.perRate)
+					}
+					key := ""
+					if cat.perRate {
+						key = rateKey(b.Category.Rate)
+					}
+					sum, found := sums[key]
+					if ok, detail := taxableMatches(inv, cat, b, sum, found); !ok {
+						fail(breakdownField(b), detail)
 					}
 				}
 			}
-			for _, ac := range inv.Allowances {
-				if !match(ac.TaxCategory) {
-					continue
-				}
-				found = true
-				d, _ := ac.Amount.Dec()
-				if ac.IsCharge() {
-					sum = sum.Add(d)
-				} else if ac.IsAllowance() {
-					sum = sum.Sub(d)
-				}
-			}
-			taxable, ok := b.TaxableAmount.Dec()
-			detail := fmt.Sprintf("taxable amount %s ≠ Σ line net amounts + charges − allowances in category %s %s", v(b.TaxableAmount), cat.code, f(sum))
-			if !ok {
-				return false, detail
-			}
-			if cat.perRate {
-				if !b.Category.Rate.Present {
-					return true, ""
-				}
-				one := decimal.NewFromInt(1)
-				return found && taxable.Sub(one).LessThan(sum) && taxable.Add(one).GreaterThan(sum), detail
-			}
-			return len(inv.Lines) > 0 && taxable.Equal(sum), detail
 		})
 		each(9, "BT-117", func(_ *Invoice, b VATBreakdown) (bool, string) {
 			tax, ok := b.TaxAmount.Dec()
@@ -319,4 +300,64 @@ func init() {
 			}
 		})
 	}
+}
+
+// rateKey is a rate as a map key: the same number written differently ("19", "19.00") is one key; an absent or
+// unreadable rate has its own.
+func rateKey(r Amount) string {
+	d, ok := r.Dec()
+	if !ok {
+		return "?"
+	}
+	return d.String()
+}
+
+// categorySums is, for one category, Σ line net amounts + charges − allowances per rate (or under "" when the
+// category's taxable amount is not split by rate), with whether anything carried that rate. It is computed once
+// per invoice and category, so the -08 rules stay linear however many breakdowns and lines there are.
+func categorySums(inv *Invoice, code string, perRate bool) map[string]decimal.Decimal {
+	sums := map[string]decimal.Decimal{}
+	add := func(c TaxCategory, d decimal.Decimal) {
+		if !c.codeIs(code) {
+			return
+		}
+		k := ""
+		if perRate {
+			k = rateKey(c.Rate)
+		}
+		sums[k] = sums[k].Add(d)
+	}
+	for _, l := range inv.Lines {
+		d, _ := l.NetAmount.Dec()
+		add(l.Category, d)
+	}
+	for _, ac := range inv.Allowances {
+		d, _ := ac.Amount.Dec()
+		switch {
+		case ac.IsCharge():
+			add(ac.TaxCategory, d)
+		case ac.IsAllowance():
+			add(ac.TaxCategory, d.Neg())
+		default:
+			add(ac.TaxCategory, decimal.Zero)
+		}
+	}
+	return sums
+}
+
+// taxableMatches is the -08 test of one breakdown against its category's sum.
+func taxableMatches(inv *Invoice, cat vatCategory, b VATBreakdown, sum decimal.Decimal, found bool) (bool, string) {
+	taxable, ok := b.TaxableAmount.Dec()
+	detail := fmt.Sprintf("taxable amount %s ≠ Σ line net amounts + charges − allowances in category %s %s", v(b.TaxableAmount), cat.code, f(sum))
+	if !ok {
+		return false, detail
+	}
+	if cat.perRate {
+		if !b.Category.Rate.Present {
+			return true, ""
+		}
+		one := decimal.NewFromInt(1)
+		return found && taxable.Sub(one).LessThan(sum) && taxable.Add(one).GreaterThan(sum), detail
+	}
+	return len(inv.Lines) > 0 && taxable.Equal(sum), detail
 }
