@@ -113,3 +113,18 @@ func TestOfficialUnitTests(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestEveryRuleHasItsOfficialText proves each implemented rule carries the id, flag and message of the official
+// schematron, so a violation never shows words of our own in place of the standard's.
+func TestEveryRuleHasItsOfficialText(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Rules() {
+		if seen[r.ID] {
+			t.Errorf("%s is implemented twice", r.ID)
+		}
+		seen[r.ID] = true
+		if !strings.HasPrefix(r.Message(), "["+r.ID+"]") || (r.Flag() != "fatal" && r.Flag() != "warning") {
+			t.Errorf("%s: flag %q, message %q", r.ID, r.Flag(), r.Message())
+		}
+	}
+}
