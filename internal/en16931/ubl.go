@@ -1,0 +1,257 @@
+package en16931
+
+import (
+	"errors"
+	"strings"
+)
+
+// FromUBL reads a UBL 2.1 Invoice or CreditNote (also a partial one, as the official unit tests hold) into the
+// semantic model.
+func FromUBL(data []byte) (*Invoice, error) {
+	root, err := parseTree(data)
+	if err != nil {
+		return nil, err
+	}
+	if root.name != "Invoice" && root.name != "CreditNote" {
+		return nil, errors.New("en16931: not a UBL Invoice or CreditNote: root element " + root.name)
+	}
+	inv := &Invoice{Syntax: "ubl", CreditNote: root.name == "CreditNote"}
+	inv.CustomizationID = root.child("CustomizationID").txt()
+	inv.ID = root.child("ID").txt()
+	inv.IssueDate = root.child("IssueDate").txt()
+	inv.TypeCode = root.child("InvoiceTypeCode").txt()
+	if !inv.TypeCode.Present {
+		inv.TypeCode = root.child("CreditNoteTypeCode").txt()
+	}
+	inv.Currency = root.child("DocumentCurrencyCode").txt()
+	inv.TaxCurrency = root.child("TaxCurrencyCode").txt()
+	inv.TaxPointDate = root.child("TaxPointDate").txt()
+	inv.Period = ublPeriod(root.child("InvoicePeriod"))
+	inv.Seller = ublParty(root.at("AccountingSupplierParty/Party"))
+	inv.Buyer = ublParty(root.at("AccountingCustomerParty/Party"))
+	inv.Payee = ublParty(root.child("PayeeParty"))
+	inv.TaxRep = ublParty(root.child("TaxRepresentativeParty"))
+	if d := root.child("Delivery"); d != nil {
+		inv.Delivery = Delivery{Present: true, ActualDate: d.child("ActualDeliveryDate").txt(),
+			Address: ublAddress(d.at("DeliveryLocation/Address")), LocationID: ublIdentifier(d.at("DeliveryLocation/ID"), "schemeID")}
+	}
+	for _, pm := range root.all("PaymentMeans") {
+		p := PaymentMeans{Code: pm.child("PaymentMeansCode").txt(), CardNumber: pm.at("CardAccount/PrimaryAccountNumberID").txt()}
+		for _, acc := range pm.all("PayeeFinancialAccount") {
+			p.PayeeAccounts = append(p.PayeeAccounts, acc.child("ID").txt())
+		}
+		inv.PaymentMeans = append(inv.PaymentMeans, p)
+	}
+	for _, ac := range root.all("AllowanceCharge") {
+		inv.Allowances = append(inv.Allowances, ublAllowanceCharge(ac))
+	}
+	for _, tt := range root.all("TaxTotal") {
+		t := TaxTotal{Amount: ublAmount(tt.child("TaxAmount"))}
+		for _, st := range tt.all("TaxSubtotal") {
+			t.Breakdowns = append(t.Breakdowns, VATBreakdown{TaxableAmount: ublAmount(st.child("TaxableAmount")),
+				TaxAmount: ublAmount(st.child("TaxAmount")), Category: ublTaxCategory(st.child("TaxCategory"))})
+		}
+		inv.TaxTotals = append(inv.TaxTotals, t)
+	}
+	if mt := root.child("LegalMonetaryTotal"); mt != nil {
+		inv.Totals = Totals{Present: true, LineNet: ublAmount(mt.child("LineExtensionAmount")),
+			AllowanceTotal: ublAmount(mt.child("AllowanceTotalAmount")), ChargeTotal: ublAmount(mt.child("ChargeTotalAmount")),
+			TaxExclusive: ublAmount(mt.child("TaxExclusiveAmount")), TaxInclusive: ublAmount(mt.child("TaxInclusiveAmount")),
+			Prepaid: ublAmount(mt.child("PrepaidAmount")), Rounding: ublAmount(mt.child("PayableRoundingAmount")),
+			Payable: ublAmount(mt.child("PayableAmount"))}
+	}
+	for _, ln := range root.children {
+		if ln.name != "InvoiceLine" && ln.name != "CreditNoteLine" {
+			continue
+		}
+		inv.Lines = append(inv.Lines, ublLine(ln))
+	}
+	for _, d := range root.all("AdditionalDocumentReference") {
+		inv.SupportingDocs = append(inv.SupportingDocs, d.child("ID").txt())
+	}
+	for _, b := range root.all("BillingReference") {
+		inv.PrecedingIDs = append(inv.PrecedingIDs, b.at("InvoiceDocumentReference/ID").txt())
+	}
+	inv.Codes = ublCodes(root)
+	root.walk(func(n *node) {
+		if n.name == "PartyTaxScheme" && isVATScheme(n) && n.child("CompanyID") != nil {
+			inv.VATIdentifiers = append(inv.VATIdentifiers, n.child("CompanyID").txt())
+		}
+	})
+	return inv, nil
+}
+
+func ublAmount(n *node) Amount { return Amount{Text: n.txt(), Currency: n.attr("currencyID")} }
+
+func ublIdentifier(n *node, scheme string) Identifier {
+	return Identifier{Text: n.txt(), Scheme: n.attr(scheme)}
+}
+
+func ublPeriod(n *node) Period {
+	if n == nil {
+		return Period{}
+	}
+	return Period{Present: true, Start: n.child("StartDate").txt(), End: n.child("EndDate").txt(),
+		DescriptionCode: n.child("DescriptionCode").txt()}
+}
+
+func ublAddress(n *node) Address {
+	if n == nil {
+		return Address{}
+	}
+	return Address{Present: true, Country: n.at("Country/IdentificationCode").txt()}
+}
+
+func isVATScheme(n *node) bool {
+	return strings.ToUpper(n.at("TaxScheme/ID").txt().Norm()) == "VAT"
+}
+
+func ublParty(p *node) Party {
+	if p == nil {
+		return Party{}
+	}
+	party := Party{Present: true, Name: p.at("PartyName/Name").txt(), LegalName: p.at("PartyLegalEntity/RegistrationName").txt(),
+		LegalID: ublIdentifier(p.at("PartyLegalEntity/CompanyID"), "schemeID"), ElectronicAddress: ublIdentifier(p.child("EndpointID"), "schemeID"),
+		Address: ublAddress(p.child("PostalAddress"))}
+	for _, id := range p.every("PartyIdentification/ID") {
+		party.IDs = append(party.IDs, ublIdentifier(id, "schemeID"))
+	}
+	for _, ts := range p.all("PartyTaxScheme") {
+		id := ts.child("CompanyID").txt()
+		if !id.Present {
+			continue
+		}
+		if isVATScheme(ts) {
+			if !party.VATID.Present {
+				party.VATID = id
+			}
+		} else if !party.TaxRegistrationID.Present {
+			party.TaxRegistrationID = id
+		}
+	}
+	return party
+}
+
+func ublTaxCategory(n *node) TaxCategory {
+	if n == nil {
+		return TaxCategory{}
+	}
+	return TaxCategory{Present: true, IsVAT: isVATScheme(n), Code: n.child("ID").txt(), Rate: Amount{Text: n.child("Percent").txt()},
+		ExemptionReason: n.child("TaxExemptionReason").txt(), ExemptionReasonCode: n.child("TaxExemptionReasonCode").txt()}
+}
+
+func ublAllowanceCharge(n *node) AllowanceCharge {
+	return AllowanceCharge{Indicator: n.child("ChargeIndicator").txt(),
+		Amount: ublAmount(n.child("Amount")), BaseAmount: ublAmount(n.child("BaseAmount")),
+		Reason: n.child("AllowanceChargeReason").txt(), ReasonCode: n.child("AllowanceChargeReasonCode").txt(),
+		TaxCategory: ublTaxCategory(n.child("TaxCategory"))}
+}
+
+func ublLine(n *node) Line {
+	q := n.child("InvoicedQuantity")
+	if q == nil {
+		q = n.child("CreditedQuantity")
+	}
+	l := Line{ID: n.child("ID").txt(), Quantity: ublAmount(q), UnitCode: q.attr("unitCode"),
+		NetAmount: ublAmount(n.child("LineExtensionAmount")), Period: ublPeriod(n.child("InvoicePeriod")),
+		ItemName: n.at("Item/Name").txt(), StandardID: ublIdentifier(n.at("Item/StandardItemIdentification/ID"), "schemeID"),
+		Category: ublTaxCategory(n.at("Item/ClassifiedTaxCategory"))}
+	for _, ac := range n.all("AllowanceCharge") {
+		l.AllowanceCharges = append(l.AllowanceCharges, ublAllowanceCharge(ac))
+	}
+	if p := n.child("Price"); p != nil {
+		l.PricePresent = true
+		l.Price = ublAmount(p.child("PriceAmount"))
+		if ac := p.child("AllowanceCharge"); ac != nil {
+			l.PriceDiscount = ublAmount(ac.child("Amount"))
+			l.GrossPrice = ublAmount(ac.child("BaseAmount"))
+		}
+	}
+	for _, c := range n.every("Item/CommodityClassification/ItemClassificationCode") {
+		l.Classifications = append(l.Classifications, ublIdentifier(c, "listID"))
+	}
+	for _, a := range n.every("Item/AdditionalItemProperty") {
+		l.Attributes = append(l.Attributes, ItemAttribute{Name: a.child("Name").txt(), Value: a.child("Value").txt()})
+	}
+	return l
+}
+
+// ublCodes collects every coded value the code list rules look at, wherever the official contexts find it.
+func ublCodes(root *node) []CodeUse {
+	var codes []CodeUse
+	add := func(list CodeList, v Text, term string) {
+		codes = append(codes, CodeUse{List: list, Value: v, Term: term})
+	}
+	amountNames := map[string]bool{"Amount": true, "BaseAmount": true, "PriceAmount": true, "TaxAmount": true, "TaxableAmount": true,
+		"LineExtensionAmount": true, "TaxExclusiveAmount": true, "TaxInclusiveAmount": true, "AllowanceTotalAmount": true,
+		"ChargeTotalAmount": true, "PrepaidAmount": true, "PayableRoundingAmount": true, "PayableAmount": true}
+	parentIs := func(n *node, name string) bool { return n.parent != nil && n.parent.name == name }
+	inAncestor := func(n *node, names ...string) bool {
+		for p := n.parent; p != nil; p = p.parent {
+			for _, name := range names {
+				if p.name == name {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	root.walk(func(n *node) {
+		switch {
+		case n.name == "InvoiceTypeCode":
+			add(CodeList01, n.txt(), "BT-3")
+		case n.name == "CreditNoteTypeCode":
+			add(CodeList01CreditNote, n.txt(), "BT-3")
+		case amountNames[n.name]:
+			add(CodeList03, n.attr("currencyID"), "currency of an amount")
+		case n.name == "DocumentCurrencyCode":
+			add(CodeList04, n.txt(), "BT-5")
+		case n.name == "TaxCurrencyCode":
+			add(CodeList05, n.txt(), "BT-6")
+		case n.name == "DescriptionCode" && parentIs(n, "InvoicePeriod"):
+			add(CodeList06, n.txt(), "BT-8")
+		case n.name == "ID" && (parentIs(n, "AdditionalDocumentReference") || parentIs(n, "DocumentReference")) &&
+			n.attr("schemeID").Present && n.parent.child("DocumentTypeCode").txt().Value == "130":
+			add(CodeList07, n.attr("schemeID"), "BT-18-1")
+		case n.name == "ID" && parentIs(n, "PartyIdentification") && n.attr("schemeID").Present:
+			s := n.attr("schemeID")
+			if s.Norm() == "SEPA" && inAncestor(n, "AccountingSupplierParty", "PayeeParty") {
+				return
+			}
+			add(CodeList10, s, "scheme of a party identifier")
+		case n.name == "CompanyID" && parentIs(n, "PartyLegalEntity") && n.attr("schemeID").Present:
+			add(CodeList11, n.attr("schemeID"), "scheme of a legal registration identifier")
+		case n.name == "ItemClassificationCode" && parentIs(n, "CommodityClassification") && n.attr("listID").Present:
+			add(CodeList13, n.attr("listID"), "BT-158-1")
+		case n.name == "IdentificationCode" && parentIs(n, "Country"):
+			add(CodeList14, n.txt(), "country code")
+		case n.name == "IdentificationCode" && parentIs(n, "OriginCountry"):
+			add(CodeList15, n.txt(), "BT-159")
+		case n.name == "PaymentMeansCode" && parentIs(n, "PaymentMeans"):
+			add(CodeList16, n.txt(), "BT-81")
+		case n.name == "ID" && parentIs(n, "TaxCategory"):
+			add(CodeList17, n.txt(), "VAT category code")
+		case n.name == "ID" && parentIs(n, "ClassifiedTaxCategory"):
+			add(CodeList18, n.txt(), "BT-151")
+		case n.name == "AllowanceChargeReasonCode" && parentIs(n, "AllowanceCharge"):
+			if strings.TrimSpace(n.parent.child("ChargeIndicator").txt().Value) == "false" {
+				add(CodeList19, n.txt(), "allowance reason code")
+			} else if strings.TrimSpace(n.parent.child("ChargeIndicator").txt().Value) == "true" {
+				add(CodeList20, n.txt(), "charge reason code")
+			}
+		case n.name == "ID" && parentIs(n, "StandardItemIdentification") && n.attr("schemeID").Present:
+			add(CodeList21, n.attr("schemeID"), "BT-157-1")
+		case n.name == "TaxExemptionReasonCode":
+			add(CodeList22, n.txt(), "VAT exemption reason code")
+		case (n.name == "InvoicedQuantity" || n.name == "BaseQuantity" || n.name == "CreditedQuantity") && n.attr("unitCode").Present:
+			add(CodeList23, n.attr("unitCode"), "unit of measure")
+		case n.name == "EmbeddedDocumentBinaryObject" && n.attr("mimeCode").Present:
+			add(CodeList24, n.attr("mimeCode"), "BT-125-1")
+		case n.name == "EndpointID" && n.attr("schemeID").Present:
+			add(CodeList25, n.attr("schemeID"), "electronic address scheme")
+		case n.name == "ID" && parentIs(n, "DeliveryLocation") && n.attr("schemeID").Present:
+			add(CodeList26, n.attr("schemeID"), "BT-71-1")
+		}
+	})
+	return codes
+}

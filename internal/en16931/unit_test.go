@@ -1,0 +1,130 @@
+package en16931
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// unitTest is one <test> of CEN's unit tests: the rule, the verdict it expects and the (partial) document.
+type unitTest struct {
+	file     string
+	rule     string
+	expected string // "success", "error" or "warning"
+	document []byte
+}
+
+func readUnitTests(t *testing.T) []unitTest {
+	t.Helper()
+	files, err := filepath.Glob("testdata/unit-ubl/*/*.xml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no unit test files: %v", err)
+	}
+	var out []unitTest
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set struct {
+			Tests []struct {
+				Assert struct {
+					Success string `xml:"success"`
+					Error   string `xml:"error"`
+					Warning string `xml:"warning"`
+				} `xml:"assert"`
+				Inner []byte `xml:",innerxml"`
+			} `xml:"test"`
+		}
+		if err := xml.Unmarshal(data, &set); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, test := range set.Tests {
+			u := unitTest{file: filepath.ToSlash(strings.TrimPrefix(file, "testdata/unit-ubl/"))}
+			switch {
+			case test.Assert.Success != "":
+				u.rule, u.expected = test.Assert.Success, "success"
+			case test.Assert.Error != "":
+				u.rule, u.expected = test.Assert.Error, "error"
+			case test.Assert.Warning != "":
+				u.rule, u.expected = test.Assert.Warning, "warning"
+			default:
+				t.Fatalf("%s: a test without a verdict", file)
+			}
+			u.rule = strings.TrimSpace(u.rule)
+			_, doc, found := bytes.Cut(test.Inner, []byte("</assert>"))
+			if !found {
+				t.Fatalf("%s: a test without an assert", file)
+			}
+			u.document = doc
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// TestOfficialUnitTests runs every test of CEN's UBL unit tests against the rule set: each test of an implemented
+// rule must agree with the official verdict; tests of rules not implemented are counted and skipped.
+func TestOfficialUnitTests(t *testing.T) {
+	implemented := map[string]bool{}
+	for _, r := range Rules() {
+		implemented[r.ID] = true
+	}
+	tests := readUnitTests(t)
+	agree, judged, skipped := 0, 0, 0
+	skippedRules := map[string]int{}
+	for _, u := range tests {
+		if !implemented[u.rule] {
+			skipped++
+			skippedRules[u.rule]++
+			continue
+		}
+		judged++
+		inv, err := FromUBL(u.document)
+		if err != nil {
+			t.Errorf("%s %s: reading: %v", u.file, u.rule, err)
+			continue
+		}
+		got := "success"
+		for _, v := range Check(inv) {
+			if v.Rule == u.rule {
+				got = map[bool]string{true: "error", false: "warning"}[v.Fatal()]
+			}
+		}
+		if got != u.expected {
+			t.Errorf("%s: %s: official verdict %s, ours %s", u.file, u.rule, u.expected, got)
+			continue
+		}
+		agree++
+	}
+	var left []string
+	for r, n := range skippedRules {
+		left = append(left, r+"×"+itoa(n))
+	}
+	sort.Strings(left)
+	t.Logf("tests of rules not implemented: %s", strings.Join(left, " "))
+	t.Logf("EN 16931 unit tests: %d/%d verdicts agree (%d rules implemented, %d tests of unimplemented rules skipped)",
+		agree, judged, len(implemented), skipped)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestEveryRuleHasItsOfficialText proves each implemented rule carries the id, flag and message of the official
+// schematron, so a violation never shows words of our own in place of the standard's.
+func TestEveryRuleHasItsOfficialText(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Rules() {
+		if seen[r.ID] {
+			t.Errorf("%s is implemented twice", r.ID)
+		}
+		seen[r.ID] = true
+		if !strings.HasPrefix(r.Message(), "["+r.ID+"]") || (r.Flag() != "fatal" && r.Flag() != "warning") {
+			t.Errorf("%s: flag %q, message %q", r.ID, r.Flag(), r.Message())
+		}
+	}
+}
