@@ -266,6 +266,37 @@ func TestHostileFilenamesAreCleanedAtTheDoor(t *testing.T) {
 	}
 }
 
+// The upload page names each file in its result row, also one refused
+// before anything is stored: that name is cleaned at the door (the stores
+// clean what they keep, but never see a refused file's name).
+func TestARefusedUploadShowsItsFilenameCleaned(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := a.client(t)
+	csrf := a.signIn(t, c, u)
+	const boundary = "refused-boundary"
+	body := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n" + csrf + "\r\n" +
+		"--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename*=utf-8''invoice%E2%80%AEfdp.exe\r\n" +
+		"Content-Type: text/plain\r\n\r\nnot a document\r\n--" + boundary + "--\r\n"
+	req, _ := http.NewRequest("POST", a.URL+"/upload", strings.NewReader(body))
+	req.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
+	req.Header.Set("HX-Request", "true")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc(t, resp)
+	row := d.Find(`[data-testid=upload-result]`)
+	if outcome, _ := row.Attr("data-outcome"); outcome != "refused" {
+		t.Fatalf("upload: %d, outcome %q: %q", resp.StatusCode, outcome, d.Text())
+	}
+	if name := row.Find(".filename").Text(); name != "invoice_fdp.exe" {
+		t.Fatalf("the refused file is shown as %q, want %q", name, "invoice_fdp.exe")
+	}
+}
+
 // A raw NUL in a part's header is a malformed form: 422 with a clear
 // message on both doors, never a 500, and nothing is stored.
 func TestANulInAPartHeaderIsAMalformedForm(t *testing.T) {

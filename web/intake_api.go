@@ -41,7 +41,8 @@ func (s *Server) readDocument(c echo.Context) (content []byte, mediaType, filena
 			if err != nil {
 				return nil, "", "", err
 			}
-			return content, part.Header.Get("Content-Type"), intake.CleanFilename(part.FileName()), nil
+			// The name goes only to the store, which cleans it.
+			return content, part.Header.Get("Content-Type"), part.FileName(), nil
 		}
 	}
 	content, err = readLimited(req.Body, limit)

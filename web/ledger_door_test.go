@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -77,16 +78,7 @@ func TestDeskSearchesTheDatabaseCannotHoldAre422(t *testing.T) {
 	_, u := a.api(t, auth.RoleReviewer)
 	c := a.client(t)
 	a.signIn(t, c, u)
-	for _, q := range []string{"q=a%00b", "flag=%00", "type=%00", "flag=%ff"} {
-		resp, err := c.Get(a.URL + "/desk?" + q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 422 {
-			t.Errorf("GET /desk?%s: %d", q, resp.StatusCode)
-		}
-	}
+	expect422(t, a, c, "/desk?q=a%00b", "/desk?flag=%00", "/desk?type=%00", "/desk?flag=%ff")
 }
 
 // A decision's reason is stored (the row, the audit trail): one with a NUL
@@ -123,16 +115,7 @@ func TestLedgerQueriesTheDatabaseCannotHoldAre422(t *testing.T) {
 	}
 	c := a.client(t)
 	a.signIn(t, c, u)
-	for _, path := range []string{"/ledger/source-keys?source_type=payroll&source_id=a%00b&entry_set=main", "/ledger?source_id=%00"} {
-		resp, err := c.Get(a.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 422 {
-			t.Errorf("GET %s: %d", path, resp.StatusCode)
-		}
-	}
+	expect422(t, a, c, "/ledger/source-keys?source_type=payroll&source_id=a%00b&entry_set=main", "/ledger?source_id=%00")
 }
 
 // The operators' filters too: a NUL is a 422, not a 500.
@@ -142,7 +125,13 @@ func TestOperatorFiltersTheDatabaseCannotHoldAre422(t *testing.T) {
 	_, u := a.api(t, auth.RoleAdmin)
 	c := a.client(t)
 	a.signIn(t, c, u)
-	for _, path := range []string{"/admin/dead-letters?class=%00", "/admin/dead-letters?supplier=a%00", "/admin/runs?kind=%00", "/admin/runs?state=%ff"} {
+	expect422(t, a, c, "/admin/dead-letters?class=%00", "/admin/dead-letters?supplier=a%00", "/admin/runs?kind=%00", "/admin/runs?state=%ff")
+}
+
+// expect422 GETs each path as c's signed-in user and expects a 422.
+func expect422(t *testing.T, a *site, c *http.Client, paths ...string) {
+	t.Helper()
+	for _, path := range paths {
 		resp, err := c.Get(a.URL + path)
 		if err != nil {
 			t.Fatal(err)

@@ -196,9 +196,7 @@ func TestAPausedRunSurvivesARestartAndResumesWhenAnswered(t *testing.T) {
 	if runID == "" {
 		t.Fatal("the bookkeeper never asked")
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGKILL)
-	<-s.done
-	s.done <- nil
+	s.kill(t)
 
 	again := startServeWith(t, binary, []string{"DATABASE_URL=" + db.URL})
 	c = client{t: t, url: again.url, token: token}

@@ -267,11 +267,7 @@ func TestAcceptanceEveryAcknowledgedRequestEndsExactlyOnceThroughKills(t *testin
 	// The faults, each once the clients have had that many approvals
 	// acknowledged, so that every fault strikes under load.
 	killServe := func() {
-		if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-s.done
-		s.done <- nil
+		s.kill(t)
 		// At once, as systemd's Restart= would: the new serve waits for the
 		// old cluster's processes itself.
 		s = start()

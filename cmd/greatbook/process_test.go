@@ -140,6 +140,17 @@ func startServeWith(t *testing.T, bin string, env []string, args ...string) *ser
 	return s
 }
 
+// kill SIGKILLs serve and waits for it to exit. Its exit is put back on
+// done for the cleanup that waits for it.
+func (s *serveProcess) kill(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
+	s.done <- nil
+}
+
 // postgresProcesses lists the postgres processes working in the data
 // directory's cluster (the postmaster and its children all run there).
 func postgresProcesses(t *testing.T, dir string) []int {
@@ -212,11 +223,7 @@ func TestSIGKILLedServeLeavesNoPostgresAndKeepsData(t *testing.T) {
 		t.Fatalf("second serve: %v, stderr %q", err, errOut)
 	}
 
-	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-s.done
-	s.done <- nil
+	s.kill(t)
 	waitFor(t, "the cluster to go with its SIGKILLed owner", 30*time.Second, func() bool {
 		return len(postgresProcesses(t, dir)) == 0
 	})

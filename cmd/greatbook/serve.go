@@ -117,6 +117,11 @@ func startBackground(ctx context.Context, d *db, srv *web.Server, logger *slog.L
 			} else if n > 0 {
 				logger.Info("expired sessions removed", "count", n)
 			}
+			if n, err := srv.Auth().PruneThrottle(ctx); err != nil && ctx.Err() == nil {
+				logger.Warn("sign-in throttle prune failed", "error", err)
+			} else if n > 0 {
+				logger.Info("stale sign-in throttle rows removed", "count", n)
+			}
 			select {
 			case <-ctx.Done():
 				return

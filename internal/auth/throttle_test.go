@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -146,3 +147,79 @@ func TestAnAddressWithANulIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// Every distinct address guessed at leaves a throttle row: the prune removes
+// the rows that block nothing and whose last attempt is older than
+// ThrottleRetention, and keeps a row still blocking or recently counted.
+func TestPruneThrottleRemovesOnlyStaleUnblockedRows(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	svc := auth.NewService(db.Pool)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	svc.Now = func() time.Time { return now }
+	old := now.Add(-auth.ThrottleRetention - time.Minute)
+	for _, r := range []struct {
+		address      string
+		updated      time.Time
+		blockedUntil *time.Time
+	}{
+		{"stale@example.com", old, nil},
+		{"stale-block-ended@example.com", old, ptr(old.Add(time.Minute))},
+		{"still-blocked@example.com", old, ptr(now.Add(time.Hour))},
+		{"recent@example.com", now.Add(-auth.ThrottleRetention + time.Minute), nil},
+	} {
+		if _, err := db.Pool.Exec(context.Background(), `INSERT INTO signin_throttle (address_key, failures, checks, blocked_until, updated_at)
+			VALUES (sha256(convert_to($1::text, 'UTF8')), 3, 3, $2, $3)`, r.address, r.blockedUntil, r.updated); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := svc.PruneThrottle(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("pruned %d rows, want 2", n)
+	}
+	for address, want := range map[string]int{"stale@example.com": 0, "stale-block-ended@example.com": 0,
+		"still-blocked@example.com": 1, "recent@example.com": 1} {
+		if got := testkit.Count(t, db, `SELECT count(*) FROM signin_throttle WHERE address_key = sha256(convert_to($1::text, 'UTF8'))`, address); got != want {
+			t.Errorf("%s: %d rows, want %d", address, got, want)
+		}
+	}
+}
+
+// The prune reads the stale rows through an index, not the whole table (a
+// sprayed table holds a day of distinct addresses).
+func TestPruneThrottleCanUseAnIndex(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	ctx := context.Background()
+	tx, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	rows, err := tx.Query(ctx, `EXPLAIN `+auth.PruneThrottleSQL, time.Now(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plan.String(), "Seq Scan") {
+		t.Fatalf("the prune scans the table:\n%s", plan.String())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

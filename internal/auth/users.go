@@ -255,6 +255,29 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 	return user, nil
 }
 
+// ThrottleRetention is how long an address's throttle row outlives its
+// last attempt once it blocks nothing: a day, far beyond the longest block
+// (MaxBlock), so an address guessed at again within it keeps its count.
+const ThrottleRetention = 24 * time.Hour
+
+// pruneThrottleSQL deletes the throttle rows that block nothing at $2 (now)
+// and were last counted before $1. It reads them through
+// signin_throttle_updated_at_idx, not the whole table.
+const pruneThrottleSQL = `DELETE FROM signin_throttle
+WHERE updated_at < $1 AND (blocked_until IS NULL OR blocked_until <= $2)`
+
+// PruneThrottle removes the throttle rows of addresses not attempted for
+// ThrottleRetention and not blocked: each distinct address guessed at
+// leaves one, which would otherwise stay forever.
+func (s *Service) PruneThrottle(ctx context.Context) (int64, error) {
+	now := s.Now()
+	tag, err := s.Q.Exec(ctx, pruneThrottleSQL, now.Add(-ThrottleRetention), now)
+	if err != nil {
+		return 0, fmt.Errorf("auth: prune sign-in throttle: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 func (s *Service) dummy() string {
 	s.dummyOnce.Do(func() { s.dummyHash, _ = HashPassword("not a real password", s.Password) })
 	return s.dummyHash

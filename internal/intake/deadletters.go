@@ -53,8 +53,8 @@ func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
 	default:
 		return "", nil, apperr.New(apperr.Invalid, "class must be transient or permanent")
 	}
-	if p := storable.Problem(f.Supplier, 1000); p != "" {
-		return "", nil, apperr.New(apperr.Invalid, "the supplier %s", p)
+	if err := storable.CheckParameters(storable.Param{Name: "supplier", Value: f.Supplier, Max: 1000}); err != nil {
+		return "", nil, err
 	}
 	if s := strings.TrimSpace(f.Supplier); s != "" {
 		where = append(where, "lower(d.supplier_name) LIKE "+arg("%"+strings.ToLower(likeEscape(s))+"%"))

@@ -16,12 +16,15 @@ const MaxFilenameBytes = 255
 // a name is shortened.
 const maxExtensionBytes = 16
 
-// CleanFilename is the one place a client's filename becomes one the
-// product stores and shows: valid UTF-8 (bad bytes become U+FFFD), no
-// control or bidirectional-override characters (each becomes '_'), no
-// directories (only what follows the last '/' or '\'), no surrounding
-// spaces, and at most MaxFilenameBytes bytes with the extension kept. It
-// may return "" (the product then names the document by its id).
+// CleanFilename is the one definition of a filename the product stores and
+// shows: valid UTF-8 (bad bytes become U+FFFD), no control or
+// bidirectional-override characters (each becomes '_'), no directories
+// (only what follows the last '/' or '\'), no surrounding spaces, and at
+// most MaxFilenameBytes bytes with the extension kept. It may return ""
+// (the product then names the document by its id). The stores apply it to
+// every name they keep (the guarantee); the upload page applies it to the
+// names it shows, refused files' too, and Content-Disposition to names
+// stored before it existed. It is idempotent.
 func CleanFilename(name string) string {
 	name = strings.ToValidUTF8(name, "\uFFFD")
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {

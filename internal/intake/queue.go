@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
-	"greatbook/internal/apperr"
 	"greatbook/internal/database"
 	"greatbook/internal/storable"
 )
@@ -100,11 +99,9 @@ func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) 
 	if f.PageSize <= 0 || f.PageSize > 200 {
 		f.PageSize = 50
 	}
-	for _, p := range []struct{ name, value string }{{"q", f.Query}, {"type", f.DocType}, {"flag", f.FlagReason}} {
-		if problem := storable.Problem(p.value, 1000); problem != "" {
-			return QueuePage{}, apperr.New(apperr.Invalid, "the parameter %s %s", p.name, problem).
-				With("reasons", []map[string]string{{"field": p.name, "message": problem}})
-		}
+	if err := storable.CheckParameters(storable.Param{Name: "q", Value: f.Query, Max: 1000},
+		storable.Param{Name: "type", Value: f.DocType, Max: 1000}, storable.Param{Name: "flag", Value: f.FlagReason, Max: 1000}); err != nil {
+		return QueuePage{}, err
 	}
 	if f.Tab == "" {
 		f.Tab = TabNeedsReview

@@ -100,9 +100,16 @@ func observation(req Request, res Result, postErr error) ([]any, bool) {
 	return []any{req.OrgID, key(req.SourceType), key(req.SourceID), key(req.EntrySet), outcome, entryID, fp, raw, key(req.Actor)}, true
 }
 
+// checkKey refuses a source key the database cannot compare, naming the
+// parameter (storable.CheckParameters).
+func checkKey(k SourceKey) error {
+	return storable.CheckParameters(storable.Param{Name: "source_type", Value: k.SourceType, Max: MaxKeyText},
+		storable.Param{Name: "source_id", Value: k.SourceID, Max: MaxKeyText}, storable.Param{Name: "entry_set", Value: k.EntrySet, Max: MaxKeyText})
+}
+
 // Observations returns what writers saw under a source key, oldest first.
 func Observations(ctx context.Context, q database.Querier, k SourceKey) ([]Observation, error) {
-	if err := checkParameters(map[string]string{"source_type": k.SourceType, "source_id": k.SourceID, "entry_set": k.EntrySet}); err != nil {
+	if err := checkKey(k); err != nil {
 		return nil, err
 	}
 	rows, err := q.Query(ctx, `SELECT id, outcome, coalesce(entry_id, 0), fingerprint, detail, actor, created_at FROM ledger_observations
@@ -120,7 +127,7 @@ func Observations(ctx context.Context, q database.Querier, k SourceKey) ([]Obser
 
 // ByKey returns the entry stored under a source key, if any.
 func ByKey(ctx context.Context, q database.Querier, k SourceKey) (Entry, bool, error) {
-	if err := checkParameters(map[string]string{"source_type": k.SourceType, "source_id": k.SourceID, "entry_set": k.EntrySet}); err != nil {
+	if err := checkKey(k); err != nil {
 		return Entry{}, false, err
 	}
 	e, found, err := lookup(ctx, q, k)

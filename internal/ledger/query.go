@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -45,12 +43,13 @@ type Filter struct {
 
 // List returns an org's entries matching f, newest first.
 func List(ctx context.Context, q database.Querier, orgID int64, f Filter) ([]Entry, error) {
-	for name, d := range map[string]string{"from": f.From, "to": f.To} {
-		if err := checkDate(name, d); err != nil {
+	for _, d := range []struct{ name, value string }{{"from", f.From}, {"to", f.To}} {
+		if err := checkDate(d.name, d.value); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkParameters(map[string]string{"source_type": f.SourceType, "source_id": f.SourceID, "account": f.Account}); err != nil {
+	if err := storable.CheckParameters(storable.Param{Name: "source_type", Value: f.SourceType, Max: MaxKeyText},
+		storable.Param{Name: "source_id", Value: f.SourceID, Max: MaxKeyText}, storable.Param{Name: "account", Value: f.Account, Max: MaxKeyText}); err != nil {
 		return nil, err
 	}
 	where := []string{"e.org_id = $1"}
@@ -151,19 +150,6 @@ func checkDate(field, d string) error {
 	}
 	if t.Year() < EarliestYear || t.Year() > LatestYear {
 		return apperr.New(apperr.Invalid, "%s %s is outside the years %d to %d", field, d, EarliestYear, LatestYear)
-	}
-	return nil
-}
-
-// checkParameters refuses query parameters the database cannot compare (a
-// NUL, invalid UTF-8) or that no stored key could equal (too long), naming
-// the parameter, rather than letting the query fail with a 500.
-func checkParameters(params map[string]string) error {
-	for _, name := range slices.Sorted(maps.Keys(params)) {
-		if p := storable.Problem(params[name], MaxKeyText); p != "" {
-			return apperr.New(apperr.Invalid, "the parameter %s %s", name, p).
-				With("reasons", []Reason{{Field: name, Message: p}})
-		}
 	}
 	return nil
 }

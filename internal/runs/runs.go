@@ -206,10 +206,9 @@ func List(ctx context.Context, q database.Querier, orgID int64, f ListFilter) ([
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
-	for name, v := range map[string]string{"kind": f.Kind, "state": f.State} {
-		if p := storable.Problem(v, 64); p != "" {
-			return nil, apperr.New(apperr.Invalid, "the parameter %s %s", name, p)
-		}
+	if err := storable.CheckParameters(storable.Param{Name: "kind", Value: f.Kind, Max: 64},
+		storable.Param{Name: "state", Value: f.State, Max: 64}); err != nil {
+		return nil, err
 	}
 	rows, err := q.Query(ctx, `SELECT `+infoColumns+` FROM runs WHERE org_id = $1 AND ($2 = '' OR kind = $2) AND ($3 = '' OR state = $3)
 		ORDER BY updated_at DESC, id LIMIT $4`, orgID, f.Kind, f.State, f.Limit)

@@ -367,3 +367,19 @@ func TestOneEngineExecutesARunOnceAtATime(t *testing.T) {
 		t.Fatalf("run %s", info.Status)
 	}
 }
+
+// A filter the database cannot compare is refused naming the parameter, and
+// always the same one: the parameters were checked by ranging over a map, so
+// with both bad the 422 named kind or state at random.
+func TestListNamesTheSameBadParameterEveryTime(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	for range 32 {
+		_, err := runs.List(context.Background(), db.Pool, o.ID, runs.ListFilter{Kind: "a\x00", State: "\xff"})
+		e, ok := apperr.As(err)
+		if !ok || e.Code != apperr.Invalid || !strings.Contains(e.Message, "kind") {
+			t.Fatalf("got %v, want invalid naming kind", err)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"greatbook/internal/apperr"
 )
 
 // MaxText bounds any single text extracted from a document (a name, a
@@ -67,6 +69,40 @@ func Message(err error) string {
 		return ""
 	}
 	return Clean(err.Error(), MaxMessage)
+}
+
+// Param is a request parameter to check before it reaches a query: its name
+// as the request gives it, its value, and the most bytes a value may have
+// (max <= 0: no bound).
+type Param struct {
+	Name  string
+	Value string
+	Max   int
+}
+
+// Reason is one refused parameter, in the shape of the API's reasons.
+type Reason struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// CheckParameters refuses parameters the database cannot compare (a NUL,
+// invalid UTF-8) or that no stored value could equal (too long), rather than
+// letting the query fail with a 500: an apperr.Invalid whose message names
+// the first such parameter and whose "reasons" name every one, in the order
+// given, so the answer is the same every time.
+func CheckParameters(params ...Param) error {
+	var reasons []Reason
+	for _, p := range params {
+		if problem := Problem(p.Value, p.Max); problem != "" {
+			reasons = append(reasons, Reason{Field: p.Name, Message: problem})
+		}
+	}
+	if len(reasons) == 0 {
+		return nil
+	}
+	return apperr.New(apperr.Invalid, "the parameter %s %s", reasons[0].Field, reasons[0].Message).
+		With("reasons", reasons)
 }
 
 // JSONProblem says why b cannot be stored in a jsonb column, or "" when it

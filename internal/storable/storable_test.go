@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"greatbook/internal/apperr"
 	"greatbook/internal/storable"
 )
 
@@ -52,5 +53,26 @@ func TestJSONProblem(t *testing.T) {
 		if got := storable.JSONProblem([]byte(tc.in)) == ""; got != tc.ok {
 			t.Errorf("JSONProblem(%s) ok = %v, want %v", tc.in, got, tc.ok)
 		}
+	}
+}
+
+func TestCheckParameters(t *testing.T) {
+	t.Parallel()
+	if err := storable.CheckParameters(storable.Param{Name: "q", Value: "fine", Max: 10}, storable.Param{Name: "type", Value: "", Max: 10}); err != nil {
+		t.Fatalf("storable parameters refused: %v", err)
+	}
+	err := storable.CheckParameters(storable.Param{Name: "q", Value: "fine", Max: 10}, storable.Param{Name: "type", Value: "a\x00", Max: 10},
+		storable.Param{Name: "flag", Value: "\xff", Max: 10}, storable.Param{Name: "kind", Value: "eleven long", Max: 10})
+	e, ok := apperr.As(err)
+	if !ok || e.Code != apperr.Invalid || !strings.HasPrefix(e.Message, "the parameter type ") {
+		t.Fatalf("got %v, want invalid naming type", err)
+	}
+	reasons, _ := e.Details["reasons"].([]storable.Reason)
+	var fields []string
+	for _, r := range reasons {
+		fields = append(fields, r.Field)
+	}
+	if strings.Join(fields, ",") != "type,flag,kind" {
+		t.Fatalf("reasons %v, want type, flag and kind in that order", reasons)
 	}
 }
