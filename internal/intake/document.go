@@ -32,6 +32,10 @@ const (
 	// FlagInvalidEInvoice: the document was read, and breaks a rule (its
 	// fields stay readable for the reviewer, who may type corrections in).
 	FlagInvalidEInvoice = "invalid_einvoice"
+	// FlagNotAnInvoice: the document is in an invoice syntax but is not an
+	// invoice or a credit note (an Order-X order, a despatch advice); its
+	// finding says what it is. There is nothing to type in: it is rejected.
+	FlagNotAnInvoice = "not_an_invoice"
 )
 
 // NeedsFields reports whether a document flagged for reason has no fields
@@ -68,6 +72,7 @@ type Document struct {
 	SourceRef       string
 	ContentKey      string
 	Format          string
+	Profile         string // the e-invoicing profile the document states (einvoice.Profile), "" for none
 	Fields          json.RawMessage
 	Findings        json.RawMessage
 	FlagReason      string
@@ -116,6 +121,7 @@ type Filing struct {
 	SourceRef  string
 	ContentKey string
 	Format     string
+	Profile    string
 	Fields     json.RawMessage
 	Findings   json.RawMessage
 	// FlagReason, when set, files the row flagged; otherwise pending.
