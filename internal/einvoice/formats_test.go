@@ -209,3 +209,47 @@ func TestZUGFeRD1UnderTheXMLCaps(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryStatedProfileIsNamed: the profile a document states is named whichever syntax states it,
+// and a valid document stays valid whatever profile with lines it states.
+func TestEveryStatedProfileIsNamed(t *testing.T) {
+	t.Parallel()
+	restate := func(file, from, to string) []byte {
+		s := string(readTestdata(t, file))
+		if !strings.Contains(s, from) {
+			t.Fatalf("%s does not state %s", file, from)
+		}
+		return []byte(strings.Replace(s, from, to, 1))
+	}
+	const cii, ubl, zf1 = "cii-invoice.xml", "samples/peppol-bis3-base-example.xml", "zugferd1-comfort.xml"
+	const en16931 = "<ram:ID>urn:cen.eu:en16931:2017</ram:ID>"
+	const peppol = "<cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>"
+	tests := []struct {
+		name string
+		data []byte
+		want Profile
+	}{
+		{"factur-x basic", restate(cii, en16931, "<ram:ID>urn:cen.eu:en16931:2017#compliant#urn:factur-x.eu:1p0:basic</ram:ID>"), ProfileBasic},
+		{"factur-x extended", restate(cii, en16931, "<ram:ID>urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended</ram:ID>"), ProfileExtended},
+		{"xrechnung cii", restate(cii, en16931, "<ram:ID>urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0</ram:ID>"), ProfileXRechnung},
+		{"xrechnung ubl", restate(ubl, peppol, "<cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0</cbc:CustomizationID>"), ProfileXRechnung},
+		{"peppol ubl", readTestdata(t, ubl), ProfilePeppol},
+		{"zugferd 1.0 extended", restate(zf1, "invoice:1p0:comfort<", "invoice:1p0:extended<"), ProfileZUGFeRD1Extended},
+		{"unknown", restate(cii, en16931, "<ram:ID>urn:example.com:my-own-profile</ram:ID>"), ProfileOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := Parse(tt.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Profile != tt.want {
+				t.Errorf("profile %q (specification %q), want %q", d.Profile, d.Specification, tt.want)
+			}
+			if fs := ValidateAt(d, testNow); len(fs) != 0 {
+				t.Errorf("findings: %+v", fs)
+			}
+		})
+	}
+}
