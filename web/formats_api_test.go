@@ -103,6 +103,20 @@ func TestFormatsAndProfilesAreFiledApprovedAndPosted(t *testing.T) {
 			if f["code"] != "not_an_invoice" || f["severity"] != "fatal" || !strings.Contains(f["message"].(string), tc.says) {
 				t.Fatalf("finding %v, want not_an_invoice saying %q", f, tc.says)
 			}
+			// It is rejected, not approved nor typed in: the page offers neither, the API refuses approval.
+			id := itoa(int64(filed["id"].(float64)))
+			resp, err := browser.Get(a.URL + "/intake/" + id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := doc(t, resp)
+			if page.Find(`[data-testid=approve]`).Length() != 0 || page.Find(`[data-testid=type-in]`).Length() != 0 || page.Find(`[data-testid=reject-form]`).Length() != 1 {
+				t.Errorf("the page of a document that is not an invoice offers approve or type-in, or no reject")
+			}
+			if status, resp := c.postJSON("/api/v1/intake/"+id+"/approve", ""); status != 409 || errorOf(resp)["code"] != "invalid_state" ||
+				!strings.Contains(errorOf(resp)["message"].(string), "not an invoice") {
+				t.Errorf("approving a document that is not an invoice: %d %v", status, resp)
+			}
 		})
 	}
 }

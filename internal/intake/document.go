@@ -48,6 +48,13 @@ func NeedsFields(reason string) bool {
 	return false
 }
 
+// Approvable reports whether a document flagged for reason (or pending,
+// with none) may be offered for approval: not when it has no fields fit to
+// post, nor when it is no invoice at all.
+func Approvable(reason string) bool {
+	return !NeedsFields(reason) && reason != FlagNotAnInvoice
+}
+
 // Why one document was filed as a duplicate of another.
 const (
 	SameReference = "same_reference" // same seller and number (the natural key)
