@@ -116,7 +116,7 @@ func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Me
 		"content_hash": d.ContentHash, "flag_reason": nullable(d.FlagReason), "duplicate_of": nullableID(d.DuplicateOf),
 		"duplicate_reason": nullable(d.DuplicateReason), "group": members, "fields": fields, "findings": findings,
 		"job": job, "result_entry_id": nullableID(d.ResultEntryID),
-		"format": nullable(d.Format), "media_type": d.MediaType, "filename": d.Filename, "size_bytes": d.Size,
+		"format": nullable(d.Format), "profile": nullable(d.Profile), "media_type": d.MediaType, "filename": d.Filename, "size_bytes": d.Size,
 		"received_at": d.ReceivedAt, "queued_at": d.QueuedAt, "run_id": nullable(d.PipelineRunID),
 	}, nil
 }

@@ -8,6 +8,9 @@ import (
 // ciiDocument is the part of a UN/CEFACT CrossIndustryInvoice (D16B, EN 16931 and the Factur-X profiles
 // around it) this package reads. Child elements are matched by local name.
 type ciiDocument struct {
+	Context struct {
+		Guideline string `xml:"GuidelineSpecifiedDocumentContextParameter>ID"`
+	} `xml:"ExchangedDocumentContext"`
 	Header struct {
 		ID        string  `xml:"ID"`
 		TypeCode  string  `xml:"TypeCode"`
@@ -84,8 +87,10 @@ type ciiLine struct {
 	} `xml:"SpecifiedLineTradeSettlement"`
 }
 
-// ParseCII extracts a UN/CEFACT CrossIndustryInvoice (EN 16931 profile; BASIC and EXTENDED documents read
-// the same way, their extra elements ignored). Dates must be in format 102 (CCYYMMDD). The due date is the
+// ParseCII extracts a UN/CEFACT CrossIndustryInvoice (every Factur-X / ZUGFeRD 2.x profile and XRechnung
+// CII read the same way, the extra elements of the larger ones ignored; Profile names the one the
+// document states). A UN/CEFACT message that is not an invoice (an Order-X order, a type code outside
+// EN 16931's invoice and credit note codes) gives a *ParseError with Code CodeNotAnInvoice. Dates must be in format 102 (CCYYMMDD). The due date is the
 // first SpecifiedTradePaymentTerms/DueDateDateTime. Of several TaxTotalAmount elements, the one in the
 // invoice currency is used.
 func ParseCII(data []byte) (Document, error) {
@@ -97,11 +102,17 @@ func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
 	if !ok {
 		return Document{}, parseErrorf(format, "", "no root element")
 	}
+	if isOtherUNCEFACTMessage(root) {
+		return Document{}, notAnInvoice(dl, format, data, root)
+	}
 	if root.Space != nsCII || root.Local != "CrossIndustryInvoice" {
 		return Document{}, parseErrorf(format, "", "root element {%s}%s is not a CII CrossIndustryInvoice", clipText(root.Space), clipText(root.Local))
 	}
 	var src ciiDocument
 	if err := decodeXML(dl, format, data, &src); err != nil {
+		return Document{}, err
+	}
+	if err := checkInvoiceTypeCode(format, text(src.Header.TypeCode)); err != nil {
 		return Document{}, err
 	}
 	r := &fieldReader{format: format}
@@ -118,7 +129,10 @@ func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
 		Buyer:        tx.Agreement.Buyer.party(),
 		Lines:        []Line{},
 		TaxSubtotals: []TaxSubtotal{},
+
+		Specification: text(src.Context.Guideline),
 	}
+	doc.Profile = ProfileOf(doc.Specification)
 	doc.Type = docTypeFor(doc.TypeCode)
 	for i, terms := range settlement.PaymentTerms {
 		if due := r.ciiDate(fmt.Sprintf("SpecifiedTradePaymentTerms[%d]/DueDateDateTime", i), terms.DueDate); due != "" {

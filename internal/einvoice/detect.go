@@ -16,7 +16,9 @@ const (
 const pdfHeaderWindow = 1024
 
 // Detect names the format of data from its content alone; a declared media type is never trusted.
-// A PDF is facturx only when it embeds a CII invoice, and unknown otherwise.
+// A PDF is facturx only when it embeds a CII invoice (a ZUGFeRD 1.0 one too, or another UN/CEFACT
+// message, which Parse then refuses as not an invoice), and unknown otherwise. Any UN/CEFACT message
+// (an Order-X order, a despatch advice) is cii: the syntax is CII's, and Parse says what it is instead.
 func Detect(data []byte) Format {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")
 	switch {
@@ -36,8 +38,10 @@ func Detect(data []byte) Format {
 		case root.Space == nsUBLInvoice && root.Local == "Invoice",
 			root.Space == nsUBLCreditNote && root.Local == "CreditNote":
 			return FormatUBL
-		case root.Space == nsCII && root.Local == "CrossIndustryInvoice":
+		case root.Space == nsCII && root.Local == "CrossIndustryInvoice", isOtherUNCEFACTMessage(root):
 			return FormatCII
+		case root.Space == nsZUGFeRD1 && root.Local == "CrossIndustryDocument":
+			return FormatZUGFeRD1
 		}
 	}
 	return FormatUnknown
@@ -62,6 +66,8 @@ func parse(dl *deadline, data []byte) (Document, error) {
 		return parseUBL(dl, data)
 	case FormatCII:
 		return parseCII(dl, FormatCII, data)
+	case FormatZUGFeRD1:
+		return parseZUGFeRD1(dl, FormatZUGFeRD1, data)
 	case FormatJSON:
 		return parseJSON(dl, data)
 	}

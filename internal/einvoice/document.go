@@ -37,6 +37,9 @@ const (
 	FormatFacturX Format = "facturx"
 	FormatJSON    Format = "json"
 	FormatUnknown Format = "unknown"
+	// FormatZUGFeRD1 is a bare ZUGFeRD 1.0 CrossIndustryDocument. A PDF carrying one is FormatFacturX,
+	// like every PDF carrying a CII invoice: the PDF's format is what carried it, Profile says which.
+	FormatZUGFeRD1 Format = "zugferd1"
 )
 
 // Party is the seller or the buyer of a document, with the identifiers that tell companies apart.
@@ -104,6 +107,12 @@ type Document struct {
 	TaxSubtotals     []TaxSubtotal `json:"tax_subtotals"`
 	Totals           Totals        `json:"totals"`
 	BillingReference string        `json:"billing_reference,omitempty"` // the invoice a credit note or a corrected invoice (384) refers to
+	// Specification is the specification identifier the document states (EN 16931 BT-24: CII's
+	// GuidelineSpecifiedDocumentContextParameter/ID, UBL's CustomizationID), as it states it.
+	Specification string `json:"specification,omitempty"`
+	// Profile is the profile Specification names, one of the Profile constants; empty when the
+	// document states none (the project's own JSON), ProfileOther for one this package does not know.
+	Profile Profile `json:"profile,omitempty"`
 }
 
 // SourceRef names the document the way its seller does, so that the same document sent twice (as UBL

@@ -351,7 +351,6 @@ func TestNoStructuredData(t *testing.T) {
 		{"invoice root in no namespace", []byte(`<Invoice><ID>1</ID></Invoice>`)},
 		{"xml cut before the root", []byte(`<?xml version="1.0"?><!-- `)},
 		{"pdf with only a non-invoice attachment", testPDF{attachments: []testAttachment{{name: "notes.xml", data: []byte("<notes/>"), flate: true}}}.build()},
-		{"zugferd 1 pdf", testPDF{attachments: []testAttachment{{name: "ZUGFeRD-invoice.xml", data: []byte(`<rsm:CrossIndustryDocument xmlns:rsm="urn:ferd:CrossIndustryDocument:invoice:1p0"/>`)}}}.build()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

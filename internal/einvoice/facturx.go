@@ -1,7 +1,9 @@
 package einvoice
 
-// ParseFacturX extracts the CII invoice a Factur-X or ZUGFeRD 2 PDF carries as an embedded file. The first
-// embedded file whose XML root is a CII CrossIndustryInvoice is used, whatever its name. A PDF without one
+// ParseFacturX extracts the CII invoice a Factur-X, ZUGFeRD 2 or ZUGFeRD 1.0 PDF carries as an embedded
+// file. The first embedded file whose XML root is a CII CrossIndustryInvoice or a ZUGFeRD 1.0
+// CrossIndustryDocument is used, whatever its name; failing one, the first other UN/CEFACT message (an
+// Order-X order), which is refused with Code CodeNotAnInvoice. A PDF without one
 // gives ErrNoStructuredData (the pipeline then asks a person), unless carving stopped at a cap before
 // finding one, which gives a *ParseError with Code CodeInputCap; an embedded CII that cannot be read gives
 // a *ParseError for FormatFacturX.
@@ -16,6 +18,9 @@ func parseFacturX(dl *deadline, data []byte) (Document, error) {
 	}
 	if xmlData == nil {
 		return Document{}, ErrNoStructuredData
+	}
+	if root, _ := xmlRoot(xmlData); root.Space == nsZUGFeRD1 {
+		return parseZUGFeRD1(dl, FormatFacturX, xmlData)
 	}
 	return parseCII(dl, FormatFacturX, xmlData)
 }

@@ -55,7 +55,7 @@ var seeds struct {
 }
 
 // allSeeds reads and builds the seeds once for all the targets.
-func allSeeds(f *testing.F) [][]byte {
+func allSeeds(f testing.TB) [][]byte {
 	f.Helper()
 	seeds.once.Do(func() {
 		err := filepath.WalkDir("testdata", func(path string, entry fs.DirEntry, err error) error {
@@ -156,6 +156,45 @@ func FuzzParseCII(f *testing.F) {
 	})
 }
 
+func FuzzParseZUGFeRD1(f *testing.F) {
+	addSeeds(f, xmlSeed)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ParseZUGFeRD1(data)
+		checkParseResult(t, d, err, FormatZUGFeRD1, false)
+		if err == nil {
+			checkCIIRoundTrip(t, d)
+		}
+	})
+}
+
+// TestFuzzSeedsReachEveryParser: the seeds FuzzParse starts from are read by every parser Parse
+// dispatches to, the ZUGFeRD 1.0 one bare and in a PDF among them, and include the profiles without
+// lines and the documents that are not invoices, so mutations start on each path.
+func TestFuzzSeedsReachEveryParser(t *testing.T) {
+	reached := map[string]bool{}
+	for _, seed := range allSeeds(t) {
+		if kindOf(seed) == pdfSeed && len(seed) > 1<<20 {
+			continue // the hostile PDFs: TestHostileCorpus reads them
+		}
+		d, err := Parse(seed)
+		var pe *ParseError
+		switch {
+		case err == nil:
+			reached[string(d.Format)] = true
+			reached[string(d.Format)+"/"+string(d.Profile)] = true
+		case errors.As(err, &pe) && pe.Code == CodeNotAnInvoice:
+			reached[string(pe.Format)+"/"+CodeNotAnInvoice] = true
+		}
+	}
+	for _, want := range []string{"ubl", "cii", "facturx", "json", "zugferd1",
+		"zugferd1/zugferd1_basic", "zugferd1/zugferd1_comfort", "facturx/zugferd1_comfort",
+		"cii/minimum", "cii/basic_wl", "facturx/basic_wl", "cii/not_an_invoice", "facturx/not_an_invoice"} {
+		if !reached[want] {
+			t.Errorf("no fuzz seed parses as %s", want)
+		}
+	}
+}
+
 func FuzzCarvePDF(f *testing.F) {
 	addSeeds(f, pdfSeed)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -251,7 +290,7 @@ var fuzzStandIns = map[string]func() []byte{
 
 // hostileSeeds are the files of the repository's hostile-input corpus (testdata/hostile), without the
 // sidecars and the README, the costly ones as their fuzzStandIns.
-func hostileSeeds(f *testing.F) [][]byte {
+func hostileSeeds(f testing.TB) [][]byte {
 	f.Helper()
 	paths, err := filepath.Glob(filepath.Join(hostileDir, "*"))
 	if err != nil || len(paths) == 0 {

@@ -56,8 +56,9 @@ func carveAttachments(pdf []byte) ([]Attachment, *ParseError) {
 	return out, c.capError()
 }
 
-// findEmbeddedCII returns the first embedded file whose XML root is a CII CrossIndustryInvoice, decoding
-// no more attachments than it needs to.
+// findEmbeddedCII returns the first embedded file whose XML root is a CII CrossIndustryInvoice or a
+// ZUGFeRD 1.0 CrossIndustryDocument, decoding no more attachments than it needs to; failing one, the
+// first other UN/CEFACT message (an Order-X order), for Parse to say what it is.
 func findEmbeddedCII(pdf []byte) ([]byte, bool) {
 	found, _ := carveCII(nil, pdf)
 	return found, found != nil
@@ -66,15 +67,24 @@ func findEmbeddedCII(pdf []byte) ([]byte, bool) {
 // carveCII is findEmbeddedCII that reports why nothing was found when the carving stopped at a cap,
 // and stops once dl has passed.
 func carveCII(dl *deadline, pdf []byte) ([]byte, *ParseError) {
-	var found []byte
+	var found, other []byte
 	c := carvePDFWithin(dl, pdf)
 	c.eachAttachment(func(a Attachment) bool {
-		if root, ok := xmlRoot(a.Data); ok && root.Space == nsCII && root.Local == "CrossIndustryInvoice" {
+		root, ok := xmlRoot(a.Data)
+		switch {
+		case !ok:
+		case root.Space == nsCII && root.Local == "CrossIndustryInvoice",
+			root.Space == nsZUGFeRD1 && root.Local == "CrossIndustryDocument":
 			found = a.Data
 			return false
+		case other == nil && isOtherUNCEFACTMessage(root):
+			other = a.Data
 		}
 		return true
 	})
+	if found == nil {
+		found = other
+	}
 	if found == nil {
 		return nil, c.capError()
 	}

@@ -30,6 +30,36 @@ var generatedTestdata = map[string]func(t *testing.T) []byte{
 			factorXMP:   true,
 		}.build()
 	},
+	"zugferd1-invoice.pdf": func(t *testing.T) []byte {
+		return testPDF{
+			lines: []string{
+				"Buerobedarf Altmann GmbH - Rechnung ZF1-2026-0815",
+				"Rechnungsdatum 05.11.2026, faellig 05.12.2026",
+				"Zu zahlen: 479,87 EUR (529,87 EUR abzueglich 50,00 EUR Anzahlung)",
+				"Die Rechnungsdaten sind als ZUGFeRD-invoice.xml eingebettet (ZUGFeRD 1.0 COMFORT).",
+			},
+			attachments: []testAttachment{{name: "ZUGFeRD-invoice.xml", data: readTestdata(t, "zugferd1-comfort.xml"), flate: true}},
+			xmp:         zugferd1XMP,
+		}.build()
+	},
+	"facturx-basicwl.pdf": func(t *testing.T) []byte {
+		return testPDF{
+			lines: []string{
+				"Gartenbau Lindner e.K. - Rechnung FX-WL-2026-0031",
+				"Lieferung und Montage laut Angebot A-2026-310",
+				"Zu zahlen: 809,00 EUR",
+				"Die Rechnungsdaten sind als factur-x.xml eingebettet (Factur-X BASIC WL).",
+			},
+			attachments: []testAttachment{{name: "factur-x.xml", data: readTestdata(t, "facturx-basicwl.xml"), flate: true}},
+			factorXMP:   true,
+		}.build()
+	},
+	"orderx-order.pdf": func(t *testing.T) []byte {
+		return testPDF{
+			lines:       []string{"Kunden AG Mitte - Bestellung PO-2026-88", "Die Bestelldaten sind als order-x.xml eingebettet."},
+			attachments: []testAttachment{{name: "order-x.xml", data: readTestdata(t, "orderx-order.xml"), flate: true}},
+		}.build()
+	},
 	"no-embedded-xml.pdf": func(t *testing.T) []byte {
 		return testPDF{lines: []string{
 			"Scanned invoice 2026-11 from a supplier without e-invoicing.",

@@ -23,8 +23,9 @@ type testAttachment struct {
 type testPDF struct {
 	lines        []string
 	attachments  []testAttachment
-	objectStream bool // store the file specifications in a PDF 1.5 object stream
-	factorXMP    bool // add XMP metadata with the Factur-X extension schema
+	objectStream bool   // store the file specifications in a PDF 1.5 object stream
+	factorXMP    bool   // add XMP metadata with the Factur-X extension schema
+	xmp          string // add this XMP metadata instead (a ZUGFeRD 1.0 one, say)
 }
 
 // build writes the PDF with a correct classic cross-reference table (objects in object streams are left
@@ -123,10 +124,13 @@ func (p testPDF) build() []byte {
 	if len(names) > 0 {
 		catalogBody += fmt.Sprintf(" /Names << /EmbeddedFiles << /Names [%s] >> >> /AF [%s] /PageMode /UseAttachments", strings.Join(names, " "), strings.Join(af, " "))
 	}
-	if p.factorXMP {
+	if p.factorXMP || p.xmp != "" {
 		meta := alloc()
 		catalogBody += fmt.Sprintf(" /Metadata %d 0 R", meta)
 		xmp := facturXMP
+		if p.xmp != "" {
+			xmp = p.xmp
+		}
 		objects = append(objects, object{meta, []byte(fmt.Sprintf("<< /Type /Metadata /Subtype /XML /Length %d >>\nstream\n%s\nendstream", len(xmp), xmp))})
 	}
 	catalogBody += " >>"
@@ -174,6 +178,21 @@ const facturXMP = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
    <fx:DocumentFileName>factur-x.xml</fx:DocumentFileName>
    <fx:Version>1.0</fx:Version>
    <fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>
+  </rdf:Description>
+ </rdf:RDF>
+</x:xmpmeta>
+<?xpacket end="w"?>`
+
+// zugferd1XMP is the XMP metadata of a ZUGFeRD 1.0 PDF: the ZUGFeRD 1.0 extension schema, which names
+// the embedded file ZUGFeRD-invoice.xml and the profile.
+const zugferd1XMP = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/">
+ <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+  <rdf:Description rdf:about="" xmlns:zf="urn:ferd:pdfa:CrossIndustryDocument:invoice:1p0#">
+   <zf:DocumentType>INVOICE</zf:DocumentType>
+   <zf:DocumentFileName>ZUGFeRD-invoice.xml</zf:DocumentFileName>
+   <zf:Version>1.0</zf:Version>
+   <zf:ConformanceLevel>COMFORT</zf:ConformanceLevel>
   </rdf:Description>
  </rdf:RDF>
 </x:xmpmeta>

@@ -23,6 +23,7 @@ func docTypeFor(typeCode string) DocType {
 // ublDocument is the part of a UBL 2.1 Invoice or CreditNote this package reads. Child elements are
 // matched by local name: the root's namespace is checked, the prefixes inside are not.
 type ublDocument struct {
+	CustomizationID      string              `xml:"CustomizationID"`
 	ID                   string              `xml:"ID"`
 	IssueDate            string              `xml:"IssueDate"`
 	DueDate              string              `xml:"DueDate"`
@@ -149,7 +150,9 @@ func parseUBL(dl *deadline, data []byte) (Document, error) {
 		Lines:            []Line{},
 		TaxSubtotals:     []TaxSubtotal{},
 		BillingReference: firstBillingReference(src.BillingReferences),
+		Specification:    text(src.CustomizationID),
 	}
+	doc.Profile = ProfileOf(doc.Specification)
 	doc.Type = docTypeFor(doc.TypeCode)
 	if isCreditNote {
 		doc.Type = TypeCreditNote

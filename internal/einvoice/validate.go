@@ -72,7 +72,9 @@ func Validate(d Document) []Finding {
 // ValidateAt checks d's required fields and arithmetic, taking now as the current time, and returns nil
 // when it finds nothing wrong.
 //
-// Required: type, number, issue date, currency (ISO 4217), a seller name or identifier, one line or more.
+// Required: type, number, issue date, currency (ISO 4217), a seller name or identifier, one line or more
+// (none in the profiles without lines: Document.LinesRequired; the sums below skip what a profile does
+// not carry: LineAmountsRequired, BreakdownRequired).
 // Dates are YYYY-MM-DD; the due date is not before the issue date; the issue date is not before 2000 nor
 // more than a year after now. Amounts must add up the way EN 16931 defines them, compared after rounding
 // to the currency's minor units:
@@ -148,7 +150,7 @@ func (v *validator) required(d Document) {
 	if strings.TrimSpace(s.Name+s.VATID+s.EndpointID+s.LegalID) == "" {
 		v.add(CodeRequired, "seller", "the seller has neither a name nor an identifier")
 	}
-	if len(d.Lines) == 0 {
+	if len(d.Lines) == 0 && d.LinesRequired() {
 		v.add(CodeRequired, "lines", "the document has no lines")
 	}
 }
@@ -250,14 +252,14 @@ func baseText(l Line) string {
 
 func (v *validator) totals(d Document) {
 	t := d.Totals
-	if sum := sumLineNets(d.Lines); !v.same(sum, t.LineTotal) {
+	if sum := sumLineNets(d.Lines); d.LineAmountsRequired() && !v.same(sum, t.LineTotal) {
 		v.add(CodeLineTotal, "totals.line_total", "line total %s is not the sum of the line nets, %s", v.fmt(t.LineTotal), v.fmt(sum))
 	}
-	if net := t.LineTotal.Sub(t.AllowanceTotal).Add(t.ChargeTotal); !v.same(net, t.Net) {
+	if net := t.LineTotal.Sub(t.AllowanceTotal).Add(t.ChargeTotal); d.BreakdownRequired() && !v.same(net, t.Net) {
 		v.add(CodeNetTotal, "totals.net", "net %s is not line total %s − allowances %s + charges %s = %s",
 			v.fmt(t.Net), v.fmt(t.LineTotal), v.fmt(t.AllowanceTotal), v.fmt(t.ChargeTotal), v.fmt(net))
 	}
-	if sum := sumSubtotalTax(d.TaxSubtotals); !v.same(sum, t.Tax) {
+	if sum := sumSubtotalTax(d.TaxSubtotals); d.BreakdownRequired() && !v.same(sum, t.Tax) {
 		v.add(CodeTaxTotal, "totals.tax", "tax %s is not the sum of the tax subtotals, %s", v.fmt(t.Tax), v.fmt(sum))
 	}
 	oneUnit := decimal.New(1, -v.minor)

@@ -260,6 +260,9 @@ func approvable(m Member) error {
 	if m.Status != Pending && m.Status != Flagged {
 		return apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be approved", m.ID, m.Status)
 	}
+	if m.FlagReason == FlagNotAnInvoice {
+		return apperr.New(apperr.InvalidState, "document %d is not an invoice or a credit note (its finding says what it is); reject it", m.ID)
+	}
 	if NeedsFields(m.FlagReason) || m.DocType == "" || !m.HasFields {
 		return apperr.New(apperr.InvalidState, "document %d has no valid fields to post (%s); type them in first", m.ID, orNone(m.FlagReason))
 	}

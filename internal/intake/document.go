@@ -32,6 +32,10 @@ const (
 	// FlagInvalidEInvoice: the document was read, and breaks a rule (its
 	// fields stay readable for the reviewer, who may type corrections in).
 	FlagInvalidEInvoice = "invalid_einvoice"
+	// FlagNotAnInvoice: the document is in an invoice syntax but is not an
+	// invoice or a credit note (an Order-X order, a despatch advice); its
+	// finding says what it is. There is nothing to type in: it is rejected.
+	FlagNotAnInvoice = "not_an_invoice"
 )
 
 // NeedsFields reports whether a document flagged for reason has no fields
@@ -42,6 +46,13 @@ func NeedsFields(reason string) bool {
 		return true
 	}
 	return false
+}
+
+// Approvable reports whether a document flagged for reason (or pending,
+// with none) may be offered for approval: not when it has no fields fit to
+// post, nor when it is no invoice at all.
+func Approvable(reason string) bool {
+	return !NeedsFields(reason) && reason != FlagNotAnInvoice
 }
 
 // Why one document was filed as a duplicate of another.
@@ -68,6 +79,7 @@ type Document struct {
 	SourceRef       string
 	ContentKey      string
 	Format          string
+	Profile         string // the e-invoicing profile the document states (einvoice.Profile), "" for none
 	Fields          json.RawMessage
 	Findings        json.RawMessage
 	FlagReason      string
@@ -116,6 +128,7 @@ type Filing struct {
 	SourceRef  string
 	ContentKey string
 	Format     string
+	Profile    string
 	Fields     json.RawMessage
 	Findings   json.RawMessage
 	// FlagReason, when set, files the row flagged; otherwise pending.

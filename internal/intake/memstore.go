@@ -115,7 +115,7 @@ func (m *MemoryStore) file(id int64, f Filing, from func(*Document) bool, errWro
 		}
 	}
 	now := time.Now()
-	candidate.Format, candidate.Fields, candidate.Findings, candidate.FlagReason = f.Format, f.Fields, f.Findings, f.FlagReason
+	candidate.Format, candidate.Profile, candidate.Fields, candidate.Findings, candidate.FlagReason = f.Format, f.Profile, f.Fields, f.Findings, f.FlagReason
 	if candidate.Findings == nil {
 		candidate.Findings = []byte("[]")
 	}

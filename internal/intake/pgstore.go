@@ -77,7 +77,7 @@ func NewPGStore(db DB) *PGStore { return &PGStore{db: db} }
 // Columns of a document, in the order scanDocument reads them.
 const documentColumns = `d.id, d.org_id, d.content_hash, d.media_type, d.filename, d.size_bytes, d.received_via, d.received_by,
 	coalesce(d.pipeline_run_id::text, ''), d.status, coalesce(d.doc_type, ''), coalesce(d.source_ref, ''), coalesce(d.content_key, ''),
-	coalesce(d.format, ''), d.fields, d.findings, coalesce(d.flag_reason, ''), coalesce(d.duplicate_of, 0),
+	coalesce(d.format, ''), coalesce(d.profile, ''), d.fields, d.findings, coalesce(d.flag_reason, ''), coalesce(d.duplicate_of, 0),
 	coalesce(d.duplicate_reason, ''), coalesce(d.distinct_from, 0), coalesce(d.result_entry_id, 0),
 	coalesce(d.typewriter_version_id, 0), coalesce(d.version_group, 0), d.received_at, d.queued_at,
 	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.decision_reason, ''), d.updated_at`
@@ -86,7 +86,7 @@ const documentColumns = `d.id, d.org_id, d.content_hash, d.media_type, d.filenam
 func ScanDocument(row pgx.Row) (Document, error) {
 	var d Document
 	err := row.Scan(&d.ID, &d.OrgID, &d.ContentHash, &d.MediaType, &d.Filename, &d.Size, &d.Via, &d.ReceivedBy,
-		&d.PipelineRunID, &d.Status, &d.DocType, &d.SourceRef, &d.ContentKey, &d.Format, &d.Fields, &d.Findings,
+		&d.PipelineRunID, &d.Status, &d.DocType, &d.SourceRef, &d.ContentKey, &d.Format, &d.Profile, &d.Fields, &d.Findings,
 		&d.FlagReason, &d.DuplicateOf, &d.DuplicateReason, &d.DistinctFrom, &d.ResultEntryID,
 		&d.TypewriterVersionID, &d.VersionGroup, &d.ReceivedAt,
 		&d.QueuedAt, &d.DecidedBy, &d.DecidedAt, &d.DecisionReason, &d.UpdatedAt)
@@ -185,10 +185,10 @@ func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, err
 			UPDATE intake_documents SET status = $2, doc_type = NULLIF($3, ''), source_ref = NULLIF($4, ''),
 			       content_key = NULLIF($5, ''), format = NULLIF($6, ''), fields = $7, findings = $8,
 			       flag_reason = NULLIF($9, ''), duplicate_of = NULLIF($10, 0), duplicate_reason = NULLIF($11, ''),
-			       queued_at = now(), updated_at = now()
+			       profile = NULLIF($12, ''), queued_at = now(), updated_at = now()
 			WHERE id = $1 AND `+from+`
 			RETURNING org_id`, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
-			f.FlagReason, f.DuplicateOf, f.DuplicateReason).Scan(&orgID)
+			f.FlagReason, f.DuplicateOf, f.DuplicateReason, f.Profile).Scan(&orgID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return Document{}, errWrongState
 		}

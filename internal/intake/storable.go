@@ -16,7 +16,7 @@ func checkFiling(f Filing) error {
 		max           int
 	}{
 		{"doc_type", f.DocType, 32}, {"source_ref", f.SourceRef, storable.MaxText}, {"content_key", f.ContentKey, storable.MaxKey},
-		{"format", f.Format, 64}, {"flag_reason", f.FlagReason, 64}, {"duplicate_reason", f.DuplicateReason, 64},
+		{"format", f.Format, 64}, {"profile", f.Profile, 64}, {"flag_reason", f.FlagReason, 64}, {"duplicate_reason", f.DuplicateReason, 64},
 	} {
 		if p := storable.Problem(c.value, c.max); p != "" {
 			return apperr.New(apperr.Invalid, "intake: the filing's %s %s", c.column, p)

@@ -136,6 +136,12 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 			code, field = parseErr.Code, parseErr.Field
 		}
 		s.Findings = []einvoice.Finding{{Code: code, Severity: einvoice.SeverityFatal, Field: field, Message: storable.Message(err)}}
+		if code == einvoice.CodeNotAnInvoice {
+			// Read well enough to know it is no invoice: no repair or
+			// model reading makes it one.
+			s.Flag = intake.FlagNotAnInvoice
+			return nodeQueue, "not an invoice: " + err.Error(), nil
+		}
 		return nodeValidate, "could not read the document: " + err.Error(), nil
 	}
 	return "", "", err
@@ -210,6 +216,7 @@ func filingOf(s *State) intake.Filing {
 		if d.Format != "" {
 			f.Format = string(d.Format)
 		}
+		f.Profile = string(d.Profile)
 	}
 	if len(s.Findings) > 0 {
 		fs := make([]einvoice.Finding, len(s.Findings))

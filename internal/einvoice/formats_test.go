@@ -1,0 +1,255 @@
+package einvoice
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestProfilesAreReadAndValid reads every test document the project writes for a profile, and the
+// published samples, with its format and profile; each is valid as its profile defines it (BASIC WL
+// and MINIMUM without lines, MINIMUM without a VAT breakdown), with the totals it states.
+func TestProfilesAreReadAndValid(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file          string
+		format        Format
+		profile       Profile
+		number        string
+		lines, vat    int
+		net, tax      string
+		prepaid       string
+		payable       string
+		sellerVAT     string
+		dueDate       string
+		specification string
+	}{
+		{"zugferd1-comfort.xml", FormatZUGFeRD1, ProfileZUGFeRD1Comfort, "ZF1-2026-0815", 2, 2, "473.00", "56.87", "50.00", "479.87", "DE123456789", "2026-12-05", "urn:ferd:CrossIndustryDocument:invoice:1p0:comfort"},
+		{"zugferd1-invoice.pdf", FormatFacturX, ProfileZUGFeRD1Comfort, "ZF1-2026-0815", 2, 2, "473.00", "56.87", "50.00", "479.87", "DE123456789", "2026-12-05", "urn:ferd:CrossIndustryDocument:invoice:1p0:comfort"},
+		{"zugferd1-basic.xml", FormatZUGFeRD1, ProfileZUGFeRD1Basic, "ZF1-B-0042", 1, 1, "198.00", "37.62", "0", "235.62", "DE987654321", "", "urn:ferd:CrossIndustryDocument:invoice:1p0:basic"},
+		{"facturx-minimum.xml", FormatCII, ProfileMinimum, "FX-MIN-2026-117", 0, 0, "840.00", "159.60", "0", "999.60", "DE811122233", "", "urn:factur-x.eu:1p0:minimum"},
+		{"facturx-basicwl.xml", FormatCII, ProfileBasicWL, "FX-WL-2026-0031", 0, 2, "700.00", "109.00", "0.00", "809.00", "DE276543210", "2026-12-14", "urn:factur-x.eu:1p0:basicwl"},
+		{"facturx-basicwl.pdf", FormatFacturX, ProfileBasicWL, "FX-WL-2026-0031", 0, 2, "700.00", "109.00", "0.00", "809.00", "DE276543210", "2026-12-14", "urn:factur-x.eu:1p0:basicwl"},
+		{"cii-invoice.xml", FormatCII, ProfileEN16931, "", 0, 0, "", "", "", "", "", "", "urn:cen.eu:en16931:2017"},
+		{"samples/en16931-cii-example2.xml", FormatCII, ProfileEN16931, "", 0, 0, "", "", "", "", "", "", "urn:cen.eu:en16931:2017"},
+		{"samples/en16931-ubl-example2.xml", FormatUBL, ProfileEN16931, "", 0, 0, "", "", "", "", "", "", "urn:cen.eu:en16931:2017"},
+		{"samples/peppol-bis3-base-example.xml", FormatUBL, ProfilePeppol, "", 0, 0, "", "", "", "", "", "", "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0"},
+		{"samples/mustang-EN16931_Einfach.pdf", FormatFacturX, ProfileEN16931, "", 0, 0, "", "", "", "", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			data := readTestdata(t, tt.file)
+			d, err := Parse(data)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if d.Format != tt.format || d.Profile != tt.profile {
+				t.Errorf("format %q profile %q, want %q %q", d.Format, d.Profile, tt.format, tt.profile)
+			}
+			if tt.specification != "" && d.Specification != tt.specification {
+				t.Errorf("specification %q, want %q", d.Specification, tt.specification)
+			}
+			if got := Detect(data); got != tt.format {
+				t.Errorf("Detect = %q, want %q", got, tt.format)
+			}
+			if fs := ValidateAt(d, testNow); len(fs) != 0 {
+				t.Errorf("findings on a valid %s document: %+v", tt.profile, fs)
+			}
+			if tt.number == "" {
+				return // its facts are checked where the other formats are
+			}
+			if d.Number != tt.number || d.Type != TypeInvoice || d.Currency != "EUR" || d.Seller.VATID != tt.sellerVAT || d.DueDate != tt.dueDate {
+				t.Errorf("header: %s", comparable(t, d))
+			}
+			if len(d.Lines) != tt.lines || len(d.TaxSubtotals) != tt.vat {
+				t.Errorf("%d lines and %d VAT subtotals, want %d and %d", len(d.Lines), len(d.TaxSubtotals), tt.lines, tt.vat)
+			}
+			for name, pair := range map[string][2]string{
+				"net": {d.Totals.Net.String(), tt.net}, "tax": {d.Totals.Tax.String(), tt.tax},
+				"prepaid": {d.Totals.Prepaid.String(), tt.prepaid}, "payable": {d.Totals.Payable.String(), tt.payable},
+			} {
+				if !dec(pair[0]).Equal(dec(pair[1])) {
+					t.Errorf("%s = %s, want %s", name, pair[0], pair[1])
+				}
+			}
+		})
+	}
+}
+
+// TestProfilesWithoutLinesStillCheckWhatTheyCarry: a BASIC WL or MINIMUM document is not refused for
+// having no lines, but its totals must still add up, and a profile with lines still needs them.
+func TestProfilesWithoutLinesStillCheckWhatTheyCarry(t *testing.T) {
+	t.Parallel()
+	codes := func(d Document) string {
+		var out []string
+		for _, f := range ValidateAt(d, testNow) {
+			out = append(out, f.Code+" "+f.Field)
+		}
+		return strings.Join(out, ", ")
+	}
+	wl, err := Parse(readTestdata(t, "facturx-basicwl.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := wl
+	broken.Totals.Payable = dec("808.00")
+	if got := codes(broken); got != CodePayable+" totals.payable" {
+		t.Errorf("BASIC WL with a wrong amount due: %q", got)
+	}
+	broken = wl
+	broken.TaxSubtotals = broken.TaxSubtotals[:1]
+	if got := codes(broken); got != CodeTaxTotal+" totals.tax" {
+		t.Errorf("BASIC WL missing a VAT subtotal: %q", got)
+	}
+	broken = wl
+	broken.Profile = ProfileEN16931
+	if got := codes(broken); !strings.Contains(got, CodeRequired+" lines") {
+		t.Errorf("an EN 16931 document without lines: %q, want required lines", got)
+	}
+
+	minimum, err := Parse(readTestdata(t, "facturx-minimum.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken = minimum
+	broken.Totals.Gross = dec("1000.00")
+	if got := codes(broken); !strings.Contains(got, CodeGrossTotal) {
+		t.Errorf("MINIMUM with a wrong total with VAT: %q", got)
+	}
+}
+
+func TestProfileOf(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]Profile{
+		"":                            "",
+		"urn:factur-x.eu:1p0:minimum": ProfileMinimum,
+		"urn:factur-x.eu:1p0:basicwl": ProfileBasicWL,
+		"urn:zugferd.de:2p0:basicwl":  ProfileBasicWL,
+		"urn:zugferd.de:2p0:minimum":  ProfileMinimum,
+		"urn:cen.eu:en16931:2017#compliant#urn:factur-x.eu:1p0:basic":                ProfileBasic,
+		"urn:cen.eu:en16931:2017#compliant#urn:zugferd.de:2p0:basic":                 ProfileBasic,
+		"urn:cen.eu:en16931:2017":                                                    ProfileEN16931,
+		" urn:cen.eu:en16931:2017 ":                                                  ProfileEN16931,
+		"urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended":            ProfileExtended,
+		"urn:cen.eu:en16931:2017#conformant#urn:zugferd.de:2p0:extended":             ProfileExtended,
+		"urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0":      ProfileXRechnung,
+		"urn:cen.eu:en16931:2017#compliant#urn:xoev-de:kosit:standard:xrechnung_2.3": ProfileXRechnung,
+		"urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0": ProfilePeppol,
+		"urn:cen.eu:en16931:2017#compliant#urn:example.com:cius":                     ProfileEN16931,
+		"urn:cen.eu:en16931:2017#conformant#urn:example.com:extension":               ProfileExtended,
+		"urn:ferd:CrossIndustryDocument:invoice:1p0:basic":                           ProfileZUGFeRD1Basic,
+		"urn:ferd:CrossIndustryDocument:invoice:1p0:comfort":                         ProfileZUGFeRD1Comfort,
+		"urn:ferd:CrossIndustryDocument:invoice:1p0:extended":                        ProfileZUGFeRD1Extended,
+		"urn:ferd:CrossIndustryDocument:invoice:1p0:premium":                         ProfileOther,
+		"urn:order-x.eu:1p0:basic":                                                   ProfileOther,
+		"something else":                                                             ProfileOther,
+	} {
+		if got := ProfileOf(id); got != want {
+			t.Errorf("ProfileOf(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+// TestNotAnInvoice: a CII-family document that is not an invoice is refused saying what it is, not as
+// unreadable and not as a document without structured data.
+func TestNotAnInvoice(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		data   []byte
+		format Format
+		says   string
+	}{
+		{"order-x order", readTestdata(t, "orderx-order.xml"), FormatCII, "an Order-X order (type code 220), not an invoice"},
+		{"order-x order in a pdf", readTestdata(t, "orderx-order.pdf"), FormatFacturX, "an Order-X order (type code 220), not an invoice"},
+		{"cii with a despatch advice type code", readTestdata(t, "cii-despatch-advice.xml"), FormatCII, "a despatch advice (UNTDID 1001 type code 351), not an invoice"},
+		{"cii with an order type code", []byte(strings.Replace(string(readTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>220<", 1)), FormatCII, "an order (UNTDID 1001 type code 220)"},
+		{"cii with an unlisted type code", []byte(strings.Replace(string(readTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>999<", 1)), FormatCII, "a document (UNTDID 1001 type code 999)"},
+		{"zugferd 1 with a despatch advice type code", []byte(strings.Replace(string(readTestdata(t, "zugferd1-comfort.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>351<", 1)), FormatZUGFeRD1, "a despatch advice"},
+		{"un/cefact despatch advice", []byte(`<rsm:CrossIndustryDespatchAdvice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryDespatchAdvice:100"/>`), FormatCII, "a UN/CEFACT despatch advice, not an invoice"},
+		{"other un/cefact message", []byte(`<rsm:CrossIndustryOrder xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryOrder:100"/>`), FormatCII, "a UN/CEFACT CrossIndustryOrder message, not an invoice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Detect(tt.data); got != tt.format {
+				t.Errorf("Detect = %q, want %q", got, tt.format)
+			}
+			_, err := Parse(tt.data)
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Code != CodeNotAnInvoice || pe.Format != tt.format {
+				t.Fatalf("Parse error = %#v (%v), want a %s ParseError with code %s", pe, err, tt.format, CodeNotAnInvoice)
+			}
+			if !strings.Contains(pe.Reason, tt.says) {
+				t.Errorf("reason %q does not say %q", pe.Reason, tt.says)
+			}
+		})
+	}
+	// A type code that is not a number is an invoice with a malformed code, for Validate to name.
+	d, err := Parse([]byte(strings.Replace(string(readTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>38O<", 1)))
+	if err != nil {
+		t.Fatalf("Parse of a malformed type code: %v", err)
+	}
+	if fs := ValidateAt(d, testNow); len(fs) != 1 || fs[0].Code != CodeTypeCode {
+		t.Errorf("findings %+v, want one %s", fs, CodeTypeCode)
+	}
+}
+
+// TestZUGFeRD1UnderTheXMLCaps: the ZUGFeRD 1.0 parser refuses XML over a structural cap before
+// decoding it, as the UBL and CII parsers do.
+func TestZUGFeRD1UnderTheXMLCaps(t *testing.T) {
+	t.Parallel()
+	deep := `<rsm:CrossIndustryDocument xmlns:rsm="urn:ferd:CrossIndustryDocument:invoice:1p0">` +
+		strings.Repeat("<a>", maxXMLDepth+1) + strings.Repeat("</a>", maxXMLDepth+1) + `</rsm:CrossIndustryDocument>`
+	for _, data := range [][]byte{[]byte(deep), testPDF{attachments: []testAttachment{{name: "ZUGFeRD-invoice.xml", data: []byte(deep)}}}.build()} {
+		_, err := Parse(data)
+		if !isCapError(err, "xml_depth") {
+			t.Errorf("Parse = %v, want the xml_depth cap", err)
+		}
+	}
+}
+
+// TestEveryStatedProfileIsNamed: the profile a document states is named whichever syntax states it,
+// and a valid document stays valid whatever profile with lines it states.
+func TestEveryStatedProfileIsNamed(t *testing.T) {
+	t.Parallel()
+	restate := func(file, from, to string) []byte {
+		s := string(readTestdata(t, file))
+		if !strings.Contains(s, from) {
+			t.Fatalf("%s does not state %s", file, from)
+		}
+		return []byte(strings.Replace(s, from, to, 1))
+	}
+	const cii, ubl, zf1 = "cii-invoice.xml", "samples/peppol-bis3-base-example.xml", "zugferd1-comfort.xml"
+	const en16931 = "<ram:ID>urn:cen.eu:en16931:2017</ram:ID>"
+	const peppol = "<cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>"
+	tests := []struct {
+		name string
+		data []byte
+		want Profile
+	}{
+		{"factur-x basic", restate(cii, en16931, "<ram:ID>urn:cen.eu:en16931:2017#compliant#urn:factur-x.eu:1p0:basic</ram:ID>"), ProfileBasic},
+		{"factur-x extended", restate(cii, en16931, "<ram:ID>urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended</ram:ID>"), ProfileExtended},
+		{"xrechnung cii", restate(cii, en16931, "<ram:ID>urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0</ram:ID>"), ProfileXRechnung},
+		{"xrechnung ubl", restate(ubl, peppol, "<cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0</cbc:CustomizationID>"), ProfileXRechnung},
+		{"peppol ubl", readTestdata(t, ubl), ProfilePeppol},
+		{"zugferd 1.0 extended", restate(zf1, "invoice:1p0:comfort<", "invoice:1p0:extended<"), ProfileZUGFeRD1Extended},
+		{"unknown", restate(cii, en16931, "<ram:ID>urn:example.com:my-own-profile</ram:ID>"), ProfileOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := Parse(tt.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Profile != tt.want {
+				t.Errorf("profile %q (specification %q), want %q", d.Profile, d.Specification, tt.want)
+			}
+			if fs := ValidateAt(d, testNow); len(fs) != 0 {
+				t.Errorf("findings: %+v", fs)
+			}
+		})
+	}
+}

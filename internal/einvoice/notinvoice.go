@@ -1,0 +1,101 @@
+package einvoice
+
+import (
+	"encoding/xml"
+	"strings"
+)
+
+// CodeNotAnInvoice is the ParseError code (and the pipeline's finding code) of a document in a syntax
+// this package reads that is not an invoice or a credit note: an Order-X order, a despatch advice, a CII
+// document whose type code says it is something else. Its Reason says what the document is.
+const CodeNotAnInvoice = "not_an_invoice"
+
+// nsUNCEFACT is the stem of the namespaces of UN/CEFACT's messages, CII and Order-X among them.
+const nsUNCEFACT = "urn:un:unece:uncefact:data:standard:"
+
+// invoiceTypeCodes are the UNTDID 1001 codes a CII or ZUGFeRD 1.0 document may carry and still be read
+// as an invoice or a credit note: those of EN 16931's code list for BT-3 (BR-CL-01, CII binding),
+// which the Factur-X and XRechnung lists are subsets of. Any other code is a document of another kind.
+var invoiceTypeCodes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Fields(`71 80 81 82 83 84 102 130 202 203 204 211 218 219 261 262 295 296 308
+		325 326 331 380 381 382 383 384 385 386 387 388 389 390 393 394 395 396 420 456 457 458 471 472 473
+		500 501 502 503 527 532 553 575 623 633 751 780 817 870 875 876 877 935`) {
+		m[c] = true
+	}
+	return m
+}()
+
+// otherDocumentNames name the UNTDID 1001 codes of the documents most often sent by mistake where an
+// invoice was expected.
+var otherDocumentNames = map[string]string{
+	"105": "a purchase order",
+	"220": "an order",
+	"221": "a blanket order",
+	"224": "a rush order",
+	"226": "a call-off order",
+	"227": "a consignment order",
+	"230": "an order change",
+	"231": "an order response",
+	"245": "a delivery release",
+	"250": "a delivery just-in-time",
+	"270": "a delivery note",
+	"351": "a despatch advice",
+	"352": "a despatch advice",
+	"632": "a goods receipt",
+}
+
+// checkInvoiceTypeCode refuses a document whose type code (UNTDID 1001) is a number outside
+// invoiceTypeCodes, saying what it is. A code that is not a number at all is left to Validate, which
+// reports it as a malformed code of an invoice.
+func checkInvoiceTypeCode(format Format, code string) *ParseError {
+	if code == "" || !allDigits(code) || len(code) > 3 || invoiceTypeCodes[code] {
+		return nil
+	}
+	what := otherDocumentNames[code]
+	if what == "" {
+		what = "a document"
+	}
+	return &ParseError{Format: format, Field: "type_code", Code: CodeNotAnInvoice,
+		Reason: what + " (UNTDID 1001 type code " + code + "), not an invoice or a credit note"}
+}
+
+// isOtherUNCEFACTMessage reports a root element of a UN/CEFACT message that is not a
+// CrossIndustryInvoice: an Order-X order, a CrossIndustryDespatchAdvice, and the like.
+func isOtherUNCEFACTMessage(root xml.Name) bool {
+	return strings.HasPrefix(root.Space, nsUNCEFACT) && root.Local != "" &&
+		!(root.Space == nsCII && root.Local == "CrossIndustryInvoice")
+}
+
+// orderXDocument is what notAnInvoice reads of an Order-X message.
+type orderXDocument struct {
+	Guideline string `xml:"ExchangedDocumentContext>GuidelineSpecifiedDocumentContextParameter>ID"`
+	TypeCode  string `xml:"ExchangedDocument>TypeCode"`
+}
+
+// notAnInvoice is the refusal of a UN/CEFACT message that is not an invoice, naming it: for Order-X
+// (rsm:SCRDMCCBDACIOMessageStructure) the kind of order its type code says. It reads the message under
+// the same caps as an invoice.
+func notAnInvoice(dl *deadline, format Format, data []byte, root xml.Name) error {
+	what := "a UN/CEFACT " + clipText(root.Local) + " message"
+	if root.Local == "SCRDMCCBDACIOMessageStructure" {
+		var src orderXDocument
+		if err := decodeXML(dl, format, data, &src); err != nil {
+			return err
+		}
+		kind := "order"
+		switch text(src.TypeCode) {
+		case "230":
+			kind = "order change"
+		case "231":
+			kind = "order response"
+		}
+		what = "an Order-X " + kind
+		if code := text(src.TypeCode); code != "" {
+			what += " (type code " + clipText(code) + ")"
+		}
+	} else if strings.Contains(root.Local, "DespatchAdvice") {
+		what = "a UN/CEFACT despatch advice"
+	}
+	return &ParseError{Format: format, Field: "document", Code: CodeNotAnInvoice, Reason: what + ", not an invoice or a credit note"}
+}
