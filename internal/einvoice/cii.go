@@ -177,6 +177,7 @@ func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
 	if r.err != nil {
 		return Document{}, r.err
 	}
+	doc.Conformance = conformance("cii", data)
 	return doc, nil
 }
 

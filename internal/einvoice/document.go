@@ -113,6 +113,10 @@ type Document struct {
 	// Profile is the profile Specification names, one of the Profile constants; empty when the
 	// document states none (the project's own JSON), ProfileOther for one this package does not know.
 	Profile Profile `json:"profile,omitempty"`
+	// Conformance is the EN 16931 rules' verdict on the UBL or CII the document was read from (see
+	// conformance), for the pipeline to file as findings. It is not a field of the document, so it is
+	// neither stored with the fields nor compared.
+	Conformance []Finding `json:"-"`
 }
 
 // SourceRef names the document the way its seller does, so that the same document sent twice (as UBL

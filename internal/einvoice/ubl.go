@@ -196,6 +196,7 @@ func parseUBL(dl *deadline, data []byte) (Document, error) {
 	if r.err != nil {
 		return Document{}, r.err
 	}
+	doc.Conformance = conformance("ubl", data)
 	return doc, nil
 }
 

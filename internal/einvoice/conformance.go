@@ -1,0 +1,42 @@
+package einvoice
+
+import (
+	"errors"
+	"fmt"
+
+	"greatbook/internal/en16931"
+)
+
+// CodeRulesNotRun is the finding of a document the EN 16931 rules could not judge (over their own
+// reading limits): a warning, since nothing was found wrong, but the reviewer should know.
+const CodeRulesNotRun = "en16931_not_run"
+
+// conformance judges the UBL or CII a document was read from by the EN 16931 business rules
+// (internal/en16931: one rule set over one semantic model, so both syntaxes are judged alike) and
+// returns the violations as findings: the official rule id as the code, the rule's flag as the
+// severity, the business term as the field.
+func conformance(syntax string, data []byte) []Finding {
+	violations, err := en16931.Validate(syntax, data)
+	if err != nil {
+		if errors.Is(err, en16931.ErrTooLarge) {
+			return []Finding{{Code: CodeRulesNotRun, Severity: SeverityWarning, Field: "document",
+				Message: "the EN 16931 rules were not run: " + err.Error()}}
+		}
+		// The document was read; a syntax the rules' binding cannot follow leaves them silent.
+		return nil
+	}
+	out := make([]Finding, 0, len(violations))
+	for _, v := range violations {
+		f := Finding{Code: v.Rule, Severity: SeverityFatal, Field: v.BusinessTerm, Message: v.Message}
+		if !v.Fatal() {
+			f.Severity = SeverityWarning
+		}
+		if f.Field == "" {
+			f.Field = v.Field
+		} else if v.Field != "" {
+			f.Message = fmt.Sprintf("%s: %s", v.Field, v.Message)
+		}
+		out = append(out, f)
+	}
+	return out
+}
