@@ -103,7 +103,7 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 	}
 	var hints []einvoice.Finding
 	if s.Repairs > 0 {
-		hints = s.Findings
+		hints = fatalOnly(s.Findings) // what the repair is for; warnings are no reason to read again
 	}
 	ex := in.extractor(s.Extractor)
 	doc, err := ex.Extract(ctx, content, s.MediaType, hints)
@@ -149,10 +149,15 @@ func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
 		}
 		s.Findings = append(einvoice.ValidateAt(*s.Document, now), s.Unstorable...)
 	}
-	if len(s.Findings) == 0 {
-		return nodeQueue, "valid", nil
+	// Only a fatal finding is a verdict: warnings and infos are filed with
+	// the document and shown, and change neither its status nor the run.
+	if !einvoice.HasFatal(s.Findings) {
+		if len(s.Findings) == 0 {
+			return nodeQueue, "valid", nil
+		}
+		return nodeQueue, "valid, with warnings: " + summarise(s.Findings), nil
 	}
-	summary := summarise(s.Findings)
+	summary := summarise(fatalOnly(s.Findings))
 	if in.extractor(s.Extractor).Repairable() && s.Repairs < in.MaxRepairs {
 		s.Repairs++
 		return nodeExtract, fmt.Sprintf("repair %d of %d: %s", s.Repairs, in.MaxRepairs, summary), nil
@@ -178,6 +183,17 @@ func cleanedAway(before, after []einvoice.Finding) []einvoice.Finding {
 	var out []einvoice.Finding
 	for _, f := range before {
 		if !slices.ContainsFunc(after, func(g einvoice.Finding) bool { return g.Code == f.Code && g.Field == f.Field }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fatalOnly are the findings of fs that flag a document.
+func fatalOnly(fs []einvoice.Finding) []einvoice.Finding {
+	var out []einvoice.Finding
+	for _, f := range fs {
+		if f.Fatal() {
 			out = append(out, f)
 		}
 	}
