@@ -2,6 +2,7 @@ package einvoice
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,6 +131,21 @@ func HasFatal(fs []Finding) bool {
 		}
 	}
 	return false
+}
+
+// BySeverity returns fs for showing: fatal findings first, then warnings, then infos, each in its
+// order, with a stored finding that has no severity (filed before severities existed) marked fatal.
+func BySeverity(fs []Finding) []Finding {
+	rank := map[Severity]int{SeverityFatal: 0, SeverityWarning: 1, SeverityInfo: 2}
+	out := make([]Finding, len(fs))
+	for i, f := range fs {
+		if f.Fatal() {
+			f.Severity = SeverityFatal
+		}
+		out[i] = f
+	}
+	slices.SortStableFunc(out, func(a, b Finding) int { return rank[a.Severity] - rank[b.Severity] })
+	return out
 }
 
 // Unpostable reports whether a finding's code says the ledger cannot hold or post the document as it

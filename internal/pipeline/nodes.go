@@ -251,8 +251,3 @@ func ContentKey(d einvoice.Document) string {
 		money.Canonical(d.Totals.Payable)}, "\x1f")))
 	return hex.EncodeToString(sum[:16])
 }
-
-// FilingFor is the queue's filing of a document's fields.
-func FilingFor(d einvoice.Document) intake.Filing {
-	return filingOf(&State{Document: &d, Format: string(d.Format)})
-}
