@@ -292,9 +292,14 @@ func approvable(m Member, ack Acknowledgement) ([]Violation, error) {
 	if m.Status != Pending && m.Status != Flagged {
 		return nil, apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be approved", m.ID, m.Status)
 	}
+	if (NeedsFields(m.FlagReason) && m.FlagReason != FlagInvalidEInvoice) || m.DocType == "" || !m.HasFields {
+		return nil, apperr.New(apperr.InvalidState, "document %d has no valid fields to post (%s); type them in first", m.ID, orNone(m.FlagReason))
+	}
+	// The fatal findings decide, whatever the flag says: an invalid
+	// e-invoice flagged as a duplicate, then marked not a duplicate, is
+	// still invalid.
 	var acknowledged []Violation
-	if m.FlagReason == FlagInvalidEInvoice && m.HasFields && m.DocType != "" {
-		violations := fatalViolations(m.Findings)
+	if violations := fatalViolations(m.Findings); len(violations) > 0 || m.FlagReason == FlagInvalidEInvoice {
 		if unpostable := slices.DeleteFunc(slices.Clone(violations), func(v Violation) bool { return !einvoice.Unpostable(v.Code) }); len(unpostable) > 0 {
 			// No acknowledgement posts what the ledger cannot hold.
 			return nil, apperr.New(apperr.InvalidState, "document %d cannot be posted as it is (%s); type its fields in or reject it", m.ID, codesOf(unpostable)).
@@ -305,8 +310,6 @@ func approvable(m Member, ack Acknowledgement) ([]Violation, error) {
 				With("reason", FlagInvalidEInvoice).With("violations", violations)
 		}
 		acknowledged = violations
-	} else if NeedsFields(m.FlagReason) || m.DocType == "" || !m.HasFields {
-		return nil, apperr.New(apperr.InvalidState, "document %d has no valid fields to post (%s); type them in first", m.ID, orNone(m.FlagReason))
 	}
 	if m.NothingToPost {
 		// Refused up front: approved, it would only be abandoned by the

@@ -80,3 +80,32 @@ func TestAnUnpostableInvalidEInvoiceIsNeverApproved(t *testing.T) {
 		t.Fatalf("%d jobs", n)
 	}
 }
+
+// The fatal findings decide, not the flag: an invalid e-invoice filed as a
+// duplicate (and so flagged duplicate, not invalid_einvoice) needs the
+// acknowledgement all the same, also once marked not a duplicate.
+func TestAnInvalidEInvoiceFlaggedAsADuplicateNeedsTheAcknowledgementToo(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, app.Config{})
+	ctx := context.Background()
+	incumbent := w.doc(t, 0)
+	dup := w.doc(t, incumbent)
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET findings = $2 WHERE id = $1`, dup,
+		`[{"code":"BR-CO-16","severity":"fatal","field":"totals.payable","message":"m"}]`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := w.app.Decisions.Approve(ctx, w.org.ID, dup, w.actor)
+	if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidState || e.Details["reason"] != intake.FlagInvalidEInvoice {
+		t.Fatalf("approving the flagged duplicate: %v", err)
+	}
+	if _, err := w.app.Decisions.MarkDistinct(ctx, w.org.ID, dup, "a different invoice", w.actor); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.app.Decisions.Approve(ctx, w.org.ID, dup, w.actor)
+	if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidState || e.Details["reason"] != intake.FlagInvalidEInvoice {
+		t.Fatalf("approving it once not a duplicate: %v", err)
+	}
+	if _, err := w.app.Decisions.ApproveWith(ctx, w.org.ID, dup, w.actor, intake.Acknowledgement{Invalid: true, Reason: "checked with the supplier"}); err != nil {
+		t.Fatal(err)
+	}
+}
