@@ -17,13 +17,20 @@ type reasonRequest struct {
 // apiApprove is POST /api/v1/intake/{id}/approve: 200 with the launch's
 // outcome (launched or failed: the approval stands either way), 409
 // duplicate_group_conflict naming the blocking member, 409 invalid_state.
+// The body is optional: empty, it approves as API.md's "(no body)"; an
+// invalid e-invoice needs {"acknowledge_invalid": true, "reason": "..."}.
+// Reviewers and admins alike may acknowledge, as both may approve.
 func (s *Server) apiApprove(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
+	var ack intake.Acknowledgement
+	if err := decodeOptionalJSON(c, &ack); err != nil {
+		return err
+	}
 	u := currentUser(c)
-	a, err := s.app.Decisions.Approve(c.Request().Context(), u.OrgID, id, u.Actor())
+	a, err := s.app.Decisions.ApproveWith(c.Request().Context(), u.OrgID, id, u.Actor(), ack)
 	s.countApprove(&a.Launch, err)
 	if err != nil {
 		return err

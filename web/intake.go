@@ -117,6 +117,7 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 	v := views.DocumentView{Doc: doc}
 	v.Fields = fieldsOf(doc)
 	_ = json.Unmarshal(doc.Findings, &v.Findings)
+	v.Findings = einvoice.BySeverity(v.Findings)
 	if v.Group, err = intake.Group(ctx, s.pool, u.OrgID, id); err != nil {
 		return v, err
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 )
 
@@ -103,9 +105,13 @@ func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Me
 	if len(d.Fields) > 0 {
 		fields = d.Fields
 	}
-	findings := json.RawMessage(`[]`)
+	findings := []einvoice.Finding{}
 	if len(d.Findings) > 0 {
-		findings = d.Findings
+		// Every finding with its severity, fatal ones first (API.md).
+		if err := json.Unmarshal(d.Findings, &findings); err != nil {
+			return nil, fmt.Errorf("web: findings of document %d: %w", d.ID, err)
+		}
+		findings = einvoice.BySeverity(findings)
 	}
 	job, err := s.jobJSON(c, d)
 	if err != nil {

@@ -43,6 +43,24 @@ func decodeJSON(c echo.Context, dst any) error {
 	return nil
 }
 
+// decodeOptionalJSON is decodeJSON for a body that may be left out: an empty
+// (or all-whitespace) body leaves dst as it is.
+func decodeOptionalJSON(c echo.Context, dst any) error {
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxJSONBody+1))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return toAppError(err)
+	}
+	if err != nil {
+		return apperr.Wrap(err, apperr.Invalid, "could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	c.Request().Body = io.NopCloser(bytes.NewReader(body))
+	return decodeJSON(c, dst)
+}
+
 // jsonError explains a decoding error in terms of the request's fields.
 func jsonError(err error) error {
 	var typeErr *json.UnmarshalTypeError

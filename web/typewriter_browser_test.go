@@ -19,6 +19,8 @@ func TestBrowserTypewriterComposeReviseSubmit(t *testing.T) {
 	must(t, err)
 	for label, value := range map[string]string{"Number": "PAPER-42", "Issue date": "2026-11-20", "Currency": "SEK",
 		"Seller": "Paper Supplier AB", "Seller VAT id": "SE556677889901", "Buyer": "Acme AB",
+		// The buyer's VAT id gives the rendered invoice its buyer's country (EN 16931 BR-10, BR-11).
+		"Buyer VAT id":  "SE556000000101",
 		"Description 1": "Copy paper", "Quantity": "10", "Unit price": "45.00", "VAT %": "25"} {
 		must(t, p.GetByLabel(label, pwExact()).First().Fill(value))
 	}

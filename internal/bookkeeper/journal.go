@@ -30,13 +30,24 @@ type Bill struct {
 	Rate decimal.Decimal
 }
 
-// Entry builds the journal entry of a bill. A supplier invoice debits the
-// expense account with the net amount and input VAT per rate, and credits
-// accounts payable with the amount payable (and prepaid expenses with what
-// was paid in advance); a credit note mirrors it. A foreign-currency entry
-// carries base amounts at the rate, rounded to the base currency's minor
-// units, any rounding difference put on accounts payable. The same bill
-// always builds the same entry, so a re-run replays it.
+// Entry builds the journal entry of a bill from the document's stated
+// amounts, as EN 16931 states them, never recomputed from its lines (a
+// document may have none, as Factur-X BASIC WL has not). A supplier invoice
+// debits the expense account with each VAT breakdown's taxable amount
+// (BT-116) and input VAT with its tax (BT-117), per rate; what the total
+// without VAT (BT-109) or the total VAT (BT-110) holds beyond the breakdown
+// goes on the same accounts without a rate; the rounding amount (BT-114) is
+// an expense. It credits prepaid expenses with the paid amount (BT-113) and
+// accounts payable with the amount due (BT-115). A credit note mirrors it.
+//
+// The entry balances to the amount due to the cent whatever the document
+// says: when its stated amounts do not add up (an invalid e-invoice a
+// reviewer approved with an acknowledgement), the difference is an expense
+// line with the dimension kind=discrepancy, for someone to follow up.
+//
+// A foreign-currency entry carries base amounts at the rate, rounded to the
+// base currency's minor units, any rounding difference put on accounts
+// payable. The same bill always builds the same entry, so a re-run replays it.
 func (b Bill) Entry() (ledger.Request, error) {
 	d := b.Document
 	cur, ok := money.Lookup(d.Currency)
@@ -55,8 +66,15 @@ func (b Bill) Entry() (ledger.Request, error) {
 		dims    map[string]string
 	}
 	var amounts []amount
+	// debits − credits so far, at the currency's minor units, before mirroring.
+	var balance decimal.Decimal
 	add := func(account string, debit bool, v decimal.Decimal, dims map[string]string) {
 		v = v.Round(cur.MinorUnits)
+		if debit {
+			balance = balance.Add(v)
+		} else {
+			balance = balance.Sub(v)
+		}
 		if v.IsZero() {
 			return
 		}
@@ -65,26 +83,38 @@ func (b Bill) Entry() (ledger.Request, error) {
 		}
 		amounts = append(amounts, amount{account, debit, v, dims})
 	}
-	supplierDims := map[string]string{}
-	if b.Supplier != "" {
-		supplierDims["supplier"] = b.Supplier
+	round := func(v decimal.Decimal) decimal.Decimal { return v.Round(cur.MinorUnits) }
+	dims := func(extra ...string) map[string]string {
+		m := map[string]string{}
+		if b.Supplier != "" {
+			m["supplier"] = b.Supplier
+		}
+		for i := 0; i+1 < len(extra); i += 2 {
+			m[extra[i]] = extra[i+1]
+		}
+		return m
 	}
-	add(b.Expense, true, d.Totals.Net, supplierDims)
 	subtotals := append([]einvoice.TaxSubtotal(nil), d.TaxSubtotals...)
 	sort.SliceStable(subtotals, func(i, j int) bool { return subtotals[i].Rate.LessThan(subtotals[j].Rate) })
+	expensed := decimal.Zero
+	for _, st := range subtotals {
+		add(b.Expense, true, st.Taxable, dims("vat_rate", money.Canonical(st.Rate)))
+		expensed = expensed.Add(round(st.Taxable))
+	}
+	add(b.Expense, true, round(d.Totals.Net).Sub(expensed), dims())
 	taxed := decimal.Zero
 	for _, st := range subtotals {
 		add(ledger.InputVAT, true, st.Tax, map[string]string{"vat_rate": money.Canonical(st.Rate)})
-		taxed = taxed.Add(st.Tax)
+		taxed = taxed.Add(round(st.Tax))
 	}
-	if rest := d.Totals.Tax.Sub(taxed); !rest.IsZero() {
-		add(ledger.InputVAT, true, rest, nil)
-	}
-	if !d.Totals.Rounding.IsZero() {
-		add(b.Expense, true, d.Totals.Rounding, map[string]string{"kind": "rounding"})
-	}
+	add(ledger.InputVAT, true, round(d.Totals.Tax).Sub(taxed), nil)
+	add(b.Expense, true, d.Totals.Rounding, map[string]string{"kind": "rounding"})
 	add("1500", false, d.Totals.Prepaid, nil)
-	add(ledger.AccountsPayable, false, d.Totals.Payable, supplierDims)
+	add(ledger.AccountsPayable, false, d.Totals.Payable, dims())
+	if !balance.IsZero() {
+		// The stated amounts do not add up: see the doc comment.
+		add(b.Expense, true, balance.Neg(), dims("kind", "discrepancy"))
+	}
 
 	req := ledger.Request{
 		SourceKey:   ledger.SourceKey{OrgID: b.OrgID, SourceType: ledger.SourceTypeIntake, SourceID: strconv.FormatInt(b.IntakeID, 10), EntrySet: EntrySet},

@@ -45,7 +45,7 @@ func TestInvoiceEntry(t *testing.T) {
 	want := []struct {
 		account       string
 		debit, credit string
-	}{{"6200", "150", "0"}, {"1400", "6", "0"}, {"1400", "25", "0"}, {"2000", "0", "181"}}
+	}{{"6200", "50", "0"}, {"6200", "100", "0"}, {"1400", "6", "0"}, {"1400", "25", "0"}, {"2000", "0", "181"}}
 	if len(req.Lines) != len(want) {
 		t.Fatalf("lines: %+v", req.Lines)
 	}
@@ -55,7 +55,7 @@ func TestInvoiceEntry(t *testing.T) {
 			t.Errorf("line %d: %s %s/%s, want %+v", i, l.Account, l.Debit, l.Credit, w)
 		}
 	}
-	if req.Lines[2].Dimensions["vat_rate"] != "25" || req.Lines[0].Dimensions["supplier"] != "vat:SE1" {
+	if req.Lines[3].Dimensions["vat_rate"] != "25" || req.Lines[1].Dimensions["vat_rate"] != "25" || req.Lines[0].Dimensions["supplier"] != "vat:SE1" {
 		t.Fatalf("dimensions: %+v", req.Lines)
 	}
 	// A credit note mirrors it.
@@ -65,7 +65,7 @@ func TestInvoiceEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !mirror.Lines[0].Credit.Equal(dec("150")) || !mirror.Lines[3].Debit.Equal(dec("181")) {
+	if !mirror.Lines[1].Credit.Equal(dec("100")) || !mirror.Lines[4].Debit.Equal(dec("181")) {
 		t.Fatalf("credit note: %+v", mirror.Lines)
 	}
 }
@@ -92,8 +92,8 @@ func TestForeignCurrencyCarriesBalancedBaseAmounts(t *testing.T) {
 		rows = append(rows, r)
 	}
 	balanced(t, rows)
-	if !rows[0].bd.Equal(dec("13.07")) {
-		t.Fatalf("150 SEK at 0.087133: %s", rows[0].bd)
+	if !rows[1].bd.Equal(dec("8.71")) {
+		t.Fatalf("100 SEK at 0.087133: %s", rows[1].bd)
 	}
 }
 
@@ -160,4 +160,59 @@ func TestALongSellerNameStillMakesAValidDescription(t *testing.T) {
 	if !utf8.ValidString(req.Description) || len(req.Description) > 500 {
 		t.Fatalf("description of %d bytes, valid UTF-8 %v", len(req.Description), utf8.ValidString(req.Description))
 	}
+}
+
+// TestEntryFromTheStatedAmounts: the entry is built from the document's
+// stated totals and VAT breakdown, and credits accounts payable with the
+// amount due (BT-115) to the cent, whatever the document looks like.
+func TestEntryFromTheStatedAmounts(t *testing.T) {
+	t.Parallel()
+	type line struct{ account, debit, credit, kind string }
+	tests := []struct {
+		name   string
+		change func(d *einvoice.Document)
+		want   []line
+	}{
+		{"no lines, a VAT breakdown (Factur-X BASIC WL)", func(d *einvoice.Document) { d.Lines = nil },
+			[]line{{"6000", "50", "0", ""}, {"6000", "100", "0", ""}, {"1400", "6", "0", ""}, {"1400", "25", "0", ""}, {"2000", "0", "181", ""}}},
+		{"paid in advance and rounded", func(d *einvoice.Document) {
+			d.Totals.Prepaid, d.Totals.Rounding, d.Totals.Payable = dec("100"), dec("0.40"), dec("81.40")
+		}, []line{{"6000", "50", "0", ""}, {"6000", "100", "0", ""}, {"1400", "6", "0", ""}, {"1400", "25", "0", ""},
+			{"6000", "0.4", "0", "rounding"}, {"1500", "0", "100", ""}, {"2000", "0", "81.4", ""}}},
+		{"a negative breakdown (returns) and document charges in the net", func(d *einvoice.Document) {
+			d.TaxSubtotals[1] = einvoice.TaxSubtotal{Rate: dec("12"), Taxable: dec("-50"), Tax: dec("-6")}
+			d.TaxSubtotals[0] = einvoice.TaxSubtotal{Rate: dec("25"), Taxable: dec("110"), Tax: dec("27.50")}
+			d.Totals = einvoice.Totals{LineTotal: dec("50"), ChargeTotal: dec("10"), Net: dec("60"), Tax: dec("21.50"), Gross: dec("81.50"), Payable: dec("81.50")}
+		}, []line{{"6000", "0", "50", ""}, {"6000", "110", "0", ""}, {"1400", "0", "6", ""}, {"1400", "27.5", "0", ""}, {"2000", "0", "81.5", ""}}},
+		{"only totals (Factur-X MINIMUM)", func(d *einvoice.Document) { d.TaxSubtotals = nil },
+			[]line{{"6000", "150", "0", ""}, {"1400", "31", "0", ""}, {"2000", "0", "181", ""}}},
+		{"an amount due that does not add up, approved anyway", func(d *einvoice.Document) { d.Totals.Payable = dec("182") },
+			[]line{{"6000", "50", "0", ""}, {"6000", "100", "0", ""}, {"1400", "6", "0", ""}, {"1400", "25", "0", ""}, {"2000", "0", "182", ""},
+				{"6000", "1", "0", "discrepancy"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := invoice()
+			tt.change(&d)
+			req, err := Bill{OrgID: 1, IntakeID: 7, Document: d, Expense: "6000", BaseCurrency: "EUR", Rate: dec("1")}.Entry()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []line
+			for _, l := range req.Lines {
+				got = append(got, line{l.Account, plain(l.Debit), plain(l.Credit), l.Dimensions["kind"]})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("lines\n got %v\nwant %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func plain(d decimal.Decimal) string {
+	if d.IsZero() {
+		return "0"
+	}
+	return d.String()
 }

@@ -177,7 +177,7 @@ func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
 	if r.err != nil {
 		return Document{}, r.err
 	}
-	doc.Conformance = conformance("cii", data)
+	doc.Conformance = conformance(doc.Profile, "cii", data)
 	return doc, nil
 }
 

@@ -80,3 +80,14 @@ func sumSubtotalTax(subtotals []TaxSubtotal) decimal.Decimal {
 	}
 	return sum
 }
+
+// schematronRound is XPath's fn:round: to the nearest integer, halves toward positive infinity
+// (-2.5 rounds to -2), as CEN's Schematron rounds.
+func schematronRound(x decimal.Decimal) decimal.Decimal {
+	return x.Add(decimal.New(5, -1)).Floor()
+}
+
+// schematronRound2 is the Schematron's round(x * 10 * 10) div 100: two decimals, halves up.
+func schematronRound2(x decimal.Decimal) decimal.Decimal {
+	return schematronRound(x.Mul(hundred)).Div(hundred)
+}

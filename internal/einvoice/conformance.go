@@ -11,11 +11,21 @@ import (
 // reading limits): a warning, since nothing was found wrong, but the reviewer should know.
 const CodeRulesNotRun = "en16931_not_run"
 
+// CodeRulesNotApplicable is the info finding of a document whose profile is not an EN 16931 invoice.
+const CodeRulesNotApplicable = "en16931_not_applicable"
+
 // conformance judges the UBL or CII a document was read from by the EN 16931 business rules
 // (internal/en16931: one rule set over one semantic model, so both syntaxes are judged alike) and
 // returns the violations as findings: the official rule id as the code, the rule's flag as the
 // severity, the business term as the field.
-func conformance(syntax string, data []byte) []Finding {
+//
+// MINIMUM and BASIC WL are not EN 16931 invoices by definition (no lines; MINIMUM not even a VAT
+// breakdown): the rules do not apply to them, and an info finding says so.
+func conformance(profile Profile, syntax string, data []byte) []Finding {
+	if profile == ProfileMinimum || profile == ProfileBasicWL {
+		return []Finding{{Code: CodeRulesNotApplicable, Severity: SeverityInfo, Field: "profile",
+			Message: fmt.Sprintf("the %s profile is a subset of EN 16931 without lines; the standard's rules do not apply to it", profile)}}
+	}
 	violations, err := en16931.Validate(syntax, data)
 	if err != nil {
 		if errors.Is(err, en16931.ErrTooLarge) {

@@ -104,8 +104,8 @@ func TestProfilesWithoutLinesStillCheckWhatTheyCarry(t *testing.T) {
 	}
 	broken = wl
 	broken.Profile = ProfileEN16931
-	if got := codes(broken); !strings.Contains(got, CodeRequired+" lines") {
-		t.Errorf("an EN 16931 document without lines: %q, want required lines", got)
+	if got := codes(broken); !strings.Contains(got, CodeNoLines+" lines") {
+		t.Errorf("an EN 16931 document without lines: %q, want %s lines", got, CodeNoLines)
 	}
 
 	minimum, err := Parse(readTestdata(t, "facturx-minimum.xml"))
@@ -191,8 +191,8 @@ func TestNotAnInvoice(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Parse of a malformed type code: %v", err)
 	}
-	if fs := ValidateAt(d, testNow); len(fs) != 1 || fs[0].Code != CodeTypeCode {
-		t.Errorf("findings %+v, want one %s", fs, CodeTypeCode)
+	if fs := ValidateAt(d, testNow); len(fs) != 1 || fs[0].Code != CodeTypeCodeList {
+		t.Errorf("findings %+v, want one %s", fs, CodeTypeCodeList)
 	}
 }
 

@@ -196,13 +196,16 @@ func parseUBL(dl *deadline, data []byte) (Document, error) {
 	if r.err != nil {
 		return Document{}, r.err
 	}
-	doc.Conformance = conformance("ubl", data)
+	doc.Conformance = conformance(doc.Profile, "ubl", data)
 	return doc, nil
 }
 
 func (p ublParty) party() Party {
 	party := Party{
-		Name:           firstText(append(p.PartyNames, p.LegalEntity.RegistrationName)...),
+		// EN 16931's seller and buyer name (BT-27, BT-44) is the legal
+		// registration name; PartyName is the trading name (BT-28, BT-45),
+		// which does not stand in for it (BR-06, BR-07).
+		Name:           text(p.LegalEntity.RegistrationName),
 		EndpointID:     text(p.EndpointID.Value),
 		EndpointScheme: text(p.EndpointID.Scheme),
 		LegalID:        text(p.LegalEntity.CompanyID),

@@ -36,34 +36,35 @@ func TestValidate(t *testing.T) {
 
 		{"type missing", func(d *Document) { d.Type = "" }, []finding{{CodeRequired, "type"}}},
 		{"type unknown", func(d *Document) { d.Type = "bill" }, []finding{{CodeInvalidType, "type"}}},
-		{"number missing", func(d *Document) { d.Number = " " }, []finding{{CodeRequired, "number"}}},
-		{"currency missing", func(d *Document) { d.Currency = "" }, []finding{{CodeRequired, "currency"}}},
+		{"number missing", func(d *Document) { d.Number = " " }, []finding{{CodeNumberMissing, "number"}}},
+		{"currency missing", func(d *Document) { d.Currency = "" }, []finding{{CodeCurrencyMissing, "currency"}}},
 		{"currency lower case", func(d *Document) { d.Currency = "eur" }, []finding{{CodeInvalidCurrency, "currency"}}},
 		{"currency not iso", func(d *Document) { d.Currency = "EURO" }, []finding{{CodeInvalidCurrency, "currency"}}},
 		{"currency a metal", func(d *Document) { d.Currency = "XAU" }, []finding{{CodeInvalidCurrency, "currency"}}},
-		{"seller without name or id", func(d *Document) { d.Seller = Party{} }, []finding{{CodeRequired, "seller"}}},
-		{"seller with only a vat id", func(d *Document) { d.Seller = Party{VATID: "SE556677889901"} }, nil},
-		{"seller with only an endpoint", func(d *Document) { d.Seller = Party{EndpointID: "5566778899", EndpointScheme: "0007"} }, nil},
-		{"no lines", func(d *Document) { d.Lines = nil }, []finding{{CodeRequired, "lines"}, {CodeLineTotal, "totals.line_total"}}},
+		{"seller without name or id", func(d *Document) { d.Seller = Party{} }, []finding{{CodeSellerName, "seller.name"}}},
+		{"seller with only a vat id", func(d *Document) { d.Seller = Party{VATID: "SE556677889901"} }, []finding{{CodeSellerName, "seller.name"}}},
+		{"seller with only an endpoint", func(d *Document) { d.Seller = Party{EndpointID: "5566778899", EndpointScheme: "0007"} }, []finding{{CodeSellerName, "seller.name"}}},
+		{"seller name blank", func(d *Document) { d.Seller.Name = " \t" }, []finding{{CodeSellerName, "seller.name"}}},
+		{"no lines", func(d *Document) { d.Lines = nil }, []finding{{CodeNoLines, "lines"}}},
 
-		{"issue date missing", func(d *Document) { d.IssueDate = "" }, []finding{{CodeRequired, "issue_date"}}},
+		{"issue date missing", func(d *Document) { d.IssueDate = "" }, []finding{{CodeIssueDateMissing, "issue_date"}}},
 		{"issue date not a day", func(d *Document) { d.IssueDate = "2026-02-30" }, []finding{{CodeInvalidDate, "issue_date"}}},
 		{"issue date in another form", func(d *Document) { d.IssueDate = "20.11.2026" }, []finding{{CodeInvalidDate, "issue_date"}}},
-		{"issue date before 2000", func(d *Document) { d.IssueDate, d.DueDate = "1999-12-31", "" }, []finding{{CodeIssueDateOutOfRange, "issue_date"}}},
+		{"issue date before 2000", func(d *Document) { d.IssueDate, d.DueDate = "1999-12-31", "" }, []finding{{CodeIssueDateOutOfRange, "issue_date (warning)"}}},
 		{"issue date 2000-01-01", func(d *Document) { d.IssueDate, d.DueDate = "2000-01-01", "" }, nil},
 		{"issue date eleven months ahead", func(d *Document) { d.IssueDate, d.DueDate = "2027-11-01", "" }, nil},
-		{"issue date over a year ahead", func(d *Document) { d.IssueDate, d.DueDate = "2027-12-03", "" }, []finding{{CodeIssueDateOutOfRange, "issue_date"}}},
-		{"due date before issue", func(d *Document) { d.DueDate = "2026-11-19" }, []finding{{CodeDueBeforeIssue, "due_date"}}},
+		{"issue date over a year ahead", func(d *Document) { d.IssueDate, d.DueDate = "2027-12-03", "" }, []finding{{CodeIssueDateOutOfRange, "issue_date (warning)"}}},
+		{"due date before issue", func(d *Document) { d.DueDate = "2026-11-19" }, []finding{{CodeDueBeforeIssue, "due_date (warning)"}}},
 		{"due date on issue", func(d *Document) { d.DueDate = "2026-11-20" }, nil},
 		{"due date not a date", func(d *Document) { d.DueDate = "soon" }, []finding{{CodeInvalidDate, "due_date"}}},
 
-		{"line net wrong", func(d *Document) { d.Lines[1].Net = dec("33.00"); d.fixSums() }, []finding{{CodeLineNet, "lines[1].net"}}},
+		{"line net wrong", func(d *Document) { d.Lines[1].Net = dec("33.00"); d.fixSums() }, []finding{{CodeLineNet, "lines[1].net (warning)"}}},
 		{"line net within half a cent", func(d *Document) {
 			d.Lines[1].Quantity, d.Lines[1].UnitPrice = dec("3"), dec("9.9999")
 		}, nil},
 		{"line net a cent off", func(d *Document) {
 			d.Lines[1].Quantity, d.Lines[1].UnitPrice = dec("3"), dec("9.9966")
-		}, []finding{{CodeLineNet, "lines[1].net"}}},
+		}, []finding{{CodeLineNet, "lines[1].net (warning)"}}},
 		{"price per base quantity", func(d *Document) {
 			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = dec("1500"), dec("2.00"), dec("100")
 		}, nil},
@@ -72,7 +73,7 @@ func TestValidate(t *testing.T) {
 		}, nil},
 		{"base quantity that fits neither reading", func(d *Document) {
 			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = dec("3"), dec("12.00"), dec("2")
-		}, []finding{{CodeLineNet, "lines[1].net"}}},
+		}, []finding{{CodeLineNet, "lines[1].net (warning)"}}},
 		{"line with line-level allowances is not recomputed", func(d *Document) {
 			d.Lines[1].Net, d.Lines[1].Allowances = dec("33.00"), dec("1.00")
 			d.fixSums()
@@ -97,7 +98,7 @@ func TestValidate(t *testing.T) {
 		{"subtotal tax two cents off", func(d *Document) {
 			d.TaxSubtotals[1].Tax = dec("1.82")
 			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("26.82"), dec("156.82"), dec("156.82")
-		}, []finding{{CodeSubtotalTax, "tax_subtotals[1].tax"}}},
+		}, []finding{{CodeSubtotalTax, "tax_subtotals[1].tax (warning)"}}},
 		{"gross not net plus tax", func(d *Document) { d.Totals.Gross = dec("156.08") }, []finding{
 			{CodeGrossTotal, "totals.gross"}, {CodePayable, "totals.payable"},
 		}},
@@ -136,7 +137,11 @@ func TestValidate(t *testing.T) {
 			got := ValidateAt(d, testNow)
 			var gotPairs, wantPairs []string
 			for _, f := range got {
-				gotPairs = append(gotPairs, f.Code+" "+f.Field)
+				pair := f.Code + " " + f.Field
+				if !f.Fatal() {
+					pair += " (" + string(f.Severity) + ")"
+				}
+				gotPairs = append(gotPairs, pair)
 				if f.Message == "" {
 					t.Errorf("finding %+v has no message", f)
 				}
@@ -179,9 +184,89 @@ func TestValidateMessages(t *testing.T) {
 		Code:     CodePayable,
 		Severity: SeverityFatal,
 		Field:    "totals.payable",
-		Message:  "payable 24231.00 is not gross 24321.07 − prepaid 0.00 + rounding -0.07 = 24321.00",
+		Message:  "amount due (BT-115) 24231.00 is not total with VAT 24321.07 − paid 0.00 + rounding -0.07 = 24321.00",
 	}
 	if findings[0] != want {
 		t.Errorf("finding\n got %+v\nwant %+v", findings[0], want)
+	}
+}
+
+// TestNeverStricterThanTheStandard: invoices that EN 16931 accepts and the product's own arithmetic
+// once refused come out with warnings at most, and the standard's fatal rules keep their official ids.
+func TestNeverStricterThanTheStandard(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		change    func(d *Document)
+		wantFatal []string // codes, in order; nil: no fatal finding
+	}{
+		{"return line with a positive quantity and a negative net", func(d *Document) {
+			d.Lines = append(d.Lines, Line{Description: "Returned widget", Quantity: dec("1"), UnitPrice: dec("50.00"), Net: dec("-50.00"), TaxRate: dec("25"), TaxCategory: "S"})
+			d.fixSums()
+		}, nil},
+		{"price per base quantity of 2", func(d *Document) {
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity, d.Lines[1].Net = dec("3"), dec("20.00"), dec("2"), dec("30.00")
+			d.fixSums()
+		}, nil},
+		{"line net rounded from the unrounded price behind a 4-decimal price", func(d *Document) {
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].Net = dec("1000"), dec("0.3333"), dec("333.33")
+			d.fixSums()
+		}, nil},
+		{"due date before the issue date of a prepaid invoice", func(d *Document) {
+			d.DueDate = "2026-11-01"
+			d.Totals.Prepaid, d.Totals.Payable = d.Totals.Gross, dec("0")
+		}, nil},
+		{"HUF VAT subtotal rounded to whole forint", func(d *Document) {
+			d.Currency = "HUF"
+			d.Lines = []Line{{Description: "Szolgáltatás", Quantity: dec("1"), UnitPrice: dec("12345"), Net: dec("12345"), TaxRate: dec("27"), TaxCategory: "S"}}
+			d.TaxSubtotals = []TaxSubtotal{{Category: "S", Rate: dec("27"), Taxable: dec("12345"), Tax: dec("3333")}} // 3333.15 exactly
+			d.Totals = totals("12345", "0", "0", "12345", "3333", "15678", "0", "0", "15678")
+		}, nil},
+		{"VAT subtotal rounded down where the ledger rounds half up", func(d *Document) {
+			d.TaxSubtotals[1].Taxable = dec("30.10") // 1.806
+			d.Lines[1].UnitPrice, d.Lines[1].Net = dec("10.0333"), dec("30.10")
+			d.TaxSubtotals[1].Tax = dec("1.80")
+			d.Totals = totals("130.10", "0", "0", "130.10", "26.80", "156.90", "0", "0", "156.90")
+		}, nil},
+
+		{"amount due is not total with VAT − paid + rounding", func(d *Document) { d.Totals.Payable = dec("157.80") }, []string{CodePayable}},
+		{"currency is not ISO 4217", func(d *Document) { d.Currency = "EUX" }, []string{CodeInvalidCurrency}},
+		{"seller name missing", func(d *Document) { d.Seller.Name = "" }, []string{CodeSellerName}},
+		{"VAT subtotal more than one unit off", func(d *Document) {
+			d.TaxSubtotals[0].Tax = dec("26.01")
+			d.Totals = totals("130.00", "0", "0", "130.00", "27.81", "157.81", "0", "0", "157.81")
+		}, []string{CodeVATCategoryTax}},
+		{"zero rate with tax", func(d *Document) {
+			d.Lines[1].TaxRate, d.TaxSubtotals[1].Rate = dec("0"), dec("0")
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("26.80"), dec("156.80"), dec("156.80")
+		}, []string{CodeVATCategoryTax}},
+		{"line total is not the sum of the lines", func(d *Document) { d.Totals.LineTotal = dec("130.02") }, []string{CodeLineTotal, CodeNetTotal}},
+		{"gross is not net + tax", func(d *Document) { d.Totals.Gross, d.Totals.Payable = dec("156.90"), dec("156.90") }, []string{CodeGrossTotal}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := testInvoice()
+			tt.change(&d)
+			var fatal []string
+			for _, f := range ValidateAt(d, testNow) {
+				if f.Fatal() {
+					fatal = append(fatal, f.Code)
+				}
+			}
+			if strings.Join(fatal, ",") != strings.Join(tt.wantFatal, ",") {
+				t.Errorf("fatal findings %v, want %v\n%+v", fatal, tt.wantFatal, ValidateAt(d, testNow))
+			}
+		})
+	}
+}
+
+// TestSchematronRounding: halves round toward positive infinity, as XPath's round does.
+func TestSchematronRounding(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"1.005": "1.01", "-1.005": "-1", "2.344": "2.34", "-2.346": "-2.35", "0": "0"} {
+		if got := schematronRound2(dec(in)); !got.Equal(dec(want)) {
+			t.Errorf("schematronRound2(%s) = %s, want %s", in, got, want)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package intake
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/einvoice"
 	"greatbook/internal/failpoint"
 	"greatbook/internal/storable"
 )
@@ -172,6 +175,29 @@ func retryConflicts[T any](ctx context.Context, d *Decisions, fn func() (T, erro
 // is the bookkeeper run launched; a launch failure is recorded on the job
 // and in the audit trail and returned, and the approval stands.
 func (d *Decisions) Approve(ctx context.Context, orgID, id int64, actor audit.Actor) (Approval, error) {
+	return d.ApproveWith(ctx, orgID, id, actor, Acknowledgement{})
+}
+
+// Acknowledgement is a reviewer's explicit "approve it anyway" for a document
+// flagged invalid_einvoice: read faithfully, it breaks a fatal rule of EN 16931.
+// Reason says why (at least three characters); it goes to the audit trail
+// with the violations acknowledged.
+type Acknowledgement struct {
+	Invalid bool   `json:"acknowledge_invalid"`
+	Reason  string `json:"reason"`
+}
+
+// ApproveWith is Approve with an acknowledgement. An invalid e-invoice is
+// refused (invalid_state, reason invalid_einvoice, naming its violations)
+// unless ack acknowledges it with a reason; one whose fatal findings say the
+// ledger cannot hold or post it as it is (unstorable text, an amount out of
+// range, an unknown currency, ...) is refused whatever the acknowledgement.
+func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audit.Actor, ack Acknowledgement) (Approval, error) {
+	if ack.Invalid {
+		if err := needReason(ack.Reason); err != nil {
+			return Approval{}, err
+		}
+	}
 	jobID, err := retryConflicts(ctx, d, func() (int64, error) {
 		return database.WithTxV(ctx, d.Pool, func(tx pgx.Tx) (int64, error) {
 			// The group lock is the first statement: every decision on any
@@ -191,14 +217,19 @@ func (d *Decisions) Approve(ctx context.Context, orgID, id int64, actor audit.Ac
 			if me.ID == 0 {
 				return 0, apperr.New(apperr.NotFound, "no document %d", id)
 			}
-			if err := approvable(me); err != nil {
+			acknowledged, err := approvable(me, ack)
+			if err != nil {
 				return 0, err
 			}
 			if _, err := tx.Exec(ctx, activateSQL, id, actor.Label); err != nil {
 				return 0, err
 			}
+			var detail map[string]any
+			if acknowledged != nil {
+				detail = map[string]any{"acknowledged_invalid": true, "reason": ack.Reason, "violations": acknowledged}
+			}
 			if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "approve", SubjectType: "intake",
-				SubjectID: id, FromStatus: string(me.Status), ToStatus: string(Active)}); err != nil {
+				SubjectID: id, FromStatus: string(me.Status), ToStatus: string(Active), Detail: detail}); err != nil {
 				return 0, err
 			}
 			var jobID int64
@@ -255,24 +286,71 @@ func groupConflict(id int64, m Member) error {
 	return apperr.New(apperr.DuplicateGroupConflict, "%s; the group may enter the ledger once", msg).With("blocking", b)
 }
 
-// approvable says whether a document may be approved on its own terms.
-func approvable(m Member) error {
+// approvable says whether a document may be approved on its own terms, and
+// returns the violations an acknowledgement accepted (nil when none did).
+func approvable(m Member, ack Acknowledgement) ([]Violation, error) {
 	if m.Status != Pending && m.Status != Flagged {
-		return apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be approved", m.ID, m.Status)
+		return nil, apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be approved", m.ID, m.Status)
 	}
 	if m.FlagReason == FlagNotAnInvoice {
-		return apperr.New(apperr.InvalidState, "document %d is not an invoice or a credit note (its finding says what it is); reject it", m.ID)
+		return nil, apperr.New(apperr.InvalidState, "document %d is not an invoice or a credit note (its finding says what it is); reject it", m.ID)
 	}
-	if NeedsFields(m.FlagReason) || m.DocType == "" || !m.HasFields {
-		return apperr.New(apperr.InvalidState, "document %d has no valid fields to post (%s); type them in first", m.ID, orNone(m.FlagReason))
+	if (NeedsFields(m.FlagReason) && m.FlagReason != FlagInvalidEInvoice) || m.DocType == "" || !m.HasFields {
+		return nil, apperr.New(apperr.InvalidState, "document %d has no valid fields to post (%s); type them in first", m.ID, orNone(m.FlagReason))
+	}
+	// The fatal findings decide, whatever the flag says: an invalid
+	// e-invoice flagged as a duplicate, then marked not a duplicate, is
+	// still invalid.
+	var acknowledged []Violation
+	if violations := fatalViolations(m.Findings); len(violations) > 0 || m.FlagReason == FlagInvalidEInvoice {
+		if unpostable := slices.DeleteFunc(slices.Clone(violations), func(v Violation) bool { return !einvoice.Unpostable(v.Code) }); len(unpostable) > 0 {
+			// No acknowledgement posts what the ledger cannot hold.
+			return nil, apperr.New(apperr.InvalidState, "document %d cannot be posted as it is (%s); type its fields in or reject it", m.ID, codesOf(unpostable)).
+				With("reason", "unpostable").With("violations", unpostable)
+		}
+		if !ack.Invalid {
+			return nil, apperr.New(apperr.InvalidState, "document %d is an invalid e-invoice (%s); approving it needs an acknowledgement with a reason", m.ID, codesOf(violations)).
+				With("reason", FlagInvalidEInvoice).With("violations", violations)
+		}
+		acknowledged = violations
 	}
 	if m.NothingToPost {
 		// Refused up front: approved, it would only be abandoned by the
 		// bookkeeper as a dead letter. What a reviewer means is "reject".
-		return apperr.New(apperr.InvalidState, "document %d has nothing to post: every amount is zero; reject it instead", m.ID).
+		return nil, apperr.New(apperr.InvalidState, "document %d has nothing to post: every amount is zero; reject it instead", m.ID).
 			With("reason", "nothing_to_post")
 	}
-	return nil
+	return acknowledged, nil
+}
+
+// Violation is a fatal finding an approve names: the rule and where.
+type Violation struct {
+	Code    string `json:"code"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// fatalViolations are the fatal findings of a filed document.
+func fatalViolations(raw []byte) []Violation {
+	var fs []einvoice.Finding
+	_ = json.Unmarshal(raw, &fs) // filed by the pipeline; unreadable means none to name
+	out := []Violation{}
+	for _, f := range fs {
+		if f.Fatal() {
+			out = append(out, Violation{Code: f.Code, Field: f.Field, Message: f.Message})
+		}
+	}
+	return out
+}
+
+func codesOf(vs []Violation) string {
+	codes := make([]string, 0, len(vs))
+	for _, v := range vs {
+		if !slices.Contains(codes, v.Code) {
+			codes = append(codes, v.Code)
+		}
+	}
+	return strings.Join(codes, ", ")
 }
 
 func orNone(s string) string {

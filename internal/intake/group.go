@@ -47,6 +47,9 @@ type Member struct {
 	HasFields       bool       `json:"-"`
 	// NothingToPost: every amount the bookkeeper would post is zero.
 	NothingToPost bool `json:"-"`
+	// Findings are the pipeline's findings as filed (JSON), read where a
+	// decision depends on them: approving an invalid e-invoice.
+	Findings []byte `json:"-"`
 }
 
 // Accepted reports whether a member has entered, or is entering, the
@@ -57,7 +60,7 @@ func (m Member) Accepted() bool {
 
 const memberColumns = `d.id, d.status, coalesce(d.duplicate_of, 0), coalesce(d.duplicate_reason, ''), coalesce(d.result_entry_id, 0),
 	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.source_ref, ''), d.filename, coalesce(d.doc_type, ''),
-	coalesce(d.flag_reason, ''), d.fields IS NOT NULL, ` + nothingToPostSQL
+	coalesce(d.flag_reason, ''), d.fields IS NOT NULL, ` + nothingToPostSQL + `, d.findings`
 
 // nothingToPostSQL is true for a document with fields every amount of which
 // the bookkeeper would post (net, tax, each subtotal's tax, rounding,
@@ -71,7 +74,7 @@ const nothingToPostSQL = `(d.fields IS NOT NULL
 func scanMember(r pgx.CollectableRow) (Member, error) {
 	var m Member
 	err := r.Scan(&m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt, &m.SourceRef,
-		&m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost)
+		&m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost, &m.Findings)
 	return m, err
 }
 

@@ -58,8 +58,6 @@ func TestWhatTheDatabaseCannotHoldIsFiledFlagged(t *testing.T) {
 		{"40-digit unit price", jsonInvoice("INV-BIG-40", "Supplier AB", "1234567890123456789012345678901234567890", "25"),
 			"lines[0].unit_price", einvoice.CodeAmountOutOfRange},
 		{"zero amount", jsonInvoice("INV-ZERO", "Supplier AB", "0", "25"), "totals.payable", einvoice.CodeNothingToPost},
-		{"tax rate -25", jsonInvoice("INV-NEG-RATE", "Supplier AB", "10", "-25"), "lines[0].tax_rate", einvoice.CodeTaxRateOutOfRange},
-		{"tax rate 1000", jsonInvoice("INV-HUGE-RATE", "Supplier AB", "10", "1000"), "lines[0].tax_rate", einvoice.CodeTaxRateOutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := d.ingest(t, tc.content, "application/json")
@@ -121,7 +119,7 @@ func TestDocumentsWithNothingToCompareAreNotDuplicates(t *testing.T) {
 			t.Fatalf("document %d: duplicate of %d (%s), content key %q, source ref %q", doc.ID, doc.DuplicateOf, doc.DuplicateReason, doc.ContentKey, doc.SourceRef)
 		}
 	}
-	if !strings.Contains(string(docs[0].Findings), "required") {
+	if !strings.Contains(string(docs[0].Findings), einvoice.CodeNumberMissing) {
 		t.Fatalf("findings %s", docs[0].Findings)
 	}
 }

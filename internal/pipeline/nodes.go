@@ -34,8 +34,11 @@ type State struct {
 	// Unstorable are the findings of the text the extraction gave that the
 	// database could not hold (Document holds it made storable).
 	Unstorable []einvoice.Finding `json:"unstorable,omitempty"`
-	Repairs    int                `json:"repairs"`
-	Flag       string             `json:"flag,omitempty"`
+	// Conformance is the EN 16931 rules' verdict on the UBL or CII the
+	// document was read from (einvoice.Document.Conformance), made storable.
+	Conformance []einvoice.Finding `json:"conformance,omitempty"`
+	Repairs     int                `json:"repairs"`
+	Flag        string             `json:"flag,omitempty"`
 }
 
 // Inputs are what the stages between ingest and queue may use: the bytes
@@ -103,7 +106,7 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 	}
 	var hints []einvoice.Finding
 	if s.Repairs > 0 {
-		hints = s.Findings
+		hints = fatalOnly(s.Findings) // what the repair is for; warnings are no reason to read again
 	}
 	ex := in.extractor(s.Extractor)
 	doc, err := ex.Extract(ctx, content, s.MediaType, hints)
@@ -118,6 +121,7 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 		doc = einvoice.MakeStorable(doc)
 		s.Unstorable = cleanedAway(found, einvoice.StorageFindings(doc))
 		s.Document, s.Findings = &doc, nil
+		s.Conformance = storableFindings(doc.Conformance)
 		return nodeValidate, fmt.Sprintf("%s extraction: %s %s", ex.Name(), doc.Type, doc.Number), nil
 	case isNoStructuredData(err):
 		if in.Model != nil && s.Extractor != "model" {
@@ -129,7 +133,7 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 	case errors.As(err, &parseErr), errors.As(err, &unreadable):
 		// A malformed document is a finding, not a fault: validate decides
 		// between a repair and a flag.
-		s.Document, s.Unstorable = nil, nil
+		s.Document, s.Unstorable, s.Conformance = nil, nil, nil
 		code, field := "unreadable", "document"
 		if parseErr != nil && parseErr.Code != "" {
 			// A cap or a charset: the finding says which, for the reviewer.
@@ -153,12 +157,17 @@ func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
 		if in.Now != nil {
 			now = in.Now()
 		}
-		s.Findings = append(einvoice.ValidateAt(*s.Document, now), s.Unstorable...)
+		s.Findings = append(withConformance(einvoice.ValidateAt(*s.Document, now), s.Conformance), s.Unstorable...)
 	}
-	if len(s.Findings) == 0 {
-		return nodeQueue, "valid", nil
+	// Only a fatal finding is a verdict: warnings and infos are filed with
+	// the document and shown, and change neither its status nor the run.
+	if !einvoice.HasFatal(s.Findings) {
+		if len(s.Findings) == 0 {
+			return nodeQueue, "valid", nil
+		}
+		return nodeQueue, "valid, with warnings: " + summarise(s.Findings), nil
 	}
-	summary := summarise(s.Findings)
+	summary := summarise(fatalOnly(s.Findings))
 	if in.extractor(s.Extractor).Repairable() && s.Repairs < in.MaxRepairs {
 		s.Repairs++
 		return nodeExtract, fmt.Sprintf("repair %d of %d: %s", s.Repairs, in.MaxRepairs, summary), nil
@@ -184,6 +193,17 @@ func cleanedAway(before, after []einvoice.Finding) []einvoice.Finding {
 	var out []einvoice.Finding
 	for _, f := range before {
 		if !slices.ContainsFunc(after, func(g einvoice.Finding) bool { return g.Code == f.Code && g.Field == f.Field }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fatalOnly are the findings of fs that flag a document.
+func fatalOnly(fs []einvoice.Finding) []einvoice.Finding {
+	var out []einvoice.Finding
+	for _, f := range fs {
+		if f.Fatal() {
 			out = append(out, f)
 		}
 	}
@@ -219,13 +239,33 @@ func filingOf(s *State) intake.Filing {
 		f.Profile = string(d.Profile)
 	}
 	if len(s.Findings) > 0 {
-		fs := make([]einvoice.Finding, len(s.Findings))
-		for i, x := range s.Findings {
-			fs[i] = einvoice.Finding{Code: storable.Clean(x.Code, 200), Severity: x.Severity, Field: storable.Clean(x.Field, 200), Message: storable.Clean(x.Message, storable.MaxMessage)}
-		}
-		f.Findings, _ = json.Marshal(fs)
+		f.Findings, _ = json.Marshal(storableFindings(s.Findings))
 	}
 	return f
+}
+
+// storableFindings are fs with every text made storable.
+func storableFindings(fs []einvoice.Finding) []einvoice.Finding {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]einvoice.Finding, len(fs))
+	for i, x := range fs {
+		out[i] = einvoice.Finding{Code: storable.Clean(x.Code, 200), Severity: x.Severity, Field: storable.Clean(x.Field, 200), Message: storable.Clean(x.Message, storable.MaxMessage)}
+	}
+	return out
+}
+
+// withConformance files the EN 16931 rules' verdict beside the product's own findings. Where both name
+// the same rule, the rules' finding stands: it is the official one, with the business term.
+func withConformance(own, conformance []einvoice.Finding) []einvoice.Finding {
+	if len(conformance) == 0 {
+		return own
+	}
+	out := slices.DeleteFunc(slices.Clone(own), func(f einvoice.Finding) bool {
+		return slices.ContainsFunc(conformance, func(c einvoice.Finding) bool { return c.Code == f.Code })
+	})
+	return append(out, conformance...)
 }
 
 // ContentKey identifies an invoice by its facts rather than its number: the
@@ -241,9 +281,4 @@ func ContentKey(d einvoice.Document) string {
 	sum := sha256.Sum256([]byte(strings.Join([]string{seller, string(d.Type), d.IssueDate, d.Currency,
 		money.Canonical(d.Totals.Payable)}, "\x1f")))
 	return hex.EncodeToString(sum[:16])
-}
-
-// FilingFor is the queue's filing of a document's fields.
-func FilingFor(d einvoice.Document) intake.Filing {
-	return filingOf(&State{Document: &d, Format: string(d.Format)})
 }

@@ -282,7 +282,7 @@ func TestRepairLoopIsBounded(t *testing.T) {
 		if srv.calls.Load() != 3 {
 			t.Fatalf("%d extractions, want 1 + 2 repairs (trace %v)", srv.calls.Load(), trace)
 		}
-		if d.Status != intake.Flagged || d.FlagReason != intake.FlagExtractionFailed || !strings.Contains(string(d.Findings), "payable_mismatch") {
+		if d.Status != intake.Flagged || d.FlagReason != intake.FlagExtractionFailed || !strings.Contains(string(d.Findings), einvoice.CodePayable) {
 			t.Fatalf("document %+v", d)
 		}
 	})

@@ -14,10 +14,12 @@ import (
 
 // TypeIn files a flagged document again with the fields a person typed in
 // (a scan, or a document whose extraction failed). It validates them first:
-// when they do not validate it returns the findings and writes nothing.
+// when a finding is fatal it returns the findings and writes nothing;
+// warnings are filed with the document, which is pending.
 func TypeIn(ctx context.Context, db intake.DB, orgID, docID int64, d einvoice.Document, actor audit.Actor) (intake.Document, []einvoice.Finding, error) {
 	d.Format = "manual"
-	if fs := einvoice.ValidateAt(d, time.Now()); len(fs) > 0 {
+	fs := einvoice.ValidateAt(d, time.Now())
+	if einvoice.HasFatal(fs) {
 		return intake.Document{}, fs, nil
 	}
 	doc, err := database.WithTxV(ctx, db, func(tx pgx.Tx) (intake.Document, error) {
@@ -26,7 +28,7 @@ func TypeIn(ctx context.Context, db intake.DB, orgID, docID int64, d einvoice.Do
 		if err != nil {
 			return intake.Document{}, err
 		}
-		doc, err := intake.FileTyped(ctx, store, docID, FilingFor(d))
+		doc, err := intake.FileTyped(ctx, store, docID, filingOf(&State{Document: &d, Format: string(d.Format), Findings: fs}))
 		if err != nil {
 			return intake.Document{}, err
 		}
