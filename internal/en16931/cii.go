@@ -228,7 +228,13 @@ func ciiCodes(root *node) []CodeUse {
 	root.walk(func(n *node) {
 		switch {
 		case n.name == "TypeCode" && parentIs(n, "ExchangedDocument"):
-			add(CodeList01, n.txt(), "BT-3")
+			// CII has one root for invoices and credit notes: its code list is the union of both
+			// (EN16931-CII-codes.sch), where UBL's is the root's own.
+			list := CodeList01
+			if inCodeList(CodeList01CreditNote, n.txt().Value) {
+				list = CodeList01CreditNote
+			}
+			add(list, n.txt(), "BT-3")
 		case n.name == "TaxTotalAmount" && n.attr("currencyID").Present:
 			add(CodeList03, n.attr("currencyID"), "currency of an amount")
 		case n.name == "InvoiceCurrencyCode":

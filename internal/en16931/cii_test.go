@@ -90,3 +90,24 @@ func TestCIIUnitTests(t *testing.T) {
 		t.Fatalf("only %d rules covered", len(seen))
 	}
 }
+
+// TestCIICreditNoteTypeCodes: CII has one root for invoices and credit notes, so BR-CL-01 there accepts
+// both lists (EN16931-CII-codes.sch); a 381 credit note is not a violation.
+func TestCIICreditNoteTypeCodes(t *testing.T) {
+	example, err := os.ReadFile("testdata/examples/en16931-cii-example2.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []string{"381", "396", "261"} {
+		data := strings.Replace(string(example), "<ram:TypeCode>380</ram:TypeCode>", "<ram:TypeCode>"+code+"</ram:TypeCode>", 1)
+		vs, err := Validate("cii", []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs {
+			if v.Rule == "BR-CL-01" {
+				t.Errorf("type code %s: %s", code, v.Message)
+			}
+		}
+	}
+}
