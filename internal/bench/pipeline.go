@@ -85,6 +85,9 @@ func Pipeline(ctx context.Context, e *Env) error {
 		if err != nil {
 			return err
 		}
+		if workers == 1 {
+			e.pipelineRate = rate
+		}
 		st := engine.Stats()
 		wall := time.Duration(workers) * e.Duration // time the workers spent, all of it
 		share := func(d time.Duration) string { return fmt.Sprintf("%.0f%%", 100*float64(d)/float64(wall)) }
