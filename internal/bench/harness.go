@@ -35,7 +35,13 @@ type Env struct {
 	cluster  *embeddedpg.Cluster
 	dir      string
 	db       string
+	// pipelineRate is the pipeline figure's documents/s at 1 worker, once it has run: the rules figure
+	// shows the pipeline's rate with the rules on and off from it.
+	pipelineRate float64
 }
+
+// InProcess is the environment of a run whose figures need no database (the rules figure alone).
+func InProcess(out io.Writer, d time.Duration) *Env { return &Env{Out: out, Duration: d} }
 
 // Setup starts a cluster with production settings (fsync on) and migrates.
 func Setup(ctx context.Context, out io.Writer, d time.Duration) (*Env, error) {
@@ -72,8 +78,10 @@ func (e *Env) Close() {
 	if e.Pool != nil {
 		e.Pool.Close()
 	}
-	_ = e.cluster.Close()
-	os.RemoveAll(e.dir)
+	if e.cluster != nil {
+		_ = e.cluster.Close()
+		os.RemoveAll(e.dir)
+	}
 }
 
 // NewPool opens a pool of exactly n connections, one per client.

@@ -16,7 +16,7 @@ import (
 )
 
 // ublInvoice renders a UBL 2.1 invoice with ten lines at 25% VAT, numbered
-// n. Its first line's price varies with n, so that no two share their facts
+// n, valid by the EN 16931 rules (the pipeline files it pending). Its first line's price varies with n, so that no two share their facts
 // (they would be flagged as the same invoice renumbered).
 func ublInvoice(n int64) []byte {
 	cents := 1000 + n%1_000_000 // first line: 4 × price, so tax = price exactly
@@ -40,8 +40,10 @@ func ublInvoice(n int64) []byte {
 <cbc:ID>BENCH-%[1]d</cbc:ID><cbc:IssueDate>2026-11-20</cbc:IssueDate><cbc:DueDate>2026-12-20</cbc:DueDate>
 <cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode><cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>
 <cac:AccountingSupplierParty><cac:Party><cac:PartyName><cbc:Name>Bench Supplier AB</cbc:Name></cac:PartyName>
+<cac:PostalAddress><cbc:StreetName>Storgatan 1</cbc:StreetName><cbc:CityName>Stockholm</cbc:CityName><cbc:PostalZone>11122</cbc:PostalZone><cac:Country><cbc:IdentificationCode>SE</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
 <cac:PartyTaxScheme><cbc:CompanyID>SE556677889901</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme><cac:PartyLegalEntity><cbc:RegistrationName>Bench Supplier AB</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingSupplierParty>
-<cac:AccountingCustomerParty><cac:Party><cac:PartyName><cbc:Name>Bench Buyer Ltd</cbc:Name></cac:PartyName><cac:PartyLegalEntity><cbc:RegistrationName>Bench Buyer Ltd</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>
+<cac:AccountingCustomerParty><cac:Party><cac:PartyName><cbc:Name>Bench Buyer Ltd</cbc:Name></cac:PartyName>
+<cac:PostalAddress><cbc:CityName>London</cbc:CityName><cac:Country><cbc:IdentificationCode>GB</cbc:IdentificationCode></cac:Country></cac:PostalAddress><cac:PartyLegalEntity><cbc:RegistrationName>Bench Buyer Ltd</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>
 <cac:TaxTotal><cbc:TaxAmount currencyID="EUR">%[2]s</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount currencyID="EUR">%[3]s</cbc:TaxableAmount>
 <cbc:TaxAmount currencyID="EUR">%[2]s</cbc:TaxAmount><cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>25</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>
 <cac:LegalMonetaryTotal><cbc:LineExtensionAmount currencyID="EUR">%[3]s</cbc:LineExtensionAmount><cbc:TaxExclusiveAmount currencyID="EUR">%[3]s</cbc:TaxExclusiveAmount>
@@ -82,6 +84,9 @@ func Pipeline(ctx context.Context, e *Env) error {
 		pool.Close()
 		if err != nil {
 			return err
+		}
+		if workers == 1 {
+			e.pipelineRate = rate
 		}
 		st := engine.Stats()
 		wall := time.Duration(workers) * e.Duration // time the workers spent, all of it
