@@ -72,7 +72,7 @@ func TestConformancePanel(t *testing.T) {
 			}
 			if tc.name == "invalid" {
 				first := panel.Find(`[data-testid=finding]`).First()
-				if first.Find(`[data-testid=finding-term]`).Text() != "BT-115" || first.Find(`[data-testid=finding-severity]`).Text() != "fatal" ||
+				if first.Find(`[data-testid=finding-term]`).Text() != "BT-115" || first.Find(`[data-testid=finding-term]`).AttrOr("href", "") != "#bt-115" || first.Find(`[data-testid=finding-severity]`).Text() != "fatal" ||
 					!strings.Contains(first.Find(`[data-testid=finding-message]`).Text(), "amount due 24331.00 ≠ total with VAT 24321.07") {
 					html, _ := first.Html()
 					t.Fatalf("the violation: %s", html)
