@@ -35,6 +35,8 @@ func TestTheDecisionPanelRefreshesOnlyOnItsTriggers(t *testing.T) {
 		"failed":   {Doc: doc(intake.Active), Job: job(intake.JobAbandoned), IsAdmin: true},
 		"posted":   {Doc: doc(intake.Posted), Job: job(intake.JobDone)},
 		"rejected": {Doc: doc(intake.Rejected)},
+		"invalid": {Doc: doc(intake.Flagged), Verdict: intake.Verdict{Applies: true, State: intake.VerdictInvalid, Violations: 1,
+			NeedsAcknowledgement: true, SupplierNotice: "Your invoice INV-1 cannot be accepted."}},
 	}
 	for name, v := range states {
 		t.Run(name, func(t *testing.T) {

@@ -22,7 +22,7 @@ func (s *Server) decisionView(c echo.Context, id int64, out *views.Outcome) (vie
 	if err != nil {
 		return views.DecisionView{}, err
 	}
-	v := views.DecisionView{Doc: doc, IsAdmin: u.IsAdmin(), Outcome: out}
+	v := views.DecisionView{Doc: doc, IsAdmin: u.IsAdmin(), Outcome: out, Verdict: intake.VerdictOf(doc)}
 	if out == nil && (doc.Status == intake.Pending || doc.Status == intake.Flagged) {
 		// Another member accepted: say so before anyone presses approve.
 		group, err := intake.Group(ctx, s.pool, u.OrgID, id)
@@ -104,8 +104,12 @@ func (s *Server) approve(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The panel's acknowledgement of an invalid e-invoice, as the API's
+	// {"acknowledge_invalid": true, "reason": ...}; the plain approve button
+	// sends neither.
+	ack := intake.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
 	u := currentUser(c)
-	a, err := s.app.Decisions.Approve(c.Request().Context(), u.OrgID, id, u.Actor())
+	a, err := s.app.Decisions.ApproveWith(c.Request().Context(), u.OrgID, id, u.Actor(), ack)
 	s.countApprove(&a.Launch, err)
 	if err != nil {
 		if out, status, ok := asOutcome(err); ok {

@@ -118,6 +118,7 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 	v.Fields = fieldsOf(doc)
 	_ = json.Unmarshal(doc.Findings, &v.Findings)
 	v.Findings = einvoice.BySeverity(v.Findings)
+	v.Verdict = intake.VerdictOf(doc)
 	if v.Group, err = intake.Group(ctx, s.pool, u.OrgID, id); err != nil {
 		return v, err
 	}

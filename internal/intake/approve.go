@@ -440,7 +440,7 @@ func needReason(reason string) error {
 	if len([]rune(reason)) < 3 {
 		return apperr.New(apperr.Invalid, "a reason is required").With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
 	}
-	if p := storable.Problem(reason, 2000); p != "" {
+	if p := storable.Problem(reason, maxReason); p != "" {
 		return apperr.New(apperr.Invalid, "the reason %s", p).With("reasons", []map[string]string{{"field": "reason", "message": p}})
 	}
 	return nil
