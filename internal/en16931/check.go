@@ -29,13 +29,35 @@ type Rule struct {
 	BusinessTerm string
 	Context      string
 	check        func(inv *Invoice, fail func(field, detail string))
+	xrechnung    bool // a BR-DE rule: judged only for an XRechnung document (BT-24), always a warning
 }
 
-// Flag is the rule's official flag.
-func (r Rule) Flag() string { return officialRules[r.ID].Flag }
+// Flag is the rule's flag in this product: the official one of EN 16931, "warning" for XRechnung's rules.
+func (r Rule) Flag() string {
+	if r.xrechnung {
+		return "warning"
+	}
+	return officialRules[r.ID].Flag
+}
+
+// OfficialFlag is the flag the rule's publisher gives it (CEN, or KoSIT for XRechnung's BR-DE rules).
+func (r Rule) OfficialFlag() string {
+	if r.xrechnung {
+		return xrechnungRules[r.ID].Official
+	}
+	return officialRules[r.ID].Flag
+}
+
+// XRechnung reports whether the rule is one of XRechnung's (BR-DE-*), judged only when BT-24 says XRechnung.
+func (r Rule) XRechnung() bool { return r.xrechnung }
 
 // Message is the rule's official text.
-func (r Rule) Message() string { return officialRules[r.ID].Message }
+func (r Rule) Message() string {
+	if r.xrechnung {
+		return xrechnungRules[r.ID].Message
+	}
+	return officialRules[r.ID].Message
+}
 
 // Rules lists the rules this package implements, in a stable order.
 func Rules() []Rule {
@@ -50,9 +72,13 @@ func Check(inv *Invoice) []Violation {
 		return nil
 	}
 	var out []Violation
+	xrechnung := inv.IsXRechnung()
 	for _, r := range ruleSet {
+		if r.xrechnung && !xrechnung {
+			continue
+		}
 		r.check(inv, func(field, detail string) {
-			msg := officialRules[r.ID].Message
+			msg := r.Message()
 			if detail != "" {
 				msg += " (" + detail + ")"
 			}

@@ -52,7 +52,11 @@ func FromCII(data []byte) (*Invoice, error) {
 			Address: ciiAddress(delivery.at("ShipToTradeParty/PostalTradeAddress")), LocationID: ublIdentifier(delivery.at("ShipToTradeParty/GlobalID"), "schemeID")}
 	}
 	for _, pm := range settlement.all("SpecifiedTradeSettlementPaymentMeans") {
-		p := PaymentMeans{Code: pm.child("TypeCode").txt(), CardNumber: pm.at("ApplicableTradeSettlementFinancialCard/ID").txt()}
+		p := PaymentMeans{Code: pm.child("TypeCode").txt(), CardNumber: pm.at("ApplicableTradeSettlementFinancialCard/ID").txt(),
+			CreditTransfer: pm.child("PayeePartyCreditorFinancialAccount") != nil, Card: pm.child("ApplicableTradeSettlementFinancialCard") != nil,
+			// CII has no element for BG-19: KoSIT's binding takes any of its terms (BT-89, BT-90, BT-91) as the group.
+			DirectDebit: settlement.at("SpecifiedTradePaymentTerms/DirectDebitMandateID") != nil || settlement.child("CreditorReferenceID") != nil ||
+				pm.at("PayerPartyDebtorFinancialAccount/IBANID") != nil}
 		for _, acc := range pm.all("PayeePartyCreditorFinancialAccount") {
 			id := acc.child("IBANID").txt()
 			if !id.Filled() {
@@ -98,6 +102,19 @@ func FromCII(data []byte) (*Invoice, error) {
 	for _, d := range agreement.all("AdditionalReferencedDocument") {
 		inv.SupportingDocs = append(inv.SupportingDocs, d.child("IssuerAssignedID").txt())
 	}
+	root.walk(func(n *node) {
+		if n.name == "AdditionalReferencedDocument" {
+			if o := n.child("AttachmentBinaryObject"); o != nil {
+				inv.AttachmentNames = append(inv.AttachmentNames, o.attr("filename"))
+			}
+		}
+	})
+	inv.BuyerReference = agreement.child("BuyerReference").txt()
+	for _, pt := range settlement.all("SpecifiedTradePaymentTerms") {
+		if d := pt.child("Description"); d != nil {
+			inv.PaymentTerms = append(inv.PaymentTerms, d.txt())
+		}
+	}
 	for _, d := range settlement.all("InvoiceReferencedDocument") {
 		id := d.child("IssuerAssignedID").txt()
 		if !id.Filled() {
@@ -135,7 +152,7 @@ func ciiAddress(n *node) Address {
 	if n == nil {
 		return Address{}
 	}
-	return Address{Present: true, Country: n.child("CountryID").txt()}
+	return Address{Present: true, Country: n.child("CountryID").txt(), City: n.child("CityName").txt(), PostCode: n.child("PostcodeCode").txt()}
 }
 
 func ciiParty(p *node) Party {
@@ -145,6 +162,14 @@ func ciiParty(p *node) Party {
 	party := Party{Present: true, LegalName: p.child("Name").txt(), Name: p.at("SpecifiedLegalOrganization/TradingBusinessName").txt(),
 		LegalID:           ublIdentifier(p.at("SpecifiedLegalOrganization/ID"), "schemeID"),
 		ElectronicAddress: ublIdentifier(p.at("URIUniversalCommunication/URIID"), "schemeID"), Address: ciiAddress(p.child("PostalTradeAddress"))}
+	if c := p.child("DefinedTradeContact"); c != nil {
+		name := c.child("PersonName").txt()
+		if !name.Filled() {
+			name = c.child("DepartmentName").txt()
+		}
+		party.Contact = Contact{Present: true, Name: name, Telephone: c.at("TelephoneUniversalCommunication/CompleteNumber").txt(),
+			Email: c.at("EmailURIUniversalCommunication/URIID").txt()}
+	}
 	for _, c := range p.children {
 		if c.name == "ID" || c.name == "GlobalID" {
 			party.IDs = append(party.IDs, ublIdentifier(c, "schemeID"))

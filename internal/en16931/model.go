@@ -62,8 +62,18 @@ type TaxCategory struct {
 
 // Address is a postal address (BG-5, BG-8, BG-12, BG-15).
 type Address struct {
-	Present bool
-	Country Text
+	Present  bool
+	Country  Text
+	City     Text // BT-37, BT-52, BT-77
+	PostCode Text // BT-38, BT-53, BT-78
+}
+
+// Contact is a seller contact (BG-6) as XRechnung requires it.
+type Contact struct {
+	Present   bool
+	Name      Text // BT-41
+	Telephone Text // BT-42
+	Email     Text // BT-43
 }
 
 // Party is a seller, buyer, payee or tax representative (BG-4, BG-7, BG-10, BG-11).
@@ -77,6 +87,7 @@ type Party struct {
 	TaxRegistrationID Text         // BT-32
 	ElectronicAddress Identifier   // BT-34, BT-49
 	Address           Address
+	Contact           Contact // BG-6 (seller)
 }
 
 // Period is an invoicing period (BG-14, BG-26).
@@ -128,6 +139,11 @@ type PaymentMeans struct {
 	Code          Text // BT-81
 	PayeeAccounts []Text
 	CardNumber    Text // BT-87
+	// The payment groups stated in this payment means, for XRechnung's BR-DE-23…25: credit transfer (BG-17),
+	// payment card (BG-18), direct debit (BG-19).
+	CreditTransfer bool
+	Card           bool
+	DirectDebit    bool
 }
 
 // ItemAttribute is one item attribute (BG-32).
@@ -195,6 +211,10 @@ type Invoice struct {
 	Lines          []Line
 	SupportingDocs []Text // BT-122 of each BG-24
 	PrecedingIDs   []Text // BT-25 of each BG-3
+	BuyerReference Text   // BT-10
+	PaymentTerms   []Text // BT-20, each as written
+	// AttachmentNames is the filename of each attached document (BT-125), for XRechnung's BR-DE-22.
+	AttachmentNames []Text
 
 	// VATIdentifiers lists every VAT identifier of any party (BT-31, BT-48, BT-63) for BR-CO-09.
 	VATIdentifiers []Text

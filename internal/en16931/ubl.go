@@ -36,7 +36,9 @@ func FromUBL(data []byte) (*Invoice, error) {
 			Address: ublAddress(d.at("DeliveryLocation/Address")), LocationID: ublIdentifier(d.at("DeliveryLocation/ID"), "schemeID")}
 	}
 	for _, pm := range root.all("PaymentMeans") {
-		p := PaymentMeans{Code: pm.child("PaymentMeansCode").txt(), CardNumber: pm.at("CardAccount/PrimaryAccountNumberID").txt()}
+		p := PaymentMeans{Code: pm.child("PaymentMeansCode").txt(), CardNumber: pm.at("CardAccount/PrimaryAccountNumberID").txt(),
+			CreditTransfer: pm.child("PayeeFinancialAccount") != nil, Card: pm.child("CardAccount") != nil,
+			DirectDebit: pm.child("PaymentMandate") != nil}
 		for _, acc := range pm.all("PayeeFinancialAccount") {
 			p.PayeeAccounts = append(p.PayeeAccounts, acc.child("ID").txt())
 		}
@@ -68,6 +70,13 @@ func FromUBL(data []byte) (*Invoice, error) {
 	}
 	for _, d := range root.all("AdditionalDocumentReference") {
 		inv.SupportingDocs = append(inv.SupportingDocs, d.child("ID").txt())
+		if o := d.at("Attachment/EmbeddedDocumentBinaryObject"); o != nil {
+			inv.AttachmentNames = append(inv.AttachmentNames, o.attr("filename"))
+		}
+	}
+	inv.BuyerReference = root.child("BuyerReference").txt()
+	for _, pt := range root.all("PaymentTerms") {
+		inv.PaymentTerms = append(inv.PaymentTerms, pt.child("Note").txt())
 	}
 	for _, b := range root.all("BillingReference") {
 		inv.PrecedingIDs = append(inv.PrecedingIDs, b.at("InvoiceDocumentReference/ID").txt())
@@ -99,7 +108,8 @@ func ublAddress(n *node) Address {
 	if n == nil {
 		return Address{}
 	}
-	return Address{Present: true, Country: n.at("Country/IdentificationCode").txt()}
+	return Address{Present: true, Country: n.at("Country/IdentificationCode").txt(), City: n.child("CityName").txt(),
+		PostCode: n.child("PostalZone").txt()}
 }
 
 func isVATScheme(n *node) bool {
@@ -113,6 +123,10 @@ func ublParty(p *node) Party {
 	party := Party{Present: true, Name: p.at("PartyName/Name").txt(), LegalName: p.at("PartyLegalEntity/RegistrationName").txt(),
 		LegalID: ublIdentifier(p.at("PartyLegalEntity/CompanyID"), "schemeID"), ElectronicAddress: ublIdentifier(p.child("EndpointID"), "schemeID"),
 		Address: ublAddress(p.child("PostalAddress"))}
+	if c := p.child("Contact"); c != nil {
+		party.Contact = Contact{Present: true, Name: c.child("Name").txt(), Telephone: c.child("Telephone").txt(),
+			Email: c.child("ElectronicMail").txt()}
+	}
 	for _, id := range p.every("PartyIdentification/ID") {
 		party.IDs = append(party.IDs, ublIdentifier(id, "schemeID"))
 	}

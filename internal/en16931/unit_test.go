@@ -73,7 +73,9 @@ func readUnitTests(t *testing.T) []unitTest {
 func TestOfficialUnitTests(t *testing.T) {
 	implemented := map[string]bool{}
 	for _, r := range Rules() {
-		implemented[r.ID] = true
+		if !r.XRechnung() { // XRechnung's BR-DE rules are not CEN's: their verdicts stay out of this count
+			implemented[r.ID] = true
+		}
 	}
 	tests := readUnitTests(t)
 	agree, judged, skipped := 0, 0, 0
@@ -92,6 +94,9 @@ func TestOfficialUnitTests(t *testing.T) {
 		}
 		got := "success"
 		for _, v := range Check(inv) {
+			if strings.HasPrefix(v.Rule, "BR-DE-") {
+				t.Errorf("%s %s: an XRechnung rule judged a document that is not XRechnung: %s", u.file, u.rule, v.Rule)
+			}
 			if v.Rule == u.rule {
 				got = map[bool]string{true: "error", false: "warning"}[v.Fatal()]
 			}
