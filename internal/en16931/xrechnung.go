@@ -22,9 +22,15 @@ const (
 	xrExtensionID = xrCIUSID + "#conformant#urn:xeinkauf.de:kosit:extension:xrechnung_3.0"
 )
 
-// IsXRechnung reports whether the invoice states an XRechnung specification identifier (BT-24).
+// XRechnungPrefix2 starts the identifiers of XRechnung before 2.3 (urn:xoev-de:kosit:standard:xrechnung_2.0, used
+// by KoSIT's own test suite of those versions); such documents still arrive, and BR-DE-21 tells their sender
+// that the identifier is outdated.
+const XRechnungPrefix2 = "urn:cen.eu:en16931:2017#compliant#urn:xoev-de:kosit:standard:xrechnung"
+
+// IsXRechnung reports whether the invoice states an XRechnung specification identifier (BT-24), of any version.
 func (inv *Invoice) IsXRechnung() bool {
-	return strings.HasPrefix(inv.CustomizationID.Norm(), XRechnungPrefix)
+	id := inv.CustomizationID.Norm()
+	return strings.HasPrefix(id, XRechnungPrefix) || strings.HasPrefix(id, XRechnungPrefix2)
 }
 
 // xrechnungRule is a BR-DE rule's flag and text as KoSIT publishes them. The flag here is always "warning";

@@ -212,3 +212,25 @@ func TestIBANAndSkonto(t *testing.T) {
 		}
 	}
 }
+
+// TestAnOlderXRechnungIsJudgedAndToldItsIdentifier: a document that states XRechnung 2.0's identifier is an
+// XRechnung too, judged by the BR-DE rules, and BR-DE-21 warns that its identifier is not XRechnung 3.0's.
+func TestAnOlderXRechnungIsJudgedAndToldItsIdentifier(t *testing.T) {
+	for _, x := range xrExamples {
+		s := applyEdits(t, x.read(t), x.xrechnung)
+		if !strings.Contains(s, xrCIUSID) {
+			t.Fatalf("%s: the XRechnung copy does not state %s", x.file, xrCIUSID)
+		}
+		s = strings.Replace(s, xrCIUSID, XRechnungPrefix2+"_2.0", 1)
+		var named bool
+		for _, v := range validateString(t, x.format, s) {
+			if v.Fatal() {
+				t.Errorf("%s: fatal %s", x.file, v.Rule)
+			}
+			named = named || v.Rule == "BR-DE-21"
+		}
+		if !named {
+			t.Errorf("%s: XRechnung 2.0's identifier is not named by BR-DE-21", x.file)
+		}
+	}
+}
