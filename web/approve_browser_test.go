@@ -43,6 +43,11 @@ func uploadAndOpen(t *testing.T, p playwright.Page, name string, content []byte,
 		_, err = p.Reload()
 		must(t, err)
 	}
+	// The decision panel refreshes itself, so it can reach the status while
+	// the rest of the page still shows the document as it was loaded (the
+	// header's badges, the fields): load the page once more, filed.
+	_, err = p.Reload()
+	must(t, err)
 	must(t, expect.Locator(p.GetByTestId("decision")).ToHaveAttribute("data-status", wantStatus))
 	return p.URL()
 }
