@@ -70,12 +70,6 @@ func (c TaxCategory) is(code string) bool { return c.Present && c.IsVAT && c.Cod
 // inCategory is the category of a line, allowance or charge, by code only (the -08 sums do not ask the scheme).
 func (c TaxCategory) codeIs(code string) bool { return c.Present && c.Code.Norm() == code }
 
-func sameRate(a, b Amount) bool {
-	x, ok1 := a.Dec()
-	y, ok2 := b.Dec()
-	return ok1 && ok2 && x.Equal(y)
-}
-
 func init() {
 	for _, cat := range vatCategories {
 		cat := cat
