@@ -82,7 +82,7 @@ func ingestFile(ctx context.Context, a *app.App, orgID int64, path string) (int6
 		if doc.Status != intake.Received {
 			break // filed, whatever the run's last step said
 		}
-		if run, err := runs.Get(ctx, a.Pool, res.RunID); err == nil && (run.Status == runs.Failed || run.Status == runs.Done) {
+		if run, err := runs.Get(ctx, a.Pool, orgID, res.RunID); err == nil && (run.Status == runs.Failed || run.Status == runs.Done) {
 			// The run ended without filing the row: file it for a person,
 			// as an operator's abandon would, rather than leave a row the
 			// line would call refused.

@@ -362,9 +362,12 @@ func Questions(ctx context.Context, q interface {
 // Answer answers a paused bookkeeper run of an org. For an account it
 // checks the account first; the run resumes and uses the answer.
 func (b *Bookkeeper) Answer(ctx context.Context, orgID int64, runID string, answer map[string]string, remember bool, actor audit.Actor) error {
-	info, err := runs.Get(ctx, b.pool, runID)
-	if err != nil || info.OrgID != orgID || info.Kind != Kind {
+	info, err := runs.Get(ctx, b.pool, orgID, runID)
+	if apperr.Is(err, apperr.NotFound) || err == nil && info.Kind != Kind {
 		return apperr.New(apperr.NotFound, "no question %s", runID)
+	}
+	if err != nil {
+		return fmt.Errorf("bookkeeper: answer %s: %w", runID, err)
 	}
 	if info.Status != runs.Paused || info.Question == nil {
 		return apperr.New(apperr.InvalidState, "that question was answered already")
