@@ -42,6 +42,7 @@ func (e env) ingest(ctx context.Context, args []string) error {
 		return errors.New(message(err))
 	}
 	services := app.New(d.pool, app.Config{Logger: logger, MaxUploadBytes: envInt(e, "GREATBOOK_MAX_UPLOAD_BYTES", 0), Model: modelConfig(e)})
+	defer services.Close() // before the pool closes: no background work outlives it
 	refused := 0
 	for _, path := range files {
 		id, status, err := ingestFile(ctx, services, o.ID, path)
