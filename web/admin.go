@@ -177,9 +177,9 @@ func (s *Server) runAction(c echo.Context, done string, act func(ctx context.Con
 
 func (s *Server) runPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	info, err := runs.Get(ctx, s.pool, c.Param("id"))
-	if err != nil || info.OrgID != currentUser(c).OrgID {
-		return apperr.New(apperr.NotFound, "no run %s", c.Param("id"))
+	info, err := runs.Get(ctx, s.pool, currentUser(c).OrgID, c.Param("id"))
+	if err != nil {
+		return err
 	}
 	rv, err := s.runViews(c, []runs.Info{info})
 	if err != nil {

@@ -25,9 +25,9 @@ func (s *Server) apiUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u, err := s.auth.UserByID(c.Request().Context(), id)
-	if err != nil || u.OrgID != currentUser(c).OrgID {
-		return apperr.New(apperr.NotFound, "no user %d", id)
+	u, err := s.auth.UserInOrg(c.Request().Context(), currentUser(c).OrgID, id)
+	if err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"id": u.ID, "email": u.Email, "role": u.Role})
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -12,7 +14,10 @@ import (
 )
 
 // render writes a templ component with a status. Components deep in a
-// page find the session's CSRF token in the context.
+// page find the session's CSRF token in the context. The component renders
+// into a buffer first (pages are small): a component that fails leaves
+// nothing written, so the error handler answers with its status and error
+// page instead of a cut-off page with the status already sent.
 func render(c echo.Context, status int, comp templ.Component) error {
 	ctx := c.Request().Context()
 	if sess, ok := c.Get(ctxSession).(*sessions.Session); ok {
@@ -20,9 +25,11 @@ func render(c echo.Context, status int, comp templ.Component) error {
 			ctx = views.WithCSRF(ctx, t)
 		}
 	}
-	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-	c.Response().WriteHeader(status)
-	return comp.Render(ctx, c.Response())
+	var body bytes.Buffer
+	if err := comp.Render(ctx, &body); err != nil {
+		return fmt.Errorf("web: render page: %w", err)
+	}
+	return c.HTMLBlob(status, body.Bytes())
 }
 
 // page renders a full page with status 200.

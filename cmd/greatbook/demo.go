@@ -104,6 +104,7 @@ func loadDemoDocuments(ctx context.Context, d *db, o org.Org, reviewer auth.User
 		return err
 	}
 	a := app.New(d.pool, app.Config{Logger: slog.New(slog.DiscardHandler)})
+	defer a.Close()
 	actor := audit.Actor{UserID: reviewer.ID, Label: reviewer.Email}
 	parse := func(name string) (einvoice.Document, error) {
 		doc, err := einvoice.ParseJSON([]byte(demoDocuments[name]))

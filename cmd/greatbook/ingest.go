@@ -43,6 +43,7 @@ func (e env) ingest(ctx context.Context, args []string) error {
 		return errors.New(message(err))
 	}
 	services := app.New(d.pool, app.Config{Logger: logger, MaxUploadBytes: envInt(e, "GREATBOOK_MAX_UPLOAD_BYTES", 0), Model: modelConfig(e)})
+	defer services.Close() // before the pool closes: no background work outlives it
 	refused := 0
 	for _, path := range files {
 		id, status, err := ingestFile(ctx, services, o.ID, path)
@@ -83,7 +84,7 @@ func ingestFile(ctx context.Context, a *app.App, orgID int64, path string) (int6
 		if doc.Status != intake.Received {
 			break // filed, whatever the run's last step said
 		}
-		if run, err := runs.Get(ctx, a.Pool, res.RunID); err == nil && (run.Status == runs.Failed || run.Status == runs.Done) {
+		if run, err := runs.Get(ctx, a.Pool, orgID, res.RunID); err == nil && (run.Status == runs.Failed || run.Status == runs.Done) {
 			// The run ended without filing the row: file it for a person,
 			// as an operator's abandon would, rather than leave a row the
 			// line would call refused.

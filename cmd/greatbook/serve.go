@@ -40,6 +40,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	defer d.Close()
 
 	services := app.New(d.pool, app.Config{Logger: logger, Workers: 4, MaxUploadBytes: *maxUpload, Model: modelConfig(e)})
+	defer services.Close() // before the pool closes: no background work outlives it
 	srv := web.New(services, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, BehindProxy: *behindTLS, MaxUploadBytes: *maxUpload})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -26,6 +26,7 @@ func (e env) sweep(ctx context.Context, args []string) error {
 	}
 	defer d.Close()
 	services := app.New(d.pool, app.Config{Logger: logger})
+	defer services.Close() // before the pool closes: no background work outlives it
 	res, err := services.Outbox.Sweep(ctx, 10_000)
 	if err != nil {
 		return err

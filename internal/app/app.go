@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -50,6 +51,15 @@ type App struct {
 	Metrics    *Metrics
 	cfg        Config
 	log        *slog.Logger
+
+	// stop cancels the background work Start started; loops are the
+	// goroutines it runs (the sweep and resume loops), which Close waits
+	// for before the pool may close.
+	stop  context.CancelFunc
+	loops sync.WaitGroup
+	// beforeSweepPass, set only by tests (export_test.go), runs at the
+	// start of every sweep pass.
+	beforeSweepPass func(context.Context)
 }
 
 // New assembles the services; Start starts the background work.
@@ -74,35 +84,55 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 
 // Start runs the workers and the resume pass (at once, to pick up what a
 // previous process left, and then every lease period, to take over runs
-// whose worker died) until ctx is done. Wait waits for them to stop.
+// whose worker died) until ctx is done or Close is called. Wait waits for
+// them to stop.
 func (a *App) Start(ctx context.Context) {
 	if a.cfg.Workers <= 0 {
 		return
 	}
+	ctx, a.stop = context.WithCancel(ctx)
 	a.Engine.Start(ctx, a.cfg.Workers)
 	if a.cfg.SweepInterval >= 0 {
-		go a.sweepLoop(ctx)
+		a.loops.Go(func() { a.sweepLoop(ctx) })
 	}
-	go func() {
-		t := time.NewTicker(a.Engine.LeaseTTL)
-		defer t.Stop()
-		for {
-			if n, err := a.Engine.ResumeAll(ctx); err != nil && ctx.Err() == nil {
-				a.log.Warn("resume pass failed", "error", err)
-			} else if n > 0 {
-				a.log.Info("runs resumed", "count", n)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	a.loops.Go(func() { a.resumeLoop(ctx) })
 }
 
-// Wait blocks until the background work has stopped.
-func (a *App) Wait() { a.Engine.Wait() }
+// Wait blocks until every goroutine the app started has stopped: the sweep
+// and resume loops, the workers, the bookkeeper's background observations.
+func (a *App) Wait() {
+	a.loops.Wait()
+	a.Engine.Wait()
+	a.Bookkeeper.Wait()
+}
+
+// Close stops the background work and waits for it: when it returns, no
+// goroutine of the app is left and no pass is in flight, so the caller may
+// close the pool. It does not close the pool (the caller opened it).
+func (a *App) Close() {
+	if a.stop != nil {
+		a.stop()
+	}
+	a.Wait()
+}
+
+// resumeLoop runs the resume pass at once and then every lease period.
+func (a *App) resumeLoop(ctx context.Context) {
+	t := time.NewTicker(a.Engine.LeaseTTL)
+	defer t.Stop()
+	for {
+		if n, err := a.Engine.ResumeAll(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("resume pass failed", "error", err)
+		} else if n > 0 {
+			a.log.Info("runs resumed", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
 
 // sweepLoop runs the sweep on a ticker: it launches jobs left pending by a
 // crash between approve's commit and its launch, and failed jobs whose
@@ -115,6 +145,9 @@ func (a *App) sweepLoop(ctx context.Context) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
+		if a.beforeSweepPass != nil {
+			a.beforeSweepPass(ctx)
+		}
 		res, err := a.Outbox.Sweep(ctx, 1000)
 		a.Metrics.SweepPasses.Inc()
 		a.Metrics.SweepLaunched.Add(float64(len(res.Launched)))

@@ -126,7 +126,9 @@ func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, rol
 	})
 }
 
-// UserByID loads a user.
+// UserByID loads a user, for a session that names only the user: a user
+// that no longer exists is unauthorized; any other failure is returned
+// wrapped.
 func (s *Service) UserByID(ctx context.Context, id int64) (User, error) {
 	u, err := scanUser(s.Q.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -134,6 +136,19 @@ func (s *Service) UserByID(ctx context.Context, id int64) (User, error) {
 	}
 	if err != nil {
 		return User{}, fmt.Errorf("auth: load user: %w", err)
+	}
+	return u, nil
+}
+
+// UserInOrg loads a user of an org: another org's user is not found. Any
+// other failure (the database being unreachable) is returned wrapped.
+func (s *Service) UserInOrg(ctx context.Context, orgID, id int64) (User, error) {
+	u, err := scanUser(s.Q.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = $1 AND u.org_id = $2`, id, orgID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, apperr.New(apperr.NotFound, "no user %d", id)
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("auth: load user %d: %w", id, err)
 	}
 	return u, nil
 }

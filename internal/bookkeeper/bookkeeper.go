@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -79,7 +80,14 @@ type Bookkeeper struct {
 	// RetryBackoff is how long the sweep waits before relaunching a job
 	// whose run failed transiently.
 	RetryBackoff time.Duration
+	// observers are the conflict observations still being written on
+	// their own connections; Wait waits for them.
+	observers sync.WaitGroup
 }
+
+// Wait blocks until every observation the bookkeeper started in the
+// background is written (or has given up), so that the pool can close.
+func (b *Bookkeeper) Wait() { b.observers.Wait() }
 
 // New returns the bookkeeper and registers its graph with the engine.
 func New(pool *pgxpool.Pool, engine *runs.Engine, logger *slog.Logger) *Bookkeeper {
@@ -275,7 +283,7 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 				// This transaction rolls back; the explorer hears of the
 				// conflict once it has (Observe waits for a connection of
 				// its own, which this one may be holding the last of).
-				go ledger.Observe(ctx, b.pool, req, res, err)
+				b.observers.Go(func() { ledger.Observe(ctx, b.pool, req, res, err) })
 				return retry.MarkPermanent(err)
 			}
 			return err
@@ -362,9 +370,12 @@ func Questions(ctx context.Context, q interface {
 // Answer answers a paused bookkeeper run of an org. For an account it
 // checks the account first; the run resumes and uses the answer.
 func (b *Bookkeeper) Answer(ctx context.Context, orgID int64, runID string, answer map[string]string, remember bool, actor audit.Actor) error {
-	info, err := runs.Get(ctx, b.pool, runID)
-	if err != nil || info.OrgID != orgID || info.Kind != Kind {
+	info, err := runs.Get(ctx, b.pool, orgID, runID)
+	if apperr.Is(err, apperr.NotFound) || err == nil && info.Kind != Kind {
 		return apperr.New(apperr.NotFound, "no question %s", runID)
+	}
+	if err != nil {
+		return fmt.Errorf("bookkeeper: answer %s: %w", runID, err)
 	}
 	if info.Status != runs.Paused || info.Question == nil {
 		return apperr.New(apperr.InvalidState, "that question was answered already")

@@ -112,11 +112,11 @@ func (d *Decisions) lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) (
 		rows, err = tx.Query(ctx, lockGroupSQL, id, orgID)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("intake: lock group of document %d: %w", id, err)
 	}
 	locked, err := pgx.CollectRows(rows, scanMember)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("intake: lock group of document %d: %w", id, err)
 	}
 	if d.options.afterLock != nil && !d.options.lockRowFirst {
 		d.options.afterLock(ctx, tx)
@@ -130,7 +130,7 @@ func (d *Decisions) lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) (
 	// A new statement sees what committed while we waited for the lock.
 	var now []int64
 	if err := tx.QueryRow(ctx, recheckSQL, id).Scan(&now); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("intake: recheck group of document %d: %w", id, err)
 	}
 	ids := make([]int64, 0, len(locked))
 	for _, m := range locked {
@@ -222,7 +222,7 @@ func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audi
 				return 0, err
 			}
 			if _, err := tx.Exec(ctx, activateSQL, id, actor.Label); err != nil {
-				return 0, err
+				return 0, fmt.Errorf("intake: approve document %d: %w", id, err)
 			}
 			var detail map[string]any
 			if acknowledged != nil {
@@ -230,14 +230,14 @@ func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audi
 			}
 			if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "approve", SubjectType: "intake",
 				SubjectID: id, FromStatus: string(me.Status), ToStatus: string(Active), Detail: detail}); err != nil {
-				return 0, err
+				return 0, fmt.Errorf("intake: audit approval of document %d: %w", id, err)
 			}
 			var jobID int64
 			if err := tx.QueryRow(ctx, insertJobSQL, orgID, id, actor.Label, d.Outbox.maxAttempts()).Scan(&jobID); err != nil {
 				if database.IsUniqueViolation(err, "jobs_one_per_document") {
 					return 0, apperr.New(apperr.InvalidState, "document %d has a bookkeeping job already", id)
 				}
-				return 0, err
+				return 0, fmt.Errorf("intake: write job of document %d: %w", id, err)
 			}
 			if d.options.beforeCommit != nil {
 				if err := d.options.beforeCommit(); err != nil {

@@ -189,7 +189,7 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 			return "", errSkipped
 		}
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("intake: lock job %d for launch: %w", jobID, err)
 		}
 		ok := false
 		for _, s := range allowed {
@@ -208,14 +208,14 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 		}
 		runID, err := o.Starter.CreateRun(ctx, tx, job)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("intake: create run of job %d: %w", jobID, err)
 		}
 		var attempt int
 		if err := tx.QueryRow(ctx, markLaunchedSQL, jobID, runID).Scan(&attempt); err != nil {
-			return "", err
+			return "", fmt.Errorf("intake: mark job %d launched: %w", jobID, err)
 		}
 		if _, err := tx.Exec(ctx, insertAttemptSQL, jobID, attempt, trigger, actor.Label, runID); err != nil {
-			return "", err
+			return "", fmt.Errorf("intake: record launch of job %d: %w", jobID, err)
 		}
 		return runID, audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: actor, Action: "job_launched", SubjectType: "intake",
 			SubjectID: job.IntakeID, FromStatus: string(job.Status), ToStatus: string(JobLaunched),
@@ -239,7 +239,7 @@ func (o *Outbox) recordFailure(ctx context.Context, jobID int64, trigger string,
 	return database.WithTxV(ctx, o.Pool, func(tx pgx.Tx) (Job, error) {
 		job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 FOR UPDATE`, jobID))
 		if err != nil {
-			return Job{}, err
+			return Job{}, fmt.Errorf("intake: lock job %d to record its failure: %w", jobID, err)
 		}
 		attempt := job.Attempts + 1
 		status := JobFailed
@@ -250,11 +250,11 @@ func (o *Outbox) recordFailure(ctx context.Context, jobID int64, trigger string,
 			next_attempt_at = now() + make_interval(secs => $6), updated_at = now() WHERE j.id = $1 RETURNING `+jobColumns,
 			jobID, status, attempt, cause.Error(), class.String(), o.backoff(attempt).Seconds()))
 		if err != nil {
-			return Job{}, err
+			return Job{}, fmt.Errorf("intake: record failure of job %d: %w", jobID, err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, error, error_class)
 			VALUES ($1, $2, $3, $4, 'failed', $5, $6)`, jobID, attempt, trigger, actor.Label, cause.Error(), class.String()); err != nil {
-			return Job{}, err
+			return Job{}, fmt.Errorf("intake: record failed attempt of job %d: %w", jobID, err)
 		}
 		return job, audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: actor, Action: "launch_failed", SubjectType: "intake",
 			SubjectID: job.IntakeID, ToStatus: string(status),
@@ -314,9 +314,14 @@ func (o *Outbox) Retry(ctx context.Context, orgID, jobID int64, reason string, a
 	if err := needReason(reason); err != nil {
 		return LaunchOutcome{}, err
 	}
+	// The tenancy check: the launch below locks the job by id alone, so
+	// the job must be the caller's org's first; another org's is not found.
 	job, err := GetJob(ctx, o.Pool, orgID, jobID)
 	if err != nil {
 		return LaunchOutcome{}, err
+	}
+	if job.OrgID != orgID {
+		return LaunchOutcome{}, apperr.New(apperr.NotFound, "no job %d", jobID)
 	}
 	trigger := "operator: " + reason
 	ctx, cancel := launchContext(ctx)
@@ -335,7 +340,6 @@ func (o *Outbox) Retry(ctx context.Context, orgID, jobID int64, reason string, a
 		}
 		return LaunchOutcome{Outcome: "failed", JobID: jobID, Error: err.Error(), Class: failed.ErrorClass, Status: failed.Status}, nil
 	}
-	_ = job
 	return LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: runID, Status: JobLaunched}, nil
 }
 
@@ -398,7 +402,7 @@ func RunFailed(ctx context.Context, tx pgx.Tx, jobID int64, backoff time.Duratio
 	var job Job
 	job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 FOR UPDATE`, jobID))
 	if err != nil {
-		return err
+		return fmt.Errorf("intake: lock job %d to record its failed run: %w", jobID, err)
 	}
 	status := JobFailed
 	if class == retry.Permanent || job.Attempts >= job.MaxAttempts {
@@ -407,12 +411,12 @@ func RunFailed(ctx context.Context, tx pgx.Tx, jobID int64, backoff time.Duratio
 	if _, err := tx.Exec(ctx, `UPDATE jobs SET status = $2, last_error = $3, error_class = $4,
 		next_attempt_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1`,
 		jobID, status, cause.Error(), class.String(), backoff.Seconds()); err != nil {
-		return err
+		return fmt.Errorf("intake: record failed run of job %d: %w", jobID, err)
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, error, error_class, run_id)
 		VALUES ($1, $2, 'run', 'system:bookkeeper', 'run_failed', $3, $4, $5::uuid) ON CONFLICT DO NOTHING`,
 		jobID, job.Attempts, cause.Error(), class.String(), job.RunID); err != nil {
-		return err
+		return fmt.Errorf("intake: record failed run attempt of job %d: %w", jobID, err)
 	}
 	return audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: audit.System("bookkeeper"), Action: "run_failed",
 		SubjectType: "intake", SubjectID: job.IntakeID, FromStatus: string(job.Status), ToStatus: string(status),
@@ -425,5 +429,8 @@ func GetJobAnyOrg(ctx context.Context, q database.Querier, id int64) (Job, error
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Job{}, apperr.New(apperr.NotFound, "no job %d", id)
 	}
-	return j, err
+	if err != nil {
+		return Job{}, fmt.Errorf("intake: job %d: %w", id, err)
+	}
+	return j, nil
 }

@@ -347,3 +347,36 @@ func TestAPermanentRunFailureIsADeadLetter(t *testing.T) {
 		t.Fatalf("the approval stands, nothing posted: %+v", doc)
 	}
 }
+
+// An operator's retry reaches only the operator's org's jobs: another org's
+// job, however retryable, is not found, and nothing about it changes.
+func TestARetryOfAnotherOrgsJobIsNotFound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{RetryBackoff: time.Hour})
+	fix := w.failLaunches("launch refused")
+	id := w.doc(t, 0)
+	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+		t.Fatal(err)
+	}
+	fix()
+	job, _, err := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	if err != nil || job.Status != intake.JobFailed {
+		t.Fatalf("job before the retry: %+v %v", job, err)
+	}
+	other := testkit.Org(t, w.db)
+	if out, err := w.app.Outbox.Retry(ctx, other.ID, job.ID, "not my job", w.actor); !apperr.Is(err, apperr.NotFound) {
+		t.Fatalf("another org's retry: %+v %v, want not found", out, err)
+	}
+	after, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	if after.Status != job.Status || after.Attempts != job.Attempts || after.RunID != "" {
+		t.Fatalf("another org's retry changed the job: %+v", after)
+	}
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM job_attempts WHERE job_id = $1`, job.ID); n != 1 {
+		t.Fatalf("%d attempts recorded, want the one failed launch", n)
+	}
+	// The job was retryable all along: its own org's operator launches it.
+	if out, err := w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "supplier account fixed", w.actor); err != nil || out.Outcome != "launched" {
+		t.Fatalf("own org's retry: %+v %v", out, err)
+	}
+}

@@ -62,7 +62,7 @@ func TestWhatTheDatabaseCannotHoldIsFiledFlagged(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := d.ingest(t, tc.content, "application/json")
 			doc := d.process(t, res)
-			info, err := runs.Get(context.Background(), d.db.Pool, res.RunID)
+			info, err := runs.Get(context.Background(), d.db.Pool, d.org, res.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}

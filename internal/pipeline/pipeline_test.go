@@ -126,7 +126,7 @@ func TestAFailedRunNeverStrandsItsDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := d.process(t, res)
-	info, _ := runs.Get(context.Background(), d.db.Pool, res.RunID)
+	info, _ := runs.Get(context.Background(), d.db.Pool, d.org, res.RunID)
 	if info.Status != runs.Failed || doc.Status != intake.Flagged || doc.FlagReason != intake.FlagExtractionFailed {
 		t.Fatalf("run %s, document %s %s", info.Status, doc.Status, doc.FlagReason)
 	}

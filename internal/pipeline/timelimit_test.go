@@ -75,7 +75,7 @@ func TestATimeCapIsNotRetried(t *testing.T) {
 	if _, ok := timeCapFinding(t, doc.Findings); doc.Status != intake.Flagged || doc.FlagReason != intake.FlagExtractionFailed || !ok {
 		t.Fatalf("filed %s %s with findings %s", doc.Status, doc.FlagReason, doc.Findings)
 	}
-	info, err := runs.Get(context.Background(), db.Pool, res.RunID)
+	info, err := runs.Get(context.Background(), db.Pool, d.org, res.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,9 +123,7 @@ func (e *Engine) Start(ctx context.Context, workers int) {
 	e.running = true
 	e.mu.Unlock()
 	for range workers {
-		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
+		e.wg.Go(func() {
 			for {
 				select {
 				case <-ctx.Done():
@@ -134,14 +132,14 @@ func (e *Engine) Start(ctx context.Context, workers int) {
 					e.executeThroughOutages(ctx, id)
 				}
 			}
-		}()
+		})
 	}
-	go func() {
+	e.wg.Go(func() {
 		<-ctx.Done()
 		e.mu.Lock()
 		e.running = false
 		e.mu.Unlock()
-	}()
+	})
 }
 
 // executeThroughOutages executes a run and, when it stopped because the
@@ -174,7 +172,8 @@ const (
 	maxOutageBackoff = 5 * time.Second
 )
 
-// Wait blocks until the workers have stopped.
+// Wait blocks until the workers (and every goroutine Start started) have
+// stopped.
 func (e *Engine) Wait() { e.wg.Wait() }
 
 // Launch hands a run to the workers. It fails, and says why, when the run

@@ -58,6 +58,7 @@ func TestARunCaughtByADatabaseOutageCarriesOnWhenTheDatabaseIsBack(t *testing.T)
 	e := runs.NewEngine(db.Pool, runs.Options{LeaseTTL: time.Hour, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	runs.Register(e, g)
 	id := create(t, db, g)
+	org := orgOf(t, db, id)
 	ctx, stop := context.WithCancel(context.Background())
 	e.Start(ctx, 1)
 	t.Cleanup(func() { stop(); e.Wait() })
@@ -72,7 +73,7 @@ func TestARunCaughtByADatabaseOutageCarriesOnWhenTheDatabaseIsBack(t *testing.T)
 	}
 	restore()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if info, err := runs.Get(context.Background(), db.Pool, id); err == nil && info.Status == runs.Done {
+		if info, err := runs.Get(context.Background(), db.Pool, org, id); err == nil && info.Status == runs.Done {
 			break
 		}
 		if time.Now().After(deadline) {

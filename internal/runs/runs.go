@@ -158,9 +158,14 @@ func scanInfo(row pgx.Row) (Info, error) {
 	return i, err
 }
 
-// Get returns a run.
-func Get(ctx context.Context, q database.Querier, id string) (Info, error) {
-	i, err := scanInfo(q.QueryRow(ctx, `SELECT `+infoColumns+` FROM runs WHERE id = $1::uuid`, id))
+// Get returns a run of an org. Another org's run, or an id that is no run
+// id, is not found; any other failure (the database being unreachable) is
+// returned wrapped, so that it is answered and logged as what it is.
+func Get(ctx context.Context, q database.Querier, orgID int64, id string) (Info, error) {
+	if !uuidPattern.MatchString(id) {
+		return Info{}, apperr.New(apperr.NotFound, "no run %s", storable.Clean(id, 64))
+	}
+	i, err := scanInfo(q.QueryRow(ctx, `SELECT `+infoColumns+` FROM runs WHERE id = $1::uuid AND org_id = $2`, id, orgID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Info{}, apperr.New(apperr.NotFound, "no run %s", id)
 	}

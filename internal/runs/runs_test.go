@@ -50,7 +50,7 @@ func create(t *testing.T, db *testkit.DB, g runs.Graph[state]) string {
 
 func finalState(t *testing.T, db *testkit.DB, id string) (runs.Info, state) {
 	t.Helper()
-	info, err := runs.Get(context.Background(), db.Pool, id)
+	info, err := runs.Get(context.Background(), db.Pool, orgOf(t, db, id), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,4 +382,14 @@ func TestListNamesTheSameBadParameterEveryTime(t *testing.T) {
 			t.Fatalf("got %v, want invalid naming kind", err)
 		}
 	}
+}
+
+// orgOf returns the org a run belongs to.
+func orgOf(t *testing.T, db *testkit.DB, runID string) int64 {
+	t.Helper()
+	var org int64
+	if err := db.Pool.QueryRow(context.Background(), `SELECT org_id FROM runs WHERE id = $1::uuid`, runID).Scan(&org); err != nil {
+		t.Fatal(err)
+	}
+	return org
 }
