@@ -6,18 +6,12 @@ import (
 	"fmt"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/embeddedpg"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 )
 
 func (e env) migrate(ctx context.Context, args []string) error {
-	var f dbFlags
-	fs := e.newFlagSet("migrate", &f)
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, e.cliLogger())
+	d, err := e.openWithoutFlags(ctx, "migrate", args)
 	if err != nil {
 		return err
 	}
@@ -27,18 +21,17 @@ func (e env) migrate(ctx context.Context, args []string) error {
 }
 
 func (e env) orgAdd(ctx context.Context, args []string) error {
-	var f dbFlags
-	fs := e.newFlagSet("org add", &f)
-	name := fs.String("name", "", "display name")
-	currency := fs.String("currency", "EUR", "base currency (ISO 4217)")
-	pos, err := parse(fs, args)
+	c := e.subcommand("org add")
+	name := c.flags.String("name", "", "display name")
+	currency := c.flags.String("currency", "EUR", "base currency (ISO 4217)")
+	pos, err := c.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 || *name == "" {
 		return errors.New("usage: greatbook org add SLUG --name NAME [--currency EUR]")
 	}
-	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, e.cliLogger())
+	d, err := c.open(ctx, e.cliLogger())
 	if err != nil {
 		return err
 	}
@@ -56,13 +49,12 @@ func (e env) orgAdd(ctx context.Context, args []string) error {
 }
 
 func (e env) userAdd(ctx context.Context, args []string) error {
-	var f dbFlags
-	fs := e.newFlagSet("user add", &f)
-	orgSlug := fs.String("org", "", "org slug")
-	email := fs.String("email", "", "email address")
-	role := fs.String("role", "", "reviewer or admin")
-	fromStdin := fs.Bool("password-stdin", false, "read the password from standard input")
-	if _, err := parse(fs, args); err != nil {
+	c := e.subcommand("user add")
+	orgSlug := c.flags.String("org", "", "org slug")
+	email := c.flags.String("email", "", "email address")
+	role := c.flags.String("role", "", "reviewer or admin")
+	fromStdin := c.flags.Bool("password-stdin", false, "read the password from standard input")
+	if _, err := c.parse(args); err != nil {
 		return err
 	}
 	if *orgSlug == "" || *email == "" || *role == "" || !*fromStdin {
@@ -72,7 +64,7 @@ func (e env) userAdd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, e.cliLogger())
+	d, err := c.open(ctx, e.cliLogger())
 	if err != nil {
 		return err
 	}
@@ -90,17 +82,16 @@ func (e env) userAdd(ctx context.Context, args []string) error {
 }
 
 func (e env) tokenAdd(ctx context.Context, args []string) error {
-	var f dbFlags
-	fs := e.newFlagSet("token add", &f)
-	orgSlug := fs.String("org", "", "org slug")
-	email := fs.String("email", "", "email address")
-	if _, err := parse(fs, args); err != nil {
+	c := e.subcommand("token add")
+	orgSlug := c.flags.String("org", "", "org slug")
+	email := c.flags.String("email", "", "email address")
+	if _, err := c.parse(args); err != nil {
 		return err
 	}
 	if *orgSlug == "" || *email == "" {
 		return errors.New("usage: greatbook token add --org SLUG --email EMAIL")
 	}
-	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, e.cliLogger())
+	d, err := c.open(ctx, e.cliLogger())
 	if err != nil {
 		return err
 	}

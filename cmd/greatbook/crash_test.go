@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"greatbook/internal/testkit"
 )
 
@@ -68,14 +70,11 @@ func TestCrashAtEveryNodeBoundaryResumesToTheSameEnd(t *testing.T) {
 					t.Fatalf("the child was not killed at %s: %v, %q", fp, err, out)
 				}
 				// The crash left at most a received row, never one in between.
-				var statuses []string
 				rows, _ := db.Pool.Query(context.Background(), `SELECT status FROM intake_documents`)
-				for rows.Next() {
-					var s string
-					_ = rows.Scan(&s)
-					statuses = append(statuses, s)
+				statuses, err := pgx.CollectRows(rows, pgx.RowTo[string]) // a failed query is an error, not "no rows"
+				if err != nil {
+					t.Fatal(err)
 				}
-				rows.Close()
 				if len(statuses) > 1 || len(statuses) == 1 && statuses[0] != "received" && statuses[0] != doc.want {
 					t.Fatalf("after the crash: %v", statuses)
 				}

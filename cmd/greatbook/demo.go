@@ -10,7 +10,6 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
 	"greatbook/internal/einvoice"
-	"greatbook/internal/embeddedpg"
 	"greatbook/internal/org"
 )
 
@@ -26,12 +25,7 @@ const (
 )
 
 func (e env) demo(ctx context.Context, args []string) error {
-	var f dbFlags
-	fs := e.newFlagSet("demo", &f)
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, e.cliLogger())
+	d, err := e.openWithoutFlags(ctx, "demo", args)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"greatbook/internal/app"
-	"greatbook/internal/embeddedpg"
 	"greatbook/internal/intake"
 	"greatbook/internal/org"
 	"greatbook/internal/runs"
@@ -21,10 +20,9 @@ import (
 // prints is what is stored: a refused file left no row, and a file whose
 // row was stored is printed with its id and status.
 func (e env) ingest(ctx context.Context, args []string) error {
-	var f dbFlags
-	fs := e.newFlagSet("ingest", &f)
-	orgSlug := fs.String("org", "", "org slug")
-	files, err := parse(fs, args)
+	c := e.subcommand("ingest")
+	orgSlug := c.flags.String("org", "", "org slug")
+	files, err := c.parse(args)
 	if err != nil {
 		return err
 	}
@@ -33,7 +31,7 @@ func (e env) ingest(ctx context.Context, args []string) error {
 		return errors.New("usage: greatbook ingest --org SLUG FILE...")
 	}
 	logger := e.cliLogger()
-	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, logger)
+	d, err := c.open(ctx, logger)
 	if err != nil {
 		return err
 	}

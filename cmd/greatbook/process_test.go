@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -77,25 +76,7 @@ type serveProcess struct {
 	cmd  *exec.Cmd
 	url  string
 	done chan error
-	log  *logBuffer // its stderr, shown when the test fails
-}
-
-// logBuffer keeps what a child process logs.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	log  *testkit.LogBuffer // its stderr, shown when the test fails
 }
 
 func startServe(t *testing.T, dir string) *serveProcess {
@@ -112,7 +93,7 @@ func startServeWith(t *testing.T, bin string, env []string, args ...string) *ser
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &serveProcess{cmd: cmd, done: make(chan error, 1), log: &logBuffer{}}
+	s := &serveProcess{cmd: cmd, done: make(chan error, 1), log: &testkit.LogBuffer{}}
 	cmd.Stderr = s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -78,15 +78,45 @@ type dbFlags struct {
 	dataDir string
 }
 
-func (e env) newFlagSet(name string, db *dbFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+// subcommand is a command being started: its flag set, which already has
+// the database flags, and the environment it runs in. Every subcommand
+// begins the same way: e.subcommand(name), its own flags, c.parse(args), its
+// own checks, c.open(ctx, ...).
+type subcommand struct {
+	env
+	flags *flag.FlagSet
+	db    dbFlags
+}
+
+func (e env) subcommand(name string) *subcommand {
+	c := &subcommand{env: e, flags: flag.NewFlagSet(name, flag.ContinueOnError)}
+	c.flags.SetOutput(io.Discard)
 	def := e.getenv("GREATBOOK_DATA_DIR")
 	if def == "" {
 		def = ".greatbook"
 	}
-	fs.StringVar(&db.dataDir, "data-dir", def, "data directory of the embedded database")
-	return fs
+	c.flags.StringVar(&c.db.dataDir, "data-dir", def, "data directory of the embedded database")
+	return c
+}
+
+// parse parses the command's arguments and returns the positional ones.
+func (c *subcommand) parse(args []string) ([]string, error) { return parse(c.flags, args) }
+
+// open opens the command's database (see openDatabase) as a client of the
+// cluster, logging with logger. The caller closes it.
+func (c *subcommand) open(ctx context.Context, logger *slog.Logger) (*db, error) {
+	return c.openDatabase(ctx, c.db, embeddedpg.RoleClient, logger)
+}
+
+// openWithoutFlags is the whole preamble of a command that takes no
+// arguments besides the database flags: parse them, open the database with
+// the quiet CLI logger.
+func (e env) openWithoutFlags(ctx context.Context, name string, args []string) (*db, error) {
+	c := e.subcommand(name)
+	if _, err := c.parse(args); err != nil {
+		return nil, err
+	}
+	return c.open(ctx, e.cliLogger())
 }
 
 // parse parses flags that may come before, between or after positional

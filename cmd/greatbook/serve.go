@@ -17,14 +17,14 @@ import (
 )
 
 func (e env) serve(ctx context.Context, args []string) error {
-	var f dbFlags
-	fs := e.newFlagSet("serve", &f)
+	c := e.subcommand("serve")
+	fs := c.flags
 	addr := fs.String("addr", envOr(e, "GREATBOOK_ADDR", "127.0.0.1:8080"), "address to listen on")
 	tlsCert := fs.String("tls-cert", e.getenv("GREATBOOK_TLS_CERT"), "TLS certificate file (serve HTTPS)")
 	tlsKey := fs.String("tls-key", e.getenv("GREATBOOK_TLS_KEY"), "TLS key file")
 	behindTLS := fs.Bool("behind-tls-proxy", e.getenv("GREATBOOK_BEHIND_TLS_PROXY") == "1", "a TLS-terminating proxy serves the site: use Secure cookies")
 	maxUpload := fs.Int64("max-upload-bytes", envInt(e, "GREATBOOK_MAX_UPLOAD_BYTES", 20<<20), "largest document accepted")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := c.parse(args); err != nil {
 		return err
 	}
 	if (*tlsCert == "") != (*tlsKey == "") {
@@ -33,7 +33,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	logger := e.logger(slog.LevelInfo)
 	slog.SetDefault(logger)
 
-	d, err := e.openDatabase(ctx, f, embeddedpg.RoleServer, logger)
+	d, err := e.openDatabase(ctx, c.db, embeddedpg.RoleServer, logger) // the server owns the cluster
 	if err != nil {
 		return err
 	}

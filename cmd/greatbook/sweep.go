@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"greatbook/internal/app"
-	"greatbook/internal/embeddedpg"
 	"greatbook/internal/intake"
 )
 
@@ -14,18 +13,12 @@ import (
 // what it launched, and runs the launched bookkeeping here unless a live
 // server's worker has taken it.
 func (e env) sweep(ctx context.Context, args []string) error {
-	var f dbFlags
-	fs := e.newFlagSet("sweep", &f)
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	logger := e.cliLogger()
-	d, err := e.openDatabase(ctx, f, embeddedpg.RoleClient, logger)
+	d, err := e.openWithoutFlags(ctx, "sweep", args)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	services := app.New(d.pool, app.Config{Logger: logger})
+	services := app.New(d.pool, app.Config{Logger: e.cliLogger()})
 	defer services.Close() // before the pool closes: no background work outlives it
 	res, err := services.Outbox.Sweep(ctx, 10_000)
 	if err != nil {

@@ -43,16 +43,23 @@ type clock struct{ now time.Time }
 
 func (c *clock) Now() time.Time { return c.now }
 
+// serviceOnAClock is an auth service with cheap password hashing whose time
+// is clk's, starting on a fixed morning.
+func serviceOnAClock(db *testkit.DB) (svc *auth.Service, clk *clock) {
+	clk = &clock{now: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
+	svc = auth.NewService(db.Pool)
+	svc.Password = testkit.FastPasswords
+	svc.Now = clk.Now
+	return svc, clk
+}
+
 func TestAuthenticateThrottlesRepeatedFailures(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	o := testkit.Org(t, db)
 	u := testkit.User(t, db, o, auth.RoleReviewer)
-	clk := &clock{now: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
-	svc := auth.NewService(db.Pool)
-	svc.Password = testkit.FastPasswords
-	svc.Now = clk.Now
+	svc, clk := serviceOnAClock(db)
 
 	for i := 1; i <= 3; i++ {
 		if _, err := svc.Authenticate(ctx, u.Email, "wrong"); !apperr.Is(err, apperr.Unauthorized) {
@@ -259,10 +266,7 @@ func TestThrottlingIsCappedAtFifteenMinutes(t *testing.T) {
 	db := testkit.NewDB(t)
 	o := testkit.Org(t, db)
 	u := testkit.User(t, db, o, auth.RoleReviewer)
-	clk := &clock{now: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
-	svc := auth.NewService(db.Pool)
-	svc.Password = testkit.FastPasswords
-	svc.Now = clk.Now
+	svc, clk := serviceOnAClock(db)
 	for i := 1; i <= 30; i++ {
 		if _, err := svc.Authenticate(ctx, u.Email, "wrong"); !apperr.Is(err, apperr.Unauthorized) {
 			t.Fatalf("failure %d: %v", i, err)

@@ -101,10 +101,7 @@ func TestUnknownAddressesAreThrottledLikeAccounts(t *testing.T) {
 	o := testkit.Org(t, db)
 	u := testkit.User(t, db, o, auth.RoleReviewer)
 	answers := func(email string) []string {
-		clk := &clock{now: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
-		svc := auth.NewService(db.Pool)
-		svc.Password = testkit.FastPasswords
-		svc.Now = clk.Now
+		svc, clk := serviceOnAClock(db)
 		var got []string
 		for i := range 8 {
 			_, err := svc.Authenticate(ctx, email, "wrong")

@@ -73,33 +73,28 @@ func (f *fixture) approve(t *testing.T) int64 {
 
 func (f *fixture) waitQuestion(t *testing.T, kind string) bookkeeper.Question {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		qs, err := bookkeeper.Questions(context.Background(), f.db.Pool, f.org.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(qs) == 1 && qs[0].Kind == kind {
-			return qs[0]
-		}
-	}
-	t.Fatalf("no %s question", kind)
-	return bookkeeper.Question{}
+	var qs []bookkeeper.Question
+	testkit.Eventually(t, 15*time.Second, "no "+kind+" question", func() (bool, error) {
+		var err error
+		qs, err = bookkeeper.Questions(context.Background(), f.db.Pool, f.org.ID)
+		return len(qs) == 1 && qs[0].Kind == kind, err
+	})
+	return qs[0]
 }
 
 func (f *fixture) waitPosted(t *testing.T, id int64) ledger.Entry {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		d, _ := intake.NewPGStore(f.db.Pool).Get(context.Background(), f.org.ID, id)
-		if d.Status == intake.Posted {
-			e, err := ledger.Get(context.Background(), f.db.Pool, f.org.ID, d.ResultEntryID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return e
-		}
+	var d intake.Document
+	testkit.Eventually(t, 15*time.Second, fmt.Sprintf("document %d not posted", id), func() (bool, error) {
+		var err error
+		d, err = intake.NewPGStore(f.db.Pool).Get(context.Background(), f.org.ID, id)
+		return d.Status == intake.Posted, err
+	})
+	e, err := ledger.Get(context.Background(), f.db.Pool, f.org.ID, d.ResultEntryID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("document %d not posted", id)
-	return ledger.Entry{}
+	return e
 }
 
 func TestAnUnknownSupplierIsAskedOnceAndRemembered(t *testing.T) {
@@ -214,14 +209,10 @@ func TestTheSourceKeyExplorerHearsTheBookkeepersReplaysAndConflicts(t *testing.T
 	if got := f.approve(t); got != next {
 		t.Fatalf("approved %d, want %d", got, next)
 	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if obs := observed(next); len(obs) == 1 && obs[0].Outcome == "conflict" && obs[0].Actor == "system:bookkeeper" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the conflict was not observed: %+v", observed(next))
-		}
-	}
+	testkit.Eventually(t, 15*time.Second, "the bookkeeper's conflict was not observed", func() (bool, error) {
+		obs := observed(next)
+		return len(obs) == 1 && obs[0].Outcome == "conflict" && obs[0].Actor == "system:bookkeeper", nil
+	})
 }
 
 // A rate the rates table cannot hold (numeric(20,10)) is asked again, not a
@@ -238,16 +229,8 @@ func TestARateBeyondWhatIsStoredIsAskedAgain(t *testing.T) {
 	if err := f.app.Bookkeeper.Answer(ctx, f.org.ID, q.RunID, map[string]string{"rate": "12345678901"}, true, f.actor); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	testkit.Eventually(t, 15*time.Second, "the rate was not asked again", func() (bool, error) {
 		qs, err := bookkeeper.Questions(ctx, f.db.Pool, f.org.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(qs) == 1 && strings.Contains(qs[0].Prompt, "beyond") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the rate was not asked again: %+v", qs)
-		}
-	}
+		return len(qs) == 1 && strings.Contains(qs[0].Prompt, "beyond"), err
+	})
 }

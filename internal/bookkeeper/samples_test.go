@@ -79,14 +79,10 @@ func TestEveryPublishedExamplePostsItsPayable(t *testing.T) {
 			}
 			// The app's own workers may hold the run: wait for its filing.
 			var doc intake.Document
-			for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-				if doc, err = intake.NewPGStore(f.db.Pool).Get(ctx, o.ID, res.Document.ID); err != nil {
-					t.Fatal(err)
-				}
-				if doc.Status != intake.Received || time.Now().After(deadline) {
-					break
-				}
-			}
+			testkit.Eventually(t, 15*time.Second, "the document was never filed", func() (bool, error) {
+				doc, err = intake.NewPGStore(f.db.Pool).Get(ctx, o.ID, res.Document.ID)
+				return doc.Status != intake.Received, err
+			})
 			var fields einvoice.Document
 			var findings []einvoice.Finding
 			_ = json.Unmarshal(doc.Fields, &fields)

@@ -73,20 +73,17 @@ func TestMigrateWaitsForTheMigrationLock(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- database.Migrate(ctx, db.Pool, nil) }()
 	// Until Migrate has tried the lock (and been refused), or has returned.
-	for tried, deadline := false, time.Now().Add(30*time.Second); !tried; {
+	testkit.Eventually(t, 30*time.Second, "Migrate never tried the migration lock", func() (bool, error) {
 		select {
 		case err := <-done:
 			t.Fatalf("Migrate returned while another process held the migration lock: %v", err)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("Migrate never tried the migration lock")
-		}
-		if err := holder.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity WHERE datname = current_database()
-			AND pid <> $1 AND query LIKE '%pg_try_advisory_lock%'`, holderPID).Scan(&tried); err != nil {
-			t.Fatal(err)
-		}
-	}
+		var tried bool
+		err := holder.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity WHERE datname = current_database()
+			AND pid <> $1 AND query LIKE '%pg_try_advisory_lock%'`, holderPID).Scan(&tried)
+		return tried, err
+	})
 	var orgs *string
 	if err := holder.QueryRow(ctx, `SELECT to_regclass('orgs')::text`).Scan(&orgs); err != nil || orgs != nil {
 		t.Fatalf("the schema changed while another process held the lock: %v %v", orgs, err)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/embeddedpg"
+	"greatbook/internal/testkit"
 )
 
 // shortDir returns a directory the postgres user can reach with a path short
@@ -132,24 +132,6 @@ func TestUnreachableDataDirFallsBack(t *testing.T) {
 	query(t, c, "SELECT 'ok'")
 }
 
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func postmasterPID(t *testing.T, dir string) int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "pgdata", "postmaster.pid"))
@@ -199,7 +181,7 @@ func TestTheOwnerRestartsAKilledPostmasterAndKeepsTheData(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(shortDir(t), "data")
-	var logs syncBuffer
+	var logs testkit.LogBuffer
 	c, err := embeddedpg.Start(ctx, embeddedpg.Options{DataDir: dir, Role: embeddedpg.RoleServer, Durable: true,
 		RestartDelay: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
@@ -310,7 +292,7 @@ type ownerProcess struct {
 	cmd   *exec.Cmd
 	ready chan struct{}
 	done  chan error
-	log   *syncBuffer
+	log   *testkit.LogBuffer
 }
 
 func startOwner(t *testing.T, dir string) *ownerProcess {
@@ -321,7 +303,7 @@ func startOwner(t *testing.T, dir string) *ownerProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &ownerProcess{cmd: cmd, ready: make(chan struct{}), done: make(chan error, 1), log: &syncBuffer{}}
+	o := &ownerProcess{cmd: cmd, ready: make(chan struct{}), done: make(chan error, 1), log: &testkit.LogBuffer{}}
 	cmd.Stderr = o.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -400,18 +382,11 @@ func TestANewOwnerWaitsForTheKilledServersProcessesAndKeepsTheData(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testkit.Eventually(t, 30*time.Second, "the busy query never started", func() (bool, error) {
 		var active bool
-		if err := watch.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1 AND state = 'active')", backend).Scan(&active); err != nil {
-			t.Fatal(err)
-		}
-		if active {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the busy query never started")
-		}
-	}
+		err := watch.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1 AND state = 'active')", backend).Scan(&active)
+		return active, err
+	})
 	watch.Close(ctx)
 
 	killPostmaster(t, dir)

@@ -108,23 +108,40 @@ func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
 	}
 	// Recovery: the sweep launches it once its backoff has passed.
 	fix()
-	sweepUntil(t, w, func() bool {
-		j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
-		return j.Status != intake.JobFailed
-	})
+	sweepUntil(t, w, id, func(j intake.Job) bool { return j.Status != intake.JobFailed })
 	w.waitPosted(t, id)
 }
 
-func sweepUntil(t *testing.T, w *world, done func() bool) {
+// approvedJobThatFailed approves a new document while its launch fails with
+// cause, then lets launches succeed again: its job is left failed.
+func approvedJobThatFailed(t *testing.T, w *world, cause string) (id int64, job intake.Job) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !done(); {
-		if _, err := w.app.Outbox.Sweep(context.Background(), 100); err != nil {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the sweep never got there")
-		}
+	ctx := context.Background()
+	fix := w.failLaunches(cause)
+	id = w.doc(t, 0)
+	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+		t.Fatal(err)
 	}
+	fix()
+	job, _, err := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	if err != nil || job.Status != intake.JobFailed {
+		t.Fatalf("the job of an approve whose launch failed: %+v %v", job, err)
+	}
+	return id, job
+}
+
+// sweepUntil sweeps until the job of document id is as done wants it.
+func sweepUntil(t *testing.T, w *world, id int64, done func(intake.Job) bool) {
+	t.Helper()
+	ctx := context.Background()
+	testkit.Eventually(t, 20*time.Second, "the sweep never got there", func() (bool, error) {
+		job, _, err := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+		if err != nil || done(job) {
+			return err == nil, err
+		}
+		_, err = w.app.Outbox.Sweep(ctx, 100)
+		return false, err
+	})
 }
 
 func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
@@ -136,10 +153,7 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
 		t.Fatal(err)
 	}
-	sweepUntil(t, w, func() bool {
-		j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
-		return j.Status == intake.JobAbandoned
-	})
+	sweepUntil(t, w, id, func(j intake.Job) bool { return j.Status == intake.JobAbandoned })
 	job, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
 	if job.Attempts != 3 {
 		t.Fatalf("abandoned after %d attempts, want 3", job.Attempts)
@@ -216,16 +230,7 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			w := newWorld(t, app.Config{RetryBackoff: time.Millisecond})
-			fix := w.failLaunches("worker pool unreachable")
-			id := w.doc(t, 0)
-			if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
-				t.Fatal(err)
-			}
-			fix()
-			job, _, err := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
-			if err != nil || job.Status != intake.JobFailed {
-				t.Fatalf("job %+v %v", job, err)
-			}
+			id, job := approvedJobThatFailed(t, w, "worker pool unreachable")
 			// Due now, so that the sweep certainly reaches it.
 			if _, err := w.db.Pool.Exec(ctx, `UPDATE jobs SET next_attempt_at = now() - interval '1 minute' WHERE id = $1`, job.ID); err != nil {
 				t.Fatal(err)
@@ -267,23 +272,28 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			}()
 			// The second launcher waits for the job's lock, skips the job
 			// (and finishes), or gets inside the launch too.
-			got := ""
+			got := "hangs"
 			var secondErr error
-			for deadline := time.Now().Add(10 * time.Second); got == ""; {
+			_ = testkit.Poll(10*time.Second, func() (bool, error) { // on timeout: it hangs
 				select {
 				case secondErr = <-second:
 					got = "skips"
+					return true, nil
 				default:
-					switch {
-					case calls.Load() > 1:
-						got = "launches it too"
-					case lockWaiters(t, w) > 0:
-						got = "waits"
-					case time.Now().After(deadline):
-						got = "hangs"
-					}
 				}
-			}
+				if calls.Load() > 1 {
+					got = "launches it too"
+					return true, nil
+				}
+				waiters, err := testkit.LockWaiters(ctx, w.db.Pool)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if waiters > 0 {
+					got = "waits"
+				}
+				return waiters > 0, nil
+			})
 			free()
 			if err := <-first; err != nil {
 				t.Fatal(err)
@@ -307,18 +317,6 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 	}
 }
 
-// lockWaiters counts the sessions of the test's database waiting for a
-// lock another session holds.
-func lockWaiters(t *testing.T, w *world) int {
-	t.Helper()
-	var n int
-	if err := w.db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-		AND wait_event_type = 'Lock' AND cardinality(pg_blocking_pids(pid)) > 0`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func TestAPermanentRunFailureIsADeadLetter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -332,13 +330,11 @@ func TestAPermanentRunFailureIsADeadLetter(t *testing.T) {
 		t.Fatal(err)
 	}
 	var job intake.Job
-	for deadline := time.Now().Add(20 * time.Second); job.Status != intake.JobAbandoned; {
-		job, _, _ = intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
-		if time.Now().After(deadline) {
-			t.Fatalf("job %+v", job)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, 20*time.Second, "the job never became a dead letter", func() (bool, error) {
+		var err error
+		job, _, err = intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+		return job.Status == intake.JobAbandoned, err
+	})
 	if job.ErrorClass != "permanent" || job.LastError == "" {
 		t.Fatalf("dead letter: %+v", job)
 	}
@@ -354,16 +350,7 @@ func TestARetryOfAnotherOrgsJobIsNotFound(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{RetryBackoff: time.Hour})
-	fix := w.failLaunches("launch refused")
-	id := w.doc(t, 0)
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
-		t.Fatal(err)
-	}
-	fix()
-	job, _, err := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
-	if err != nil || job.Status != intake.JobFailed {
-		t.Fatalf("job before the retry: %+v %v", job, err)
-	}
+	id, job := approvedJobThatFailed(t, w, "launch refused")
 	other := testkit.Org(t, w.db)
 	if out, err := w.app.Outbox.Retry(ctx, other.ID, job.ID, "not my job", w.actor); !apperr.Is(err, apperr.NotFound) {
 		t.Fatalf("another org's retry: %+v %v, want not found", out, err)

@@ -12,6 +12,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/intake"
+	"greatbook/internal/testkit"
 )
 
 // versions files a typewriter document with n versions and a received
@@ -74,7 +75,7 @@ var guardModes = []struct {
 // its own connection, through a store whose guard lock works as mode says.
 // Both filers meet after reading their incumbent: each waits until the
 // other has read too, or until the other waits for the lock this one holds
-// (no sleeps: the meeting is observed in pg_locks).
+// (no sleeps: the meeting is observed in pg_stat_activity).
 func (w *world) fileAtOnce(t *testing.T, mode intake.GuardLockMode, rows []int64, filings []intake.Filing) []intake.Document {
 	t.Helper()
 	ctx := context.Background()
@@ -85,20 +86,13 @@ func (w *world) fileAtOnce(t *testing.T, mode intake.GuardLockMode, rows []int64
 		mu.Lock()
 		read[ctx.Value(filerKey{}).(int)] = true
 		mu.Unlock()
-		for deadline := time.Now().Add(10 * time.Second); ; {
-			if time.Now().After(deadline) {
-				t.Error("the filers never met")
-				return
-			}
+		bothRead := func() bool {
 			mu.Lock()
-			both := len(read) >= len(rows)
-			mu.Unlock()
-			var waiting int
-			_ = w.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-				AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting)
-			if both || waiting > 0 {
-				return
-			}
+			defer mu.Unlock()
+			return len(read) >= len(rows)
+		}
+		if err := testkit.PollForLockWaiter(ctx, w.db.Pool, bothRead); err != nil {
+			t.Errorf("the filers never met: %v", err)
 		}
 	}
 	docs := make([]intake.Document, len(rows))

@@ -115,21 +115,17 @@ func (w *world) group(t *testing.T, edges []int) []int64 {
 // waitPosted waits until the bookkeeper has posted a document.
 func (w *world) waitPosted(t *testing.T, id int64) intake.Document {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		d, err := intake.NewPGStore(w.db.Pool).Get(context.Background(), w.org.ID, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Status == intake.Posted {
-			return d
-		}
-		if time.Now().After(deadline) {
-			job, _, _ := intake.JobForDocument(context.Background(), w.db.Pool, w.org.ID, id)
-			t.Fatalf("document %d is %s (job %+v), want posted", id, d.Status, job)
-		}
-		time.Sleep(5 * time.Millisecond)
+	var d intake.Document
+	err := testkit.Poll(20*time.Second, func() (bool, error) {
+		var err error
+		d, err = intake.NewPGStore(w.db.Pool).Get(context.Background(), w.org.ID, id)
+		return d.Status == intake.Posted, err
+	})
+	if err != nil {
+		job, _, _ := intake.JobForDocument(context.Background(), w.db.Pool, w.org.ID, id)
+		t.Fatalf("document %d is %s (job %+v), want posted: %v", id, d.Status, job, err)
 	}
+	return d
 }
 
 func (w *world) entries(t *testing.T, id int64) int {

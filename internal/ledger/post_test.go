@@ -264,25 +264,6 @@ func TestConcurrentPosts(t *testing.T) {
 	}
 }
 
-// waitUntilBlocked waits until some session of the test database waits for a lock.
-func waitUntilBlocked(t *testing.T, db *testkit.DB, waitEventType string) {
-	t.Helper()
-	conn := db.Conn(t)
-	for i := 0; ; i++ {
-		var n int
-		if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = $1 AND cardinality(pg_blocking_pids(pid)) > 0`, waitEventType).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n > 0 {
-			return
-		}
-		if i > 5000 {
-			t.Fatal("no session ever blocked")
-		}
-	}
-}
-
 func TestPostTakesTheAdvisoryLockBeforeLookingUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -307,7 +288,7 @@ func TestPostTakesTheAdvisoryLockBeforeLookingUp(t *testing.T) {
 		done <- err
 	}()
 	// Post waits for the lock (an advisory lock wait) before it looks up.
-	waitUntilBlocked(t, db, "Lock")
+	testkit.WaitForLockWaiter(t, db.Conn(t))
 	if _, err := ledger.PostTx(ctx, tx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +349,7 @@ func TestRawInsertRacingPastTheLock(t *testing.T) {
 				done <- err
 			}()
 			// Our post looked up (nothing committed), inserted, and now waits on the unique index.
-			waitUntilBlocked(t, db, "Lock")
+			testkit.WaitForLockWaiter(t, db.Conn(t))
 			if err := tx.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}

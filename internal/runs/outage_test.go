@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,24 +12,6 @@ import (
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
 )
-
-// lockedLog collects an engine's log lines written from its workers.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func TestARunCaughtByADatabaseOutageCarriesOnWhenTheDatabaseIsBack(t *testing.T) {
 	t.Parallel()
@@ -53,7 +34,7 @@ func TestARunCaughtByADatabaseOutageCarriesOnWhenTheDatabaseIsBack(t *testing.T)
 			return runs.Step{}, nil
 		},
 	}}
-	var logs lockedLog
+	var logs testkit.LogBuffer
 	// The lease outlives the test: only the worker itself can carry on.
 	e := runs.NewEngine(db.Pool, runs.Options{LeaseTTL: time.Hour, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	runs.Register(e, g)

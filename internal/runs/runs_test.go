@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -172,17 +173,10 @@ func TestPausedRunSurvivesARestartAndResumesOnlyWhenAnswered(t *testing.T) {
 // waitStatus waits for a background worker to bring a run to a status.
 func waitStatus(t *testing.T, db *testkit.DB, id string, want runs.Status) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testkit.Eventually(t, 10*time.Second, fmt.Sprintf("run %s never became %s", id, want), func() (bool, error) {
 		info, _ := finalState(t, db, id)
-		if info.Status == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("run %s is %s, want %s", id, info.Status, want)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return info.Status == want, nil
+	})
 }
 
 func TestOneWorkerAtATimeAndExpiredLeasesAreTakenOver(t *testing.T) {
