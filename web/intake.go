@@ -143,16 +143,11 @@ func compareView(c intake.Comparison) views.CompareView {
 // documentAndGroup loads the document the path names, of the user's org,
 // and its duplicate group.
 func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []intake.Member, error) {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return intake.Document{}, nil, err
-	}
-	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, orgID, id)
+	doc, err := s.pathDocument(c)
 	if err != nil {
 		return doc, nil, err
 	}
-	group, err := intake.Group(ctx, s.pool, orgID, id)
+	group, err := intake.Group(c.Request().Context(), s.pool, doc.OrgID, doc.ID)
 	return doc, group, err
 }
 
@@ -211,19 +206,23 @@ func (s *Server) documentPage(c echo.Context) error {
 	return page(c, views.DocumentPage(s.chrome(c, fmt.Sprintf("Document %d", id), "desk"), v))
 }
 
+// pathDocument is the document the path names, of the user's org.
+func (s *Server) pathDocument(c echo.Context) (intake.Document, error) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return intake.Document{}, err
+	}
+	return intake.NewPGStore(s.pool).Get(c.Request().Context(), currentUser(c).OrgID, id)
+}
+
 // original serves a document's bytes as they arrived. Anything but a PDF is
 // sandboxed, so that active content in a supplier's file cannot run here.
 func (s *Server) original(c echo.Context) error {
-	id, err := pathID(c, "id")
+	doc, err := s.pathDocument(c)
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
-	ctx := c.Request().Context()
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
-	if err != nil {
-		return err
-	}
+	id, u, ctx := doc.ID, currentUser(c), c.Request().Context()
 	content, err := intake.Original(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
@@ -237,11 +236,7 @@ func (s *Server) original(c echo.Context) error {
 }
 
 func (s *Server) typeInForm(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	doc, err := intake.NewPGStore(s.pool).Get(c.Request().Context(), currentUser(c).OrgID, id)
+	doc, err := s.pathDocument(c)
 	if err != nil {
 		return err
 	}
@@ -270,16 +265,11 @@ func formFromDocument(d einvoice.Document) views.TypeInForm {
 
 // typeIn files a flagged document with the fields a person typed in.
 func (s *Server) typeIn(c echo.Context) error {
-	id, err := pathID(c, "id")
+	doc, err := s.pathDocument(c)
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
-	ctx := c.Request().Context()
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
-	if err != nil {
-		return err
-	}
+	id, u, ctx := doc.ID, currentUser(c), c.Request().Context()
 	form := views.TypeInForm{Type: c.FormValue("type"), Number: c.FormValue("number"), IssueDate: c.FormValue("issue_date"),
 		DueDate: c.FormValue("due_date"), Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
 		SellerName: c.FormValue("seller_name"), SellerVAT: c.FormValue("seller_vat_id"), BuyerName: c.FormValue("buyer_name"),
