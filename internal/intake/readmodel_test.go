@@ -69,15 +69,16 @@ func TestTheDocumentPageComparesWithTheMemberItDuplicates(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
 	reviewer := intake.Reader{OrgID: w.org.ID}
-	// first <- second, first <- third: third duplicates first, not second.
-	ids := w.group(t, []int{-1, 0, 0})
+	// first <- second <- third: third duplicates second, though first
+	// comes first in the group.
+	ids := w.group(t, []int{-1, 0, 1})
 	first, second, third := ids[0], ids[1], ids[2]
 	lone := w.doc(t, 0)
 	for _, tc := range []struct {
 		name     string
 		id, want int64
 	}{
-		{"a duplicate, with what it duplicates", third, first},
+		{"a duplicate, with what it duplicates", third, second},
 		{"the original, with the first other member", first, second},
 		{"a lone document, with nothing", lone, 0},
 	} {
@@ -102,12 +103,12 @@ func TestTheDocumentPageComparesWithTheMemberItDuplicates(t *testing.T) {
 			t.Errorf("ReadComparison(%d, with %d) = with %d and %d rows, want nothing", third, with, c.With, len(c.Rows))
 		}
 	}
-	c, err := intake.ReadComparison(ctx, w.db.Pool, reviewer, third, second)
+	c, err := intake.ReadComparison(ctx, w.db.Pool, reviewer, third, first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.With != second || len(c.Rows) == 0 {
-		t.Errorf("ReadComparison(%d, with %d) = with %d and %d rows", third, second, c.With, len(c.Rows))
+	if c.With != first || len(c.Rows) == 0 {
+		t.Errorf("ReadComparison(%d, with %d) = with %d and %d rows", third, first, c.With, len(c.Rows))
 	}
 }
 
