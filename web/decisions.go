@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/auth"
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
 	"greatbook/views"
@@ -90,38 +92,44 @@ func (s *Server) decisionPanel(c echo.Context) error {
 	return render(c, http.StatusOK, views.DecisionPanel(v))
 }
 
-func (s *Server) approve(c echo.Context) error {
+// decide runs a decision on the document the path names and answers with
+// its outcome, or with its refusal in the decision region.
+func (s *Server) decide(c echo.Context, do func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error)) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
-	// The panel's acknowledgement of an invalid e-invoice, as the API's
-	// {"acknowledge_invalid": true, "reason": ...}; the plain approve button
-	// sends neither.
-	ack := intake.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
-	u := currentUser(c)
-	a, err := s.app.Decisions.ApproveWith(c.Request().Context(), u.OrgID, id, u.Actor(), ack)
-	s.countApprove(&a.Launch, err)
+	out, err := do(c.Request().Context(), currentUser(c), id)
 	if err != nil {
 		return s.refused(c, id, err)
-	}
-	out := &views.Outcome{Kind: "launched", Launch: &a.Launch, Message: "Approved; bookkeeping launched."}
-	if a.Launch.Outcome == "failed" {
-		out.Kind, out.Message = "launch_failed", "Approved, but launching the bookkeeping failed: "+a.Launch.Error+". The approval stands."
 	}
 	return s.decided(c, id, http.StatusOK, out)
 }
 
+func (s *Server) approve(c echo.Context) error {
+	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		// The panel's acknowledgement of an invalid e-invoice, as the API's
+		// {"acknowledge_invalid": true, "reason": ...}; the plain approve button
+		// sends neither.
+		ack := intake.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
+		a, err := s.app.Decisions.ApproveWith(ctx, u.OrgID, id, u.Actor(), ack)
+		s.countApprove(&a.Launch, err)
+		if err != nil {
+			return nil, err
+		}
+		out := &views.Outcome{Kind: "launched", Launch: &a.Launch, Message: "Approved; bookkeeping launched."}
+		if a.Launch.Outcome == "failed" {
+			out.Kind, out.Message = "launch_failed", "Approved, but launching the bookkeeping failed: "+a.Launch.Error+". The approval stands."
+		}
+		return out, nil
+	})
+}
+
 func (s *Server) reject(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	u := currentUser(c)
-	if _, err := s.app.Decisions.Reject(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
-		return s.refused(c, id, err)
-	}
-	return s.decided(c, id, http.StatusOK, &views.Outcome{Kind: "rejected", Message: "Rejected."})
+	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		_, err := s.app.Decisions.Reject(ctx, u.OrgID, id, c.FormValue("reason"), u.Actor())
+		return &views.Outcome{Kind: "rejected", Message: "Rejected."}, err
+	})
 }
 
 func (s *Server) notADuplicate(c echo.Context) error {
@@ -143,17 +151,11 @@ func (s *Server) notADuplicate(c echo.Context) error {
 }
 
 func (s *Server) answer(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	u := currentUser(c)
-	err = s.app.Bookkeeper.Answer(c.Request().Context(), u.OrgID, c.FormValue("run_id"),
-		map[string]string{"account": c.FormValue("account"), "rate": c.FormValue("rate")}, c.FormValue("remember") != "", u.Actor())
-	if err != nil {
-		return s.refused(c, id, err)
-	}
-	return s.decided(c, id, http.StatusOK, &views.Outcome{Kind: "answered", Message: "Answered; the bookkeeper continues."})
+	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		err := s.app.Bookkeeper.Answer(ctx, u.OrgID, c.FormValue("run_id"),
+			map[string]string{"account": c.FormValue("account"), "rate": c.FormValue("rate")}, c.FormValue("remember") != "", u.Actor())
+		return &views.Outcome{Kind: "answered", Message: "Answered; the bookkeeper continues."}, err
+	})
 }
 
 // retryJob is an admin's retry from a document's page.
