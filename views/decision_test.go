@@ -32,7 +32,7 @@ func TestTheDecisionPanelRefreshesOnlyOnItsTriggers(t *testing.T) {
 		"blocked": {Doc: doc(intake.Flagged), Outcome: &views.Outcome{Kind: "conflict",
 			Blocking: &intake.Blocking{ID: 6, Status: intake.Posted, ApprovedBy: "rev@example.test", ApprovedAt: &at, EntryID: 11}}},
 		"working":  {Doc: doc(intake.Active), Job: job(intake.JobLaunched)},
-		"failed":   {Doc: doc(intake.Active), Job: job(intake.JobAbandoned), IsAdmin: true},
+		"failed":   {Doc: doc(intake.Active), Job: job(intake.JobAbandoned), CanRetry: true},
 		"posted":   {Doc: doc(intake.Posted), Job: job(intake.JobDone)},
 		"rejected": {Doc: doc(intake.Rejected)},
 		"invalid": {Doc: doc(intake.Flagged), Verdict: intake.Verdict{Applies: true, State: intake.VerdictInvalid, Violations: 1,

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -8,51 +9,33 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/auth"
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
-	"greatbook/internal/ledger"
 	"greatbook/views"
 )
 
-// decisionView gathers the decision region of a document.
-func (s *Server) decisionView(c echo.Context, id int64, out *views.Outcome) (views.DecisionView, error) {
-	ctx := c.Request().Context()
-	u := currentUser(c)
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+// decisionView is the decision region of a document as the read model
+// gave it, with the bookkeeper's open question and out, what a decision
+// just did (nil for none: then a blocking member is said as a conflict).
+func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
+	v := views.DecisionView{Doc: p.Document, Job: p.Job, Verdict: p.Verdict, Outcome: out,
+		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry}
+	if out == nil && p.Blocking != nil {
+		v.Outcome = &views.Outcome{Kind: "conflict", Blocking: p.Blocking}
+	}
+	var err error
+	v.Question, v.Accounts, err = bookkeeper.OpenQuestion(c.Request().Context(), s.pool, p.Document.OrgID, p.Document.ID)
+	return v, err
+}
+
+// readDecision reads document id's decision region for the signed-in user.
+func (s *Server) readDecision(c echo.Context, id int64, out *views.Outcome) (views.DecisionView, error) {
+	p, err := intake.ReadDecision(c.Request().Context(), s.pool, reader(c), id)
 	if err != nil {
 		return views.DecisionView{}, err
 	}
-	v := views.DecisionView{Doc: doc, IsAdmin: u.IsAdmin(), Outcome: out, Verdict: intake.VerdictOf(doc)}
-	if out == nil && (doc.Status == intake.Pending || doc.Status == intake.Flagged) {
-		// Another member accepted: say so before anyone presses approve.
-		group, err := intake.Group(ctx, s.pool, u.OrgID, id)
-		if err != nil {
-			return v, err
-		}
-		if b, blocked := intake.BlockedBy(group, id); blocked {
-			v.Outcome = &views.Outcome{Kind: "conflict", Blocking: &b}
-		}
-	}
-	if job, ok, err := intake.JobForDocument(ctx, s.pool, u.OrgID, id); err != nil {
-		return v, err
-	} else if ok {
-		v.Job = &job
-	}
-	if v.Question, err = bookkeeper.QuestionFor(ctx, s.pool, u.OrgID, id); err != nil {
-		return v, err
-	}
-	if v.Question != nil && v.Question.Kind == bookkeeper.AskExpenseAccount {
-		all, err := ledger.Accounts(ctx, s.pool, u.OrgID)
-		if err != nil {
-			return v, err
-		}
-		for _, a := range all {
-			if a.Active && a.Type == ledger.Expense {
-				v.Accounts = append(v.Accounts, a)
-			}
-		}
-	}
-	return v, nil
+	return s.decisionView(c, p, out)
 }
 
 // decided answers a decision: the region (htmx), or the page again.
@@ -63,11 +46,21 @@ func (s *Server) decided(c echo.Context, id int64, status int, out *views.Outcom
 		}
 		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/intake/%d", id))
 	}
-	v, err := s.decisionView(c, id, out)
+	v, err := s.readDecision(c, id, out)
 	if err != nil {
 		return err
 	}
 	return render(c, status, views.DecisionPanel(v))
+}
+
+// refused answers a decision that failed: an expected refusal is shown in
+// document id's decision region; anything else is an error for the error
+// handler.
+func (s *Server) refused(c echo.Context, id int64, err error) error {
+	if out, status, ok := asOutcome(err); ok {
+		return s.decided(c, id, status, out)
+	}
+	return err
 }
 
 // asOutcome turns an expected refusal into an inline outcome with its
@@ -92,51 +85,51 @@ func (s *Server) decisionPanel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.decisionView(c, id, nil)
+	v, err := s.readDecision(c, id, nil)
 	if err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, views.DecisionPanel(v))
 }
 
-func (s *Server) approve(c echo.Context) error {
+// decide runs a decision on the document the path names and answers with
+// its outcome, or with its refusal in the decision region.
+func (s *Server) decide(c echo.Context, do func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error)) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
-	// The panel's acknowledgement of an invalid e-invoice, as the API's
-	// {"acknowledge_invalid": true, "reason": ...}; the plain approve button
-	// sends neither.
-	ack := intake.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
-	u := currentUser(c)
-	a, err := s.app.Decisions.ApproveWith(c.Request().Context(), u.OrgID, id, u.Actor(), ack)
-	s.countApprove(&a.Launch, err)
+	out, err := do(c.Request().Context(), currentUser(c), id)
 	if err != nil {
-		if out, status, ok := asOutcome(err); ok {
-			return s.decided(c, id, status, out)
-		}
-		return err
-	}
-	out := &views.Outcome{Kind: "launched", Launch: &a.Launch, Message: "Approved; bookkeeping launched."}
-	if a.Launch.Outcome == "failed" {
-		out.Kind, out.Message = "launch_failed", "Approved, but launching the bookkeeping failed: "+a.Launch.Error+". The approval stands."
+		return s.refused(c, id, err)
 	}
 	return s.decided(c, id, http.StatusOK, out)
 }
 
-func (s *Server) reject(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	u := currentUser(c)
-	if _, err := s.app.Decisions.Reject(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
-		if out, status, ok := asOutcome(err); ok {
-			return s.decided(c, id, status, out)
+func (s *Server) approve(c echo.Context) error {
+	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		// The panel's acknowledgement of an invalid e-invoice, as the API's
+		// {"acknowledge_invalid": true, "reason": ...}; the plain approve button
+		// sends neither.
+		ack := intake.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
+		a, err := s.app.Decisions.ApproveWith(ctx, u.OrgID, id, u.Actor(), ack)
+		s.countApprove(&a.Launch, err)
+		if err != nil {
+			return nil, err
 		}
-		return err
-	}
-	return s.decided(c, id, http.StatusOK, &views.Outcome{Kind: "rejected", Message: "Rejected."})
+		out := &views.Outcome{Kind: "launched", Launch: &a.Launch, Message: "Approved; bookkeeping launched."}
+		if a.Launch.Outcome == "failed" {
+			out.Kind, out.Message = "launch_failed", "Approved, but launching the bookkeeping failed: "+a.Launch.Error+". The approval stands."
+		}
+		return out, nil
+	})
+}
+
+func (s *Server) reject(c echo.Context) error {
+	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		_, err := s.app.Decisions.Reject(ctx, u.OrgID, id, c.FormValue("reason"), u.Actor())
+		return &views.Outcome{Kind: "rejected", Message: "Rejected."}, err
+	})
 }
 
 func (s *Server) notADuplicate(c echo.Context) error {
@@ -146,10 +139,7 @@ func (s *Server) notADuplicate(c echo.Context) error {
 	}
 	u := currentUser(c)
 	if _, err := s.app.Decisions.MarkDistinct(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
-		if out, status, ok := asOutcome(err); ok {
-			return s.decided(c, id, status, out)
-		}
-		return err
+		return s.refused(c, id, err)
 	}
 	if isHTMX(c) {
 		// The group changed: the whole page is out of date.
@@ -161,20 +151,11 @@ func (s *Server) notADuplicate(c echo.Context) error {
 }
 
 func (s *Server) answer(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	u := currentUser(c)
-	err = s.app.Bookkeeper.Answer(c.Request().Context(), u.OrgID, c.FormValue("run_id"),
-		map[string]string{"account": c.FormValue("account"), "rate": c.FormValue("rate")}, c.FormValue("remember") != "", u.Actor())
-	if err != nil {
-		if out, status, ok := asOutcome(err); ok {
-			return s.decided(c, id, status, out)
-		}
-		return err
-	}
-	return s.decided(c, id, http.StatusOK, &views.Outcome{Kind: "answered", Message: "Answered; the bookkeeper continues."})
+	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		err := s.app.Bookkeeper.Answer(ctx, u.OrgID, c.FormValue("run_id"),
+			map[string]string{"account": c.FormValue("account"), "rate": c.FormValue("rate")}, c.FormValue("remember") != "", u.Actor())
+		return &views.Outcome{Kind: "answered", Message: "Answered; the bookkeeper continues."}, err
+	})
 }
 
 // retryJob is an admin's retry from a document's page.
@@ -191,10 +172,7 @@ func (s *Server) retryJob(c echo.Context) error {
 	}
 	out, err := s.app.Outbox.Retry(ctx, u.OrgID, jobID, c.FormValue("reason"), u.Actor())
 	if err != nil {
-		if o, status, ok := asOutcome(err); ok {
-			return s.decided(c, job.IntakeID, status, o)
-		}
-		return err
+		return s.refused(c, job.IntakeID, err)
 	}
 	o := &views.Outcome{Kind: "launched", Launch: &out, Message: "Retried; bookkeeping launched (job " + strconv.FormatInt(jobID, 10) + ")."}
 	if out.Outcome == "failed" {

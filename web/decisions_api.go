@@ -14,6 +14,19 @@ type reasonRequest struct {
 	Reason string `json:"reason"`
 }
 
+// idAndReason reads the id the path names and the reason the body gives.
+func idAndReason(c echo.Context) (int64, string, error) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return 0, "", err
+	}
+	var body reasonRequest
+	if err := decodeJSON(c, &body); err != nil {
+		return 0, "", err
+	}
+	return id, body.Reason, nil
+}
+
 // apiApprove is POST /api/v1/intake/{id}/approve: 200 with the launch's
 // outcome (launched or failed: the approval stands either way), 409
 // duplicate_group_conflict naming the blocking member, 409 invalid_state.
@@ -52,16 +65,12 @@ func launchJSON(l intake.LaunchOutcome) map[string]any {
 }
 
 func (s *Server) apiReject(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, reason, err := idAndReason(c)
 	if err != nil {
 		return err
 	}
-	var body reasonRequest
-	if err := decodeJSON(c, &body); err != nil {
-		return err
-	}
 	u := currentUser(c)
-	doc, err := s.app.Decisions.Reject(c.Request().Context(), u.OrgID, id, body.Reason, u.Actor())
+	doc, err := s.app.Decisions.Reject(c.Request().Context(), u.OrgID, id, reason, u.Actor())
 	if err != nil {
 		return err
 	}
@@ -70,17 +79,13 @@ func (s *Server) apiReject(c echo.Context) error {
 
 // apiNotADuplicate is POST /api/v1/intake/{id}/not-a-duplicate (admin).
 func (s *Server) apiNotADuplicate(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, reason, err := idAndReason(c)
 	if err != nil {
-		return err
-	}
-	var body reasonRequest
-	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
 	u := currentUser(c)
 	ctx := c.Request().Context()
-	doc, err := s.app.Decisions.MarkDistinct(ctx, u.OrgID, id, body.Reason, u.Actor())
+	doc, err := s.app.Decisions.MarkDistinct(ctx, u.OrgID, id, reason, u.Actor())
 	if err != nil {
 		return err
 	}
@@ -97,16 +102,12 @@ func (s *Server) apiNotADuplicate(c echo.Context) error {
 
 // apiRetryJob is POST /api/v1/jobs/{id}/retry (admin).
 func (s *Server) apiRetryJob(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, reason, err := idAndReason(c)
 	if err != nil {
 		return err
 	}
-	var body reasonRequest
-	if err := decodeJSON(c, &body); err != nil {
-		return err
-	}
 	u := currentUser(c)
-	out, err := s.app.Outbox.Retry(c.Request().Context(), u.OrgID, id, body.Reason, u.Actor())
+	out, err := s.app.Outbox.Retry(c.Request().Context(), u.OrgID, id, reason, u.Actor())
 	if err != nil {
 		return err
 	}

@@ -106,125 +106,62 @@ func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) 
 	}
 }
 
-// documentView gathers what a document's page shows.
+// reader is the signed-in user as the read model sees them.
+func reader(c echo.Context) intake.Reader {
+	u := currentUser(c)
+	return intake.Reader{OrgID: u.OrgID, Admin: u.IsAdmin()}
+}
+
+// documentView gathers what a document's page shows: the document as
+// intake reads it, with the bookkeeper's question and the typewriter's
+// version chain of the document, where it has them.
 func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, error) {
 	ctx := c.Request().Context()
-	u := currentUser(c)
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	p, err := intake.ReadDocument(ctx, s.pool, reader(c), id)
 	if err != nil {
 		return views.DocumentView{}, err
 	}
-	v := views.DocumentView{Doc: doc}
-	v.Fields = fieldsOf(doc)
-	_ = json.Unmarshal(doc.Findings, &v.Findings)
-	v.Findings = einvoice.BySeverity(v.Findings)
-	v.Verdict = intake.VerdictOf(doc)
-	if v.Group, err = intake.Group(ctx, s.pool, u.OrgID, id); err != nil {
+	v := views.DocumentView{Doc: p.Document, Fields: p.Fields, Findings: p.Findings, Verdict: p.Verdict, Group: p.Group,
+		Compare: compareView(p.Comparison), History: p.History, Pretty: p.Pretty, Signature: p.Signature, CanTypeIn: p.CanTypeIn}
+	if v.Decision, err = s.decisionView(c, p.Decision, nil); err != nil {
 		return v, err
 	}
-	v.Signature = intake.GroupSignature(v.Group)
-	if len(v.Group) > 1 {
-		with := doc.DuplicateOf
-		if with == 0 {
-			for _, m := range v.Group {
-				if m.ID != id {
-					with = m.ID
-					break
-				}
-			}
-		}
-		if v.Compare, err = s.compareView(c, doc, v.Group, with); err != nil {
-			return v, err
-		}
-	}
-	if v.History, err = intake.History(ctx, s.pool, u.OrgID, id); err != nil {
-		return v, err
-	}
-	if doc.MediaType != "application/pdf" && !strings.HasPrefix(doc.MediaType, "image/") {
-		raw, err := intake.Original(ctx, s.pool, u.OrgID, id)
+	if p.Document.VersionGroup != 0 {
+		chain, err := s.app.Typewriter.Get(ctx, p.Document.OrgID, p.Document.VersionGroup)
 		if err != nil {
 			return v, err
 		}
-		// Capped while it is built: a deeply nested original must not cost more than its page.
-		v.Pretty = einvoice.PrettyLimit(raw, einvoice.PrettyCap)
+		v.Chain, v.ChainVersion = &chain, p.Document.TypewriterVersionID
 	}
-	if v.Decision, err = s.decisionView(c, id, nil); err != nil {
-		return v, err
-	}
-	if doc.VersionGroup != 0 {
-		chain, err := s.app.Typewriter.Get(ctx, u.OrgID, doc.VersionGroup)
-		if err != nil {
-			return v, err
-		}
-		v.Chain, v.ChainVersion = &chain, doc.TypewriterVersionID
-	}
-	v.CanTypeIn = doc.Status == intake.Flagged && intake.NeedsFields(doc.FlagReason)
 	return v, nil
 }
 
-func fieldsOf(doc intake.Document) *einvoice.Document {
-	if len(doc.Fields) == 0 {
-		return nil
-	}
-	var f einvoice.Document
-	if json.Unmarshal(doc.Fields, &f) != nil {
-		return nil
-	}
-	return &f
-}
-
-// compareView sets a document beside another member of its group.
-func (s *Server) compareView(c echo.Context, doc intake.Document, group []intake.Member, with int64) (views.CompareView, error) {
-	v := views.CompareView{DocumentID: doc.ID, Members: group}
-	inGroup := false
-	for _, m := range group {
-		inGroup = inGroup || (m.ID == with && with != doc.ID)
-	}
-	if !inGroup {
-		return v, nil
-	}
-	other, err := intake.NewPGStore(s.pool).Get(c.Request().Context(), doc.OrgID, with)
-	if err != nil {
-		return v, err
-	}
-	a, b := fieldsOf(doc), fieldsOf(other)
-	if a == nil {
-		a = &einvoice.Document{}
-	}
-	if b == nil {
-		b = &einvoice.Document{}
-	}
-	v.With, v.Rows = with, einvoice.SideBySide(*a, *b)
-	return v, nil
+func compareView(c intake.Comparison) views.CompareView {
+	return views.CompareView{DocumentID: c.DocumentID, With: c.With, Members: c.Members, Rows: c.Rows}
 }
 
 // documentAndGroup loads the document the path names, of the user's org,
 // and its duplicate group.
 func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []intake.Member, error) {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return intake.Document{}, nil, err
-	}
-	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, orgID, id)
+	doc, err := s.pathDocument(c)
 	if err != nil {
 		return doc, nil, err
 	}
-	group, err := intake.Group(ctx, s.pool, orgID, id)
+	group, err := intake.Group(c.Request().Context(), s.pool, doc.OrgID, doc.ID)
 	return doc, group, err
 }
 
 func (s *Server) compare(c echo.Context) error {
-	doc, group, err := s.documentAndGroup(c)
+	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
 	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
-	v, err := s.compareView(c, doc, group, with)
+	v, err := intake.ReadComparison(c.Request().Context(), s.pool, reader(c), id, with)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.Compare(v))
+	return render(c, http.StatusOK, views.Compare(compareView(v)))
 }
 
 // watch answers a reviewer's page polling its document's group: nothing
@@ -269,19 +206,23 @@ func (s *Server) documentPage(c echo.Context) error {
 	return page(c, views.DocumentPage(s.chrome(c, fmt.Sprintf("Document %d", id), "desk"), v))
 }
 
+// pathDocument is the document the path names, of the user's org.
+func (s *Server) pathDocument(c echo.Context) (intake.Document, error) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return intake.Document{}, err
+	}
+	return intake.NewPGStore(s.pool).Get(c.Request().Context(), currentUser(c).OrgID, id)
+}
+
 // original serves a document's bytes as they arrived. Anything but a PDF is
 // sandboxed, so that active content in a supplier's file cannot run here.
 func (s *Server) original(c echo.Context) error {
-	id, err := pathID(c, "id")
+	doc, err := s.pathDocument(c)
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
-	ctx := c.Request().Context()
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
-	if err != nil {
-		return err
-	}
+	id, u, ctx := doc.ID, currentUser(c), c.Request().Context()
 	content, err := intake.Original(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
@@ -295,11 +236,7 @@ func (s *Server) original(c echo.Context) error {
 }
 
 func (s *Server) typeInForm(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	doc, err := intake.NewPGStore(s.pool).Get(c.Request().Context(), currentUser(c).OrgID, id)
+	doc, err := s.pathDocument(c)
 	if err != nil {
 		return err
 	}
@@ -328,16 +265,11 @@ func formFromDocument(d einvoice.Document) views.TypeInForm {
 
 // typeIn files a flagged document with the fields a person typed in.
 func (s *Server) typeIn(c echo.Context) error {
-	id, err := pathID(c, "id")
+	doc, err := s.pathDocument(c)
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
-	ctx := c.Request().Context()
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
-	if err != nil {
-		return err
-	}
+	id, u, ctx := doc.ID, currentUser(c), c.Request().Context()
 	form := views.TypeInForm{Type: c.FormValue("type"), Number: c.FormValue("number"), IssueDate: c.FormValue("issue_date"),
 		DueDate: c.FormValue("due_date"), Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
 		SellerName: c.FormValue("seller_name"), SellerVAT: c.FormValue("seller_vat_id"), BuyerName: c.FormValue("buyer_name"),

@@ -363,31 +363,20 @@ func orNone(s string) string {
 // Reject rejects a pending or flagged document with a reason. A rejected
 // document gives its natural key up.
 func (d *Decisions) Reject(ctx context.Context, orgID, id int64, reason string, actor audit.Actor) (Document, error) {
-	if err := needReason(reason); err != nil {
-		return Document{}, err
-	}
-	return retryConflicts(ctx, d, func() (Document, error) {
-		return database.WithTxV(ctx, d.Pool, func(tx pgx.Tx) (Document, error) {
-			if _, err := d.lockGroup(ctx, tx, orgID, id); err != nil {
-				return Document{}, err
+	return d.decide(ctx, orgID, id, reason, actor, decision{
+		action: "reject",
+		refuse: func(doc Document) error {
+			if !undecided(doc) {
+				return apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be rejected", id, doc.Status)
 			}
-			doc, err := get(ctx, tx, orgID, id)
-			if err != nil {
-				return Document{}, err
-			}
-			if doc.Status != Pending && doc.Status != Flagged {
-				return Document{}, apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be rejected", id, doc.Status)
-			}
-			if _, err := tx.Exec(ctx, `UPDATE intake_documents SET status = 'rejected', decided_by = $2, decided_at = now(),
-				decision_reason = $3, updated_at = now() WHERE id = $1`, id, actor.Label, reason); err != nil {
-				return Document{}, err
-			}
-			if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "reject", SubjectType: "intake",
-				SubjectID: id, FromStatus: string(doc.Status), ToStatus: string(Rejected), Detail: map[string]any{"reason": reason}}); err != nil {
-				return Document{}, err
-			}
-			return get(ctx, tx, orgID, id)
-		})
+			return nil
+		},
+		update: `UPDATE intake_documents SET status = 'rejected', decided_by = $2, decided_at = now(),
+			decision_reason = $3, updated_at = now() WHERE id = $1`,
+		args: []any{id, actor.Label, reason},
+		detail: func(Document) map[string]any {
+			return map[string]any{"reason": reason}
+		},
 	})
 }
 
@@ -397,38 +386,71 @@ func (d *Decisions) Reject(ctx context.Context, orgID, id int64, reason string, 
 // approved. The document keeps out of the natural key (its incumbent holds
 // it) and remembers which row it is distinct from.
 func (d *Decisions) MarkDistinct(ctx context.Context, orgID, id int64, reason string, actor audit.Actor) (Document, error) {
+	return d.decide(ctx, orgID, id, reason, actor, decision{
+		action: "not_a_duplicate",
+		refuse: func(doc Document) error {
+			if doc.DuplicateOf == 0 {
+				return apperr.New(apperr.InvalidState, "document %d is not filed as a duplicate", id)
+			}
+			if !undecided(doc) {
+				return apperr.New(apperr.InvalidState, "document %d is %s; decided documents keep their edges", id, doc.Status)
+			}
+			return nil
+		},
+		update: `UPDATE intake_documents SET distinct_from = duplicate_of, duplicate_of = NULL,
+			duplicate_reason = NULL,
+			status = CASE WHEN flag_reason = 'duplicate' THEN 'pending' ELSE status END,
+			flag_reason = CASE WHEN flag_reason = 'duplicate' THEN NULL ELSE flag_reason END,
+			updated_at = now() WHERE id = $1`,
+		args: []any{id},
+		detail: func(before Document) map[string]any {
+			return map[string]any{"reason": reason, "was_duplicate_of": before.DuplicateOf, "duplicate_reason": before.DuplicateReason}
+		},
+	})
+}
+
+// decision is a reviewer's decision on one undecided document, other than
+// approve (which launches bookkeeping): what refuses it, given the document
+// as read under the group lock; the update that makes it; what the audit
+// trail records besides the change of status.
+type decision struct {
+	action string
+	refuse func(before Document) error
+	update string
+	args   []any
+	detail func(before Document) map[string]any
+}
+
+// decide makes a decision with a reason in one transaction, audited, and
+// returns the document as it left it.
+func (d *Decisions) decide(ctx context.Context, orgID, id int64, reason string, actor audit.Actor, dec decision) (Document, error) {
 	if err := needReason(reason); err != nil {
 		return Document{}, err
 	}
 	return retryConflicts(ctx, d, func() (Document, error) {
 		return database.WithTxV(ctx, d.Pool, func(tx pgx.Tx) (Document, error) {
+			// The group lock first, as approve takes it: a decision that
+			// comes while an approve of another member is in flight waits
+			// for it and then reads the group as it left it.
 			if _, err := d.lockGroup(ctx, tx, orgID, id); err != nil {
 				return Document{}, err
 			}
-			doc, err := get(ctx, tx, orgID, id)
+			before, err := get(ctx, tx, orgID, id)
 			if err != nil {
 				return Document{}, err
 			}
-			if doc.DuplicateOf == 0 {
-				return Document{}, apperr.New(apperr.InvalidState, "document %d is not filed as a duplicate", id)
-			}
-			if doc.Status != Pending && doc.Status != Flagged {
-				return Document{}, apperr.New(apperr.InvalidState, "document %d is %s; decided documents keep their edges", id, doc.Status)
-			}
-			if _, err := tx.Exec(ctx, `UPDATE intake_documents SET distinct_from = duplicate_of, duplicate_of = NULL,
-				duplicate_reason = NULL,
-				status = CASE WHEN flag_reason = 'duplicate' THEN 'pending' ELSE status END,
-				flag_reason = CASE WHEN flag_reason = 'duplicate' THEN NULL ELSE flag_reason END,
-				updated_at = now() WHERE id = $1`, id); err != nil {
+			if err := dec.refuse(before); err != nil {
 				return Document{}, err
+			}
+			if _, err := tx.Exec(ctx, dec.update, dec.args...); err != nil {
+				return Document{}, fmt.Errorf("intake: %s document %d: %w", dec.action, id, err)
 			}
 			after, err := get(ctx, tx, orgID, id)
 			if err != nil {
 				return Document{}, err
 			}
-			if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "not_a_duplicate", SubjectType: "intake",
-				SubjectID: id, FromStatus: string(doc.Status), ToStatus: string(after.Status),
-				Detail: map[string]any{"reason": reason, "was_duplicate_of": doc.DuplicateOf, "duplicate_reason": doc.DuplicateReason}}); err != nil {
+			if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: dec.action, SubjectType: "intake",
+				SubjectID: id, FromStatus: string(before.Status), ToStatus: string(after.Status), Detail: dec.detail(before)}); err != nil {
 				return Document{}, err
 			}
 			return after, nil

@@ -1,0 +1,201 @@
+package intake
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"greatbook/internal/database"
+	"greatbook/internal/einvoice"
+)
+
+// Reader is who reads a document: the read model decides from it what the
+// page offers them.
+type Reader struct {
+	OrgID int64
+	Admin bool
+}
+
+// DocumentPage is what a reviewer's page of one document shows, and what
+// it lets them do there.
+type DocumentPage struct {
+	Document Document
+	// Fields are the document's fields as filed; nil where none are.
+	Fields *einvoice.Document
+	// Findings are the pipeline's findings, fatal ones first.
+	Findings []einvoice.Finding
+	Verdict  Verdict
+	Group    []Member
+	// Signature identifies the group as read, for the page's watch.
+	Signature  string
+	Comparison Comparison
+	History    []HistoryItem
+	// Pretty is the original rendered for reading: an e-invoice's XML or
+	// JSON, not a PDF or an image (the page shows those as they are).
+	Pretty   string
+	Decision DecisionPanel
+	// CanTypeIn: the document is flagged for want of fields fit to post, so
+	// a person may type them in.
+	CanTypeIn bool
+}
+
+// Comparison is a document beside another member of its group (With is 0
+// when there is none to compare with).
+type Comparison struct {
+	DocumentID int64
+	With       int64
+	Members    []Member
+	Rows       []einvoice.FieldPair
+}
+
+// DecisionPanel is what a reader may decide on a document now.
+type DecisionPanel struct {
+	Document Document
+	Verdict  Verdict
+	// Job is the document's bookkeeping job, if it was approved.
+	Job *Job
+	// Blocking is the accepted member of the group that would refuse an
+	// approve, said before anyone presses approve; nil when there is none.
+	Blocking *Blocking
+	// CanMarkDistinct: an admin may take a suspected duplicate out of its group.
+	CanMarkDistinct bool
+	// CanRetry: an admin may retry a failed or abandoned bookkeeping job.
+	CanRetry bool
+}
+
+// ReadDocument gathers a document's page for a reader of its org.
+func ReadDocument(ctx context.Context, q database.Querier, r Reader, id int64) (DocumentPage, error) {
+	doc, err := get(ctx, q, r.OrgID, id)
+	if err != nil {
+		return DocumentPage{}, err
+	}
+	p := DocumentPage{Document: doc, Fields: fieldsOf(doc), Verdict: VerdictOf(doc),
+		CanTypeIn: doc.Status == Flagged && NeedsFields(doc.FlagReason)}
+	_ = json.Unmarshal(doc.Findings, &p.Findings)
+	p.Findings = einvoice.BySeverity(p.Findings)
+	if p.Group, err = Group(ctx, q, r.OrgID, id); err != nil {
+		return p, err
+	}
+	p.Signature = GroupSignature(p.Group)
+	if p.Comparison, err = compare(ctx, q, doc, p.Group, CompareWith(doc, p.Group)); err != nil {
+		return p, err
+	}
+	if p.History, err = History(ctx, q, r.OrgID, id); err != nil {
+		return p, err
+	}
+	if doc.MediaType != "application/pdf" && !strings.HasPrefix(doc.MediaType, "image/") {
+		raw, err := Original(ctx, q, r.OrgID, id)
+		if err != nil {
+			return p, err
+		}
+		// Capped while it is built: a deeply nested original must not cost more than its page.
+		p.Pretty = einvoice.PrettyLimit(raw, einvoice.PrettyCap)
+	}
+	p.Decision, err = decisionPanel(ctx, q, r, doc, p.Group)
+	return p, err
+}
+
+// ReadDecision gathers a document's decision panel for a reader of its org.
+func ReadDecision(ctx context.Context, q database.Querier, r Reader, id int64) (DecisionPanel, error) {
+	doc, err := get(ctx, q, r.OrgID, id)
+	if err != nil {
+		return DecisionPanel{}, err
+	}
+	var group []Member
+	if undecided(doc) {
+		if group, err = Group(ctx, q, r.OrgID, id); err != nil {
+			return DecisionPanel{}, err
+		}
+	}
+	return decisionPanel(ctx, q, r, doc, group)
+}
+
+func undecided(doc Document) bool { return doc.Status == Pending || doc.Status == Flagged }
+
+// decisionPanel decides what r may do on doc; group is doc's duplicate
+// group, read only when doc is undecided.
+func decisionPanel(ctx context.Context, q database.Querier, r Reader, doc Document, group []Member) (DecisionPanel, error) {
+	v := DecisionPanel{Document: doc, Verdict: VerdictOf(doc), CanMarkDistinct: r.Admin && undecided(doc) && doc.DuplicateOf != 0}
+	if undecided(doc) {
+		if b, blocked := BlockedBy(group, doc.ID); blocked {
+			v.Blocking = &b
+		}
+	}
+	job, ok, err := JobForDocument(ctx, q, r.OrgID, doc.ID)
+	if err != nil {
+		return v, err
+	}
+	if ok {
+		v.Job = &job
+		v.CanRetry = r.Admin && (job.Status == JobAbandoned || job.Status == JobFailed)
+	}
+	return v, nil
+}
+
+// CompareWith is the member of group a document's page first sets beside
+// it: the one it was filed as a duplicate of, else the first other member;
+// 0 when it is alone.
+func CompareWith(doc Document, group []Member) int64 {
+	if len(group) < 2 {
+		return 0
+	}
+	if doc.DuplicateOf != 0 {
+		return doc.DuplicateOf
+	}
+	for _, m := range group {
+		if m.ID != doc.ID {
+			return m.ID
+		}
+	}
+	return 0
+}
+
+// ReadComparison sets document id beside member with of its group; a with
+// outside the group compares with nothing.
+func ReadComparison(ctx context.Context, q database.Querier, r Reader, id, with int64) (Comparison, error) {
+	doc, err := get(ctx, q, r.OrgID, id)
+	if err != nil {
+		return Comparison{}, err
+	}
+	group, err := Group(ctx, q, r.OrgID, id)
+	if err != nil {
+		return Comparison{}, err
+	}
+	return compare(ctx, q, doc, group, with)
+}
+
+func compare(ctx context.Context, q database.Querier, doc Document, group []Member, with int64) (Comparison, error) {
+	v := Comparison{DocumentID: doc.ID, Members: group}
+	inGroup := false
+	for _, m := range group {
+		inGroup = inGroup || (m.ID == with && with != doc.ID)
+	}
+	if !inGroup {
+		return v, nil
+	}
+	other, err := get(ctx, q, doc.OrgID, with)
+	if err != nil {
+		return v, err
+	}
+	a, b := fieldsOf(doc), fieldsOf(other)
+	if a == nil {
+		a = &einvoice.Document{}
+	}
+	if b == nil {
+		b = &einvoice.Document{}
+	}
+	v.With, v.Rows = with, einvoice.SideBySide(*a, *b)
+	return v, nil
+}
+
+// fieldsOf is a document's fields as filed, or nil.
+func fieldsOf(doc Document) *einvoice.Document {
+	if len(doc.Fields) == 0 {
+		return nil
+	}
+	var f einvoice.Document
+	if json.Unmarshal(doc.Fields, &f) != nil {
+		return nil
+	}
+	return &f
+}
