@@ -133,7 +133,7 @@ func Approve(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	doc, err := einvoice.Parse(ublInvoice(1))
+	doc, err := einvoice.Parse(UBLInvoice(1))
 	if err != nil {
 		return err
 	}
