@@ -83,11 +83,13 @@ const (
 )
 
 // Statements are the SQL of approve and of a launch, in order, for the
-// benchmark that runs the same statements through pgbench.
+// benchmark that runs the same statements through pgbench: the very
+// constants Approve and launch send (TestStatementsAreWhatApproveSends
+// compares them with what reaches the server).
 var Statements = struct {
-	LockGroup, Recheck, Activate, InsertJob string
-	LockJob, MarkLaunched, InsertAttempt    string
-}{lockGroupSQL, recheckSQL, activateSQL, insertJobSQL, lockJobSQL, markLaunchedSQL, insertAttemptSQL}
+	LockGroup, Recheck, Activate, InsertJob                 string
+	LockJob, LockJobSkipLocked, MarkLaunched, InsertAttempt string
+}{lockGroupSQL, recheckSQL, activateSQL, insertJobSQL, lockJobSQL, lockJobSkipLockedSQL, markLaunchedSQL, insertAttemptSQL}
 
 // lockGroup takes the group lock and proves that the group did not grow
 // between the statement's snapshot and the lock (a new member filed, or an

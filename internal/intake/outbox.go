@@ -150,11 +150,15 @@ func GetJob(ctx context.Context, q database.Querier, orgID, id int64) (Job, erro
 	return j, nil
 }
 
-// The statements of a launch, named for the benchmark (Statements).
+// The statements of a launch, in the order launch sends them; Statements
+// hands these very strings to the benchmark. An approver or an operator
+// waits for a job another launcher holds (lockJobSQL); the sweep leaves it
+// to them (lockJobSkipLockedSQL).
 const (
-	lockJobSQL       = `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = $1 FOR UPDATE`
-	markLaunchedSQL  = `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid, last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`
-	insertAttemptSQL = `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`
+	lockJobSQL           = `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = $1 FOR UPDATE`
+	lockJobSkipLockedSQL = lockJobSQL + ` SKIP LOCKED`
+	markLaunchedSQL      = `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid, last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`
+	insertAttemptSQL     = `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`
 )
 
 // lockMode says how a launch waits for a job another launcher holds.
@@ -179,12 +183,12 @@ var errSkipped = errors.New("intake: job is being launched by another")
 // one transaction; after the commit it hands the run to the workers. It
 // raises on failure; Launch owns that failure.
 func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor audit.Actor, mode lockMode, allowed ...JobStatus) (string, error) {
-	lock := `FOR UPDATE`
+	lockJob := lockJobSQL
 	if mode == lockSkip {
-		lock = `FOR UPDATE SKIP LOCKED`
+		lockJob = lockJobSkipLockedSQL
 	}
 	runID, err := database.WithTxV(ctx, o.Pool, func(tx pgx.Tx) (string, error) {
-		job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 `+lock, jobID)) // lockJobSQL, or SKIP LOCKED
+		job, err := scanJob(tx.QueryRow(ctx, lockJob, jobID))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return "", errSkipped
 		}
@@ -237,7 +241,7 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 func (o *Outbox) recordFailure(ctx context.Context, jobID int64, trigger string, actor audit.Actor, cause error) (Job, error) {
 	class := retry.ClassOf(cause)
 	return database.WithTxV(ctx, o.Pool, func(tx pgx.Tx) (Job, error) {
-		job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 FOR UPDATE`, jobID))
+		job, err := scanJob(tx.QueryRow(ctx, lockJobSQL, jobID))
 		if err != nil {
 			return Job{}, fmt.Errorf("intake: lock job %d to record its failure: %w", jobID, err)
 		}
