@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -80,9 +81,10 @@ type Outbox struct {
 	// Backoff is the first wait before the sweep retries a failed job; each
 	// further wait doubles, up to MaxBackoff.
 	Backoff, MaxBackoff time.Duration
-	// BeforeLaunch, when set, runs inside every launch and may fail it
-	// (tests inject launch failures with it).
-	BeforeLaunch func(job Job) error
+	// launchFault is a test hook (testhooks.go): when set, every launch
+	// calls it first and fails with its error. Atomic, because tests set
+	// it on a running app while the sweep launches.
+	launchFault atomic.Pointer[func(job Job) error]
 }
 
 func (o *Outbox) maxAttempts() int {
@@ -205,8 +207,8 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 		if err := failpoint.Inject("intake/launch"); err != nil {
 			return "", err
 		}
-		if o.BeforeLaunch != nil {
-			if err := o.BeforeLaunch(job); err != nil {
+		if fault := o.launchFault.Load(); fault != nil {
+			if err := (*fault)(job); err != nil {
 				return "", err
 			}
 		}
