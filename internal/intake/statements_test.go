@@ -4,57 +4,13 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
 	"greatbook/internal/intake"
 	"greatbook/internal/runs"
 )
-
-// statementLog records the SQL every connection of a pool sends, in order.
-type statementLog struct {
-	mu  sync.Mutex
-	sql []string
-}
-
-func (l *statementLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := data.SQL
-	if t := strings.ToUpper(strings.TrimSpace(s)); t == "BEGIN" || t == "COMMIT" || strings.HasPrefix(t, "BEGIN ") {
-		s = strings.Fields(t)[0]
-	}
-	l.sql = append(l.sql, s)
-	return ctx
-}
-
-func (l *statementLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func (l *statementLog) take() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.sql
-	l.sql = nil
-	return s
-}
-
-// tracedPool is a second pool on the world's database whose statements go to log.
-func tracedPool(t *testing.T, w *world, log *statementLog) *pgxpool.Pool {
-	t.Helper()
-	cfg := w.db.Pool.Config().Copy()
-	cfg.ConnConfig.Tracer = log
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
-}
 
 // TestStatementsAreWhatApproveSends proves that the benchmark measures the
 // product: intake.Statements (which make bench runs through pgbench) are,
@@ -63,8 +19,7 @@ func tracedPool(t *testing.T, w *world, log *statementLog) *pgxpool.Pool {
 func TestStatementsAreWhatApproveSends(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
-	log := &statementLog{}
-	pool := tracedPool(t, w, log)
+	pool, log := w.db.TracedPool(t)
 	outbox := &intake.Outbox{Pool: pool, Starter: w.app.Outbox.Starter, Logger: w.app.Outbox.Logger}
 	s := intake.Statements
 	ctx := context.Background()
@@ -72,7 +27,7 @@ func TestStatementsAreWhatApproveSends(t *testing.T) {
 	t.Run("approve and launch", func(t *testing.T) {
 		id := w.doc(t, 0)
 		d := &intake.Decisions{Pool: pool, Outbox: outbox}
-		log.take()
+		log.Take()
 		a, err := d.Approve(ctx, w.org.ID, id, w.actor)
 		if err != nil {
 			t.Fatal(err)
@@ -82,7 +37,7 @@ func TestStatementsAreWhatApproveSends(t *testing.T) {
 		}
 		want := []string{"BEGIN", s.LockGroup, s.Recheck, s.Activate, audit.InsertSQL, s.InsertJob, "COMMIT",
 			"BEGIN", s.LockJob, runs.InsertSQL, s.MarkLaunched, s.InsertAttempt, audit.InsertSQL, "COMMIT"}
-		if got := log.take(); !slices.Equal(got, want) {
+		if got := log.Take(); !slices.Equal(got, want) {
 			t.Errorf("approve sent\n%s\nthe benchmark runs\n%s", strings.Join(got, "\n--\n"), strings.Join(want, "\n--\n"))
 		}
 	})
@@ -96,7 +51,7 @@ func TestStatementsAreWhatApproveSends(t *testing.T) {
 			w.org.ID, id); err != nil {
 			t.Fatal(err)
 		}
-		log.take()
+		log.Take()
 		res, err := outbox.Sweep(ctx, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +59,7 @@ func TestStatementsAreWhatApproveSends(t *testing.T) {
 		if len(res.Launched) != 1 {
 			t.Fatalf("sweep: %+v", res)
 		}
-		got := log.take()
+		got := log.Take()
 		// The sweep's pass around the launch (its search for due jobs, which
 		// pgbench replaces by its target table, and its record of the pass)
 		// is not the launch.
