@@ -56,14 +56,14 @@ func filed(t *testing.T, c *apiClient, content []byte, status string) int64 {
 func breakLaunches(a *site, message string) (fix func()) {
 	var mu sync.Mutex
 	broken := true
-	a.app.Outbox.BeforeLaunch = func(intake.Job) error {
+	a.app.Outbox.InjectLaunchFault(func(intake.Job) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if broken {
 			return retry.MarkPermanent(errors.New(message))
 		}
 		return nil
-	}
+	})
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()

@@ -65,7 +65,7 @@ var benchmarks = []struct {
 	{"pipeline", bench.Pipeline, true},
 	{"rules", bench.Rules, false},
 	{"approve", bench.Approve, true},
-	{"pages", bench.Pages, true},
+	{"pages", pages, true},
 }
 
 func names() []string {

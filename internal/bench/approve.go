@@ -133,7 +133,7 @@ func Approve(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	doc, err := einvoice.Parse(ublInvoice(1))
+	doc, err := einvoice.Parse(UBLInvoice(1))
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func Approve(ctx context.Context, e *Env) error {
 	launch.Text = "SELECT j.id AS job_id, j.intake_id AS id FROM bench_jobs b JOIN jobs j ON j.id = b.id WHERE b.n = (SELECT nextval('bench_jobs_seq')) \\gset\n" +
 		"SELECT gen_random_uuid() AS run_id \\gset\n" +
 		"BEGIN;\n" +
-		strings.Replace(Statement(s.LockJob, "job_id"), "FOR UPDATE", "FOR UPDATE SKIP LOCKED", 1) +
+		Statement(s.LockJobSkipLocked, "job_id") +
 		Statement(runs.InsertSQL, "run_id", "org", "kind", "id", "node", "rundata") +
 		strings.TrimSuffix(Statement(s.MarkLaunched, "job_id", "run_id"), ";\n") + " \\gset att_\n" +
 		Statement(s.InsertAttempt, "job_id", "att_attempts", "trigger", "actor", "run_id") +

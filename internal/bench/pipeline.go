@@ -15,10 +15,10 @@ import (
 	"greatbook/internal/runs"
 )
 
-// ublInvoice renders a UBL 2.1 invoice with ten lines at 25% VAT, numbered
+// UBLInvoice renders a UBL 2.1 invoice with ten lines at 25% VAT, numbered
 // n, valid by the EN 16931 rules (the pipeline files it pending). Its first line's price varies with n, so that no two share their facts
 // (they would be flagged as the same invoice renumbered).
-func ublInvoice(n int64) []byte {
+func UBLInvoice(n int64) []byte {
 	cents := 1000 + n%1_000_000 // first line: 4 × price, so tax = price exactly
 	price := fmt.Sprintf("%d.%02d", cents/100, cents%100)
 	money := func(c int64) string { return fmt.Sprintf("%d.%02d", c/100, c%100) }
@@ -72,7 +72,7 @@ func Pipeline(ctx context.Context, e *Env) error {
 		engine := runs.NewEngine(pool, runs.Options{})
 		p := pipeline.New(pool, engine, pipeline.Options{})
 		rate, err := Measure(ctx, workers, e.Duration, func(ctx context.Context, _, _ int) error {
-			res, err := p.Ingest(ctx, intake.Arrival{OrgID: o.ID, Content: ublInvoice(next.Add(1)), MediaType: "application/xml", Via: "api", Actor: "bench"})
+			res, err := p.Ingest(ctx, intake.Arrival{OrgID: o.ID, Content: UBLInvoice(next.Add(1)), MediaType: "application/xml", Via: "api", Actor: "bench"})
 			if err != nil {
 				return err
 			}

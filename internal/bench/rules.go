@@ -22,7 +22,7 @@ import (
 func Rules(ctx context.Context, e *Env) error {
 	docs := make([][]byte, 64)
 	for i := range docs {
-		docs[i] = ublInvoice(int64(i + 1))
+		docs[i] = UBLInvoice(int64(i + 1))
 		doc, err := einvoice.Parse(docs[i])
 		if err != nil {
 			return fmt.Errorf("bench: the bench's own invoice does not parse: %w", err)

@@ -16,7 +16,7 @@ import (
 func TestTheBenchInvoiceIsAValidEInvoice(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int64{1, 2, 999_999, 1_000_001} {
-		doc, err := einvoice.Parse(ublInvoice(n))
+		doc, err := einvoice.Parse(UBLInvoice(n))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,20 +43,21 @@ type Blocking struct {
 type Decisions struct {
 	Pool   *pgxpool.Pool
 	Outbox *Outbox
-	// options are for tests only (export_test.go).
-	options approveOptions
+	// lock replaces lockWholeGroup only in the mutation tests, which set a
+	// wrong lock order from export_test.go to prove the product's; nil in
+	// the product.
+	lock groupLocker
+	// beforeCommit, set only from export_test.go, runs before approve
+	// commits (tests inject a fault there).
+	beforeCommit func() error
 	// conflicts counts deadlocks, serialization failures and grown groups
 	// met and retried (tests prove it stays 0 with the group lock first).
 	conflicts atomic.Int64
 }
 
-type approveOptions struct {
-	lockRowFirst bool                                 // wrong order: the row, then the group
-	lockEdgeOnly bool                                 // wrong scope: the row and the row it duplicates
-	skipRecheck  bool                                 // no re-check that the group did not grow
-	afterLock    func(ctx context.Context, tx pgx.Tx) // runs after the first lock statement
-	beforeCommit func() error                         // runs before approve commits
-}
+// groupLocker takes the group lock of document id inside tx and returns
+// the members it locked.
+type groupLocker func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error)
 
 // maxConflictRetries bounds the retries of a decision that met a deadlock,
 // a serialization failure, or a group that grew while it was locked.
@@ -83,34 +84,38 @@ const (
 )
 
 // Statements are the SQL of approve and of a launch, in order, for the
-// benchmark that runs the same statements through pgbench.
+// benchmark that runs the same statements through pgbench: the very
+// constants Approve and launch send (TestStatementsAreWhatApproveSends
+// compares them with what reaches the server).
 var Statements = struct {
-	LockGroup, Recheck, Activate, InsertJob string
-	LockJob, MarkLaunched, InsertAttempt    string
-}{lockGroupSQL, recheckSQL, activateSQL, insertJobSQL, lockJobSQL, markLaunchedSQL, insertAttemptSQL}
+	LockGroup, Recheck, Activate, InsertJob                 string
+	LockJob, LockJobSkipLocked, MarkLaunched, InsertAttempt string
+}{lockGroupSQL, recheckSQL, activateSQL, insertJobSQL, lockJobSQL, lockJobSkipLockedSQL, markLaunchedSQL, insertAttemptSQL}
 
-// lockGroup takes the group lock and proves that the group did not grow
-// between the statement's snapshot and the lock (a new member filed, or an
-// edge added, by a transaction that committed meanwhile).
+// lockGroup takes the group lock of document id: lockWholeGroup, the one
+// order the product has (the mutation tests replace it to prove it).
 func (d *Decisions) lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
-	var rows pgx.Rows
-	var err error
-	switch {
-	case d.options.lockRowFirst:
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID); err != nil {
-			return nil, err
-		}
-		if d.options.afterLock != nil {
-			d.options.afterLock(ctx, tx)
-		}
-		rows, err = tx.Query(ctx, lockGroupSQL, id, orgID)
-	case d.options.lockEdgeOnly:
-		rows, err = tx.Query(ctx, `SELECT `+memberColumns+` FROM intake_documents d
-			WHERE (d.id = $1 OR d.id = (SELECT duplicate_of FROM intake_documents WHERE id = $1)) AND d.org_id = $2
-			ORDER BY d.id FOR UPDATE`, id, orgID)
-	default:
-		rows, err = tx.Query(ctx, lockGroupSQL, id, orgID)
+	if d.lock != nil {
+		return d.lock(ctx, tx, orgID, id)
 	}
+	return lockWholeGroup(ctx, tx, orgID, id)
+}
+
+// lockWholeGroup takes the group lock and proves that the group did not
+// grow between the statement's snapshot and the lock (a new member filed,
+// or an edge added, by a transaction that committed meanwhile).
+func lockWholeGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+	locked, err := lockGroupMembers(ctx, tx, orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	return locked, recheckGroup(ctx, tx, id, locked)
+}
+
+// lockGroupMembers sends lockGroupSQL: every member of the group, locked in
+// id order; not_found when there is no such document in the org.
+func lockGroupMembers(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+	rows, err := tx.Query(ctx, lockGroupSQL, id, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("intake: lock group of document %d: %w", id, err)
 	}
@@ -118,19 +123,19 @@ func (d *Decisions) lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) (
 	if err != nil {
 		return nil, fmt.Errorf("intake: lock group of document %d: %w", id, err)
 	}
-	if d.options.afterLock != nil && !d.options.lockRowFirst {
-		d.options.afterLock(ctx, tx)
-	}
 	if len(locked) == 0 {
 		return nil, apperr.New(apperr.NotFound, "no document %d", id)
 	}
-	if d.options.skipRecheck || d.options.lockEdgeOnly {
-		return locked, nil
-	}
+	return locked, nil
+}
+
+// recheckGroup returns errGroupGrew when the group now has a member that
+// the lock did not take.
+func recheckGroup(ctx context.Context, tx pgx.Tx, id int64, locked []Member) error {
 	// A new statement sees what committed while we waited for the lock.
 	var now []int64
 	if err := tx.QueryRow(ctx, recheckSQL, id).Scan(&now); err != nil {
-		return nil, fmt.Errorf("intake: recheck group of document %d: %w", id, err)
+		return fmt.Errorf("intake: recheck group of document %d: %w", id, err)
 	}
 	ids := make([]int64, 0, len(locked))
 	for _, m := range locked {
@@ -138,10 +143,10 @@ func (d *Decisions) lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) (
 	}
 	for _, m := range now {
 		if !slices.Contains(ids, m) {
-			return nil, errGroupGrew
+			return errGroupGrew
 		}
 	}
-	return locked, nil
+	return nil
 }
 
 // retryConflicts runs a decision again after a deadlock, a serialization
@@ -239,8 +244,8 @@ func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audi
 				}
 				return 0, fmt.Errorf("intake: write job of document %d: %w", id, err)
 			}
-			if d.options.beforeCommit != nil {
-				if err := d.options.beforeCommit(); err != nil {
+			if d.beforeCommit != nil {
+				if err := d.beforeCommit(); err != nil {
 					return 0, err
 				}
 			}

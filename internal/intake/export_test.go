@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/apperr"
 )
 
 // TestOptions configure Decisions for tests that prove what each part of
@@ -16,11 +18,60 @@ type TestOptions struct {
 	BeforeCommit func() error
 }
 
-// WithTestOptions returns a copy of d with test options.
+// WithTestOptions returns a copy of d with test options: a wrong lock
+// order (LockRowFirst, LockEdgeOnly, SkipRecheck) replaces the product's
+// lockWholeGroup, built here so that the product holds only the right one.
 func WithTestOptions(d *Decisions, o TestOptions) *Decisions {
-	c := &Decisions{Pool: d.Pool, Outbox: d.Outbox}
-	c.options = approveOptions{lockRowFirst: o.LockRowFirst, lockEdgeOnly: o.LockEdgeOnly, skipRecheck: o.SkipRecheck,
-		afterLock: o.AfterLock, beforeCommit: o.BeforeCommit}
+	c := &Decisions{Pool: d.Pool, Outbox: d.Outbox, beforeCommit: o.BeforeCommit}
+	afterLock := func(ctx context.Context, tx pgx.Tx) {
+		if o.AfterLock != nil {
+			o.AfterLock(ctx, tx)
+		}
+	}
+	switch {
+	case o.LockRowFirst: // wrong order: the row, then the group
+		c.lock = func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID); err != nil {
+				return nil, err
+			}
+			afterLock(ctx, tx)
+			locked, err := lockGroupMembers(ctx, tx, orgID, id)
+			if err != nil || o.SkipRecheck {
+				return locked, err
+			}
+			return locked, recheckGroup(ctx, tx, id, locked)
+		}
+	case o.LockEdgeOnly: // wrong scope: the row and the row it duplicates, no re-check
+		c.lock = func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+			rows, err := tx.Query(ctx, `SELECT `+memberColumns+` FROM intake_documents d
+				WHERE (d.id = $1 OR d.id = (SELECT duplicate_of FROM intake_documents WHERE id = $1)) AND d.org_id = $2
+				ORDER BY d.id FOR UPDATE`, id, orgID)
+			if err != nil {
+				return nil, err
+			}
+			locked, err := pgx.CollectRows(rows, scanMember)
+			if err != nil {
+				return nil, err
+			}
+			afterLock(ctx, tx)
+			if len(locked) == 0 {
+				return nil, apperr.New(apperr.NotFound, "no document %d", id)
+			}
+			return locked, nil
+		}
+	case o.SkipRecheck || o.AfterLock != nil: // the right lock, with a pause after it, or without its re-check
+		c.lock = func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+			locked, err := lockGroupMembers(ctx, tx, orgID, id)
+			if err != nil {
+				return nil, err
+			}
+			afterLock(ctx, tx)
+			if o.SkipRecheck {
+				return locked, nil
+			}
+			return locked, recheckGroup(ctx, tx, id, locked)
+		}
+	}
 	return c
 }
 
@@ -29,17 +80,34 @@ func (d *Decisions) Conflicts() int64 { return d.conflicts.Load() }
 
 // GuardLockMode is how a test store takes the version-group and
 // content-key locks.
-type GuardLockMode = guardLockMode
+type GuardLockMode int
 
 // GuardLock modes for NewPGStoreForTest.
 const (
-	GuardLockHeld          = guardLockHeld
-	GuardLockNone          = guardLockNone
-	GuardLockReleasedEarly = guardLockReleasedEarly
+	GuardLockHeld          GuardLockMode = iota // held across the insert (the product)
+	GuardLockNone                               // no lock (tests show what breaks)
+	GuardLockReleasedEarly                      // released before the insert (likewise)
 )
 
 // NewPGStoreForTest returns a store whose guard locks work as mode says,
 // calling hook after each guard reads its incumbent.
-func NewPGStoreForTest(db DB, mode guardLockMode, hook func(ctx context.Context)) *PGStore {
-	return &PGStore{db: db, guardLock: mode, afterIncumbentRead: hook}
+func NewPGStoreForTest(db DB, mode GuardLockMode, hook func(ctx context.Context)) *PGStore {
+	s := &PGStore{db: db, afterIncumbentRead: hook}
+	switch mode {
+	case GuardLockNone:
+		s.guardLock = func(context.Context, pgx.Tx, int32, string) (func() error, error) {
+			return func() error { return nil }, nil
+		}
+	case GuardLockReleasedEarly:
+		s.guardLock = func(ctx context.Context, tx pgx.Tx, namespace int32, key string) (func() error, error) {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, namespace, key); err != nil {
+				return func() error { return nil }, err
+			}
+			return func() error {
+				_, err := tx.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, namespace, key)
+				return err
+			}, nil
+		}
+	}
+	return s
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -80,9 +81,10 @@ type Outbox struct {
 	// Backoff is the first wait before the sweep retries a failed job; each
 	// further wait doubles, up to MaxBackoff.
 	Backoff, MaxBackoff time.Duration
-	// BeforeLaunch, when set, runs inside every launch and may fail it
-	// (tests inject launch failures with it).
-	BeforeLaunch func(job Job) error
+	// launchFault is a test hook (testhooks.go): when set, every launch
+	// calls it first and fails with its error. Atomic, because tests set
+	// it on a running app while the sweep launches.
+	launchFault atomic.Pointer[func(job Job) error]
 }
 
 func (o *Outbox) maxAttempts() int {
@@ -150,11 +152,15 @@ func GetJob(ctx context.Context, q database.Querier, orgID, id int64) (Job, erro
 	return j, nil
 }
 
-// The statements of a launch, named for the benchmark (Statements).
+// The statements of a launch, in the order launch sends them; Statements
+// hands these very strings to the benchmark. An approver or an operator
+// waits for a job another launcher holds (lockJobSQL); the sweep leaves it
+// to them (lockJobSkipLockedSQL).
 const (
-	lockJobSQL       = `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = $1 FOR UPDATE`
-	markLaunchedSQL  = `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid, last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`
-	insertAttemptSQL = `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`
+	lockJobSQL           = `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = $1 FOR UPDATE`
+	lockJobSkipLockedSQL = lockJobSQL + ` SKIP LOCKED`
+	markLaunchedSQL      = `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid, last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`
+	insertAttemptSQL     = `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`
 )
 
 // lockMode says how a launch waits for a job another launcher holds.
@@ -179,12 +185,12 @@ var errSkipped = errors.New("intake: job is being launched by another")
 // one transaction; after the commit it hands the run to the workers. It
 // raises on failure; Launch owns that failure.
 func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor audit.Actor, mode lockMode, allowed ...JobStatus) (string, error) {
-	lock := `FOR UPDATE`
+	lockJob := lockJobSQL
 	if mode == lockSkip {
-		lock = `FOR UPDATE SKIP LOCKED`
+		lockJob = lockJobSkipLockedSQL
 	}
 	runID, err := database.WithTxV(ctx, o.Pool, func(tx pgx.Tx) (string, error) {
-		job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 `+lock, jobID)) // lockJobSQL, or SKIP LOCKED
+		job, err := scanJob(tx.QueryRow(ctx, lockJob, jobID))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return "", errSkipped
 		}
@@ -201,8 +207,8 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 		if err := failpoint.Inject("intake/launch"); err != nil {
 			return "", err
 		}
-		if o.BeforeLaunch != nil {
-			if err := o.BeforeLaunch(job); err != nil {
+		if fault := o.launchFault.Load(); fault != nil {
+			if err := (*fault)(job); err != nil {
 				return "", err
 			}
 		}
@@ -237,7 +243,7 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 func (o *Outbox) recordFailure(ctx context.Context, jobID int64, trigger string, actor audit.Actor, cause error) (Job, error) {
 	class := retry.ClassOf(cause)
 	return database.WithTxV(ctx, o.Pool, func(tx pgx.Tx) (Job, error) {
-		job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 FOR UPDATE`, jobID))
+		job, err := scanJob(tx.QueryRow(ctx, lockJobSQL, jobID))
 		if err != nil {
 			return Job{}, fmt.Errorf("intake: lock job %d to record its failure: %w", jobID, err)
 		}

@@ -240,13 +240,13 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			var releaseOnce sync.Once
 			free := func() { releaseOnce.Do(func() { close(release) }) }
 			defer free() // never leave the first launcher parked, holding the job
-			w.app.Outbox.BeforeLaunch = func(intake.Job) error {
+			w.app.Outbox.InjectLaunchFault(func(intake.Job) error {
 				if calls.Add(1) == 1 {
 					close(inside)
 					<-release
 				}
 				return nil
-			}
+			})
 			admin := w.actor
 			admin.Label = "admin@example.test"
 			first := make(chan error, 1)

@@ -22,41 +22,34 @@ type DB interface {
 // PGStore is the PostgreSQL store.
 type PGStore struct {
 	db DB
-	// guardLock and afterIncumbentRead are for tests only (export_test.go).
-	guardLock          guardLockMode
+	// guardLock replaces holdGuardLock only in the mutation tests, which
+	// set a wrong one from export_test.go to prove the product's; nil in
+	// the product.
+	guardLock guardLocker
+	// afterIncumbentRead, set only from export_test.go, runs between a
+	// guard's read and its filing (tests interleave two filings there).
 	afterIncumbentRead func(ctx context.Context)
 }
 
-// guardLockMode is how filing takes the advisory lock of a guard that
-// finds its incumbent by query (the version group, the content key).
-type guardLockMode int
-
-const (
-	guardLockHeld          guardLockMode = iota // held across the insert (the product)
-	guardLockNone                               // no lock (tests show what breaks)
-	guardLockReleasedEarly                      // released before the insert (likewise)
-)
+// guardLocker starts the critical section of a guard in tx; release ends
+// it before the transaction does (the product's never does).
+type guardLocker func(ctx context.Context, tx pgx.Tx, namespace int32, key string) (release func() error, err error)
 
 // guardSection starts the critical section of a guard: the incumbent read
 // and the filing that follows it, under a namespaced advisory lock held
-// until the filing commits. The returned func ends the section early, which
-// only the tests' guardLockReleasedEarly does.
+// until the filing commits (holdGuardLock).
 func (s *PGStore) guardSection(ctx context.Context, tx pgx.Tx, namespace int32, key string) (func() error, error) {
-	noop := func() error { return nil }
-	switch s.guardLock {
-	case guardLockHeld:
-		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, namespace, key)
-		return noop, err
-	case guardLockReleasedEarly:
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, namespace, key); err != nil {
-			return noop, err
-		}
-		return func() error {
-			_, err := tx.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, namespace, key)
-			return err
-		}, nil
+	if s.guardLock != nil {
+		return s.guardLock(ctx, tx, namespace, key)
 	}
-	return noop, nil
+	return holdGuardLock(ctx, tx, namespace, key)
+}
+
+// holdGuardLock takes the guard's advisory lock until tx ends: release does
+// nothing.
+func holdGuardLock(ctx context.Context, tx pgx.Tx, namespace int32, key string) (func() error, error) {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, namespace, key)
+	return func() error { return nil }, err
 }
 
 // readIncumbent ends a guard's read: the tests' hook runs here, between the

@@ -138,14 +138,14 @@ func (w *world) entries(t *testing.T, id int64) int {
 func (w *world) failLaunches(message string) (fix func()) {
 	var mu sync.Mutex
 	failing := true
-	w.app.Outbox.BeforeLaunch = func(intake.Job) error {
+	w.app.Outbox.InjectLaunchFault(func(intake.Job) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if failing {
 			return retry.MarkTransient(errors.New(message), 0)
 		}
 		return nil
-	}
+	})
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()

@@ -4,12 +4,16 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/database"
 )
 
 // PostTxWithoutLock posts without the advisory lock, as a writer that forgot
 // it would: tests prove that the unique index is still a backstop.
 func PostTxWithoutLock(ctx context.Context, tx pgx.Tx, req Request) (Result, error) {
-	return post(ctx, tx, req, postOptions{lock: false})
+	return post(ctx, tx, req, func(ctx context.Context, tx pgx.Tx, req Request) pgx.Row {
+		return tx.QueryRow(ctx, `SELECT base_currency, `+database.KeyLookupSettings+` FROM orgs WHERE id = $1`, req.OrgID)
+	})
 }
 
 // LookupSQL is the source-key lookup, for the plan test.

@@ -37,15 +37,21 @@ func Post(ctx context.Context, db database.Beginner, req Request) (Result, error
 // past the lock (another process without it, a raw insert) is caught by the
 // unique index on the source key, and resolves the same way.
 func PostTx(ctx context.Context, tx pgx.Tx, req Request) (Result, error) {
-	return post(ctx, tx, req, postOptions{lock: true})
+	return post(ctx, tx, req, lockSourceKey)
 }
 
-type postOptions struct {
-	// lock is false only in tests that prove the unique index is a backstop.
-	lock bool
+// firstStatement is a post's first statement: it reads the org's base
+// currency and the key-lookup settings. The product's, lockSourceKey, also
+// takes the source key's lock; only a test (export_test.go) sends one
+// without it, to prove the unique index a backstop.
+type firstStatement func(ctx context.Context, tx pgx.Tx, req Request) pgx.Row
+
+// lockSourceKey sends lockSQL.
+func lockSourceKey(ctx context.Context, tx pgx.Tx, req Request) pgx.Row {
+	return tx.QueryRow(ctx, lockSQL, req.OrgID, database.LockLedgerSourceKey, req.SourceType, req.SourceID, req.EntrySet)
 }
 
-func post(ctx context.Context, tx pgx.Tx, req Request, opts postOptions) (Result, error) {
+func post(ctx context.Context, tx pgx.Tx, req Request, first firstStatement) (Result, error) {
 	if rs := validateShape(req); len(rs) > 0 {
 		return Result{}, invalid(rs)
 	}
@@ -53,11 +59,7 @@ func post(ctx context.Context, tx pgx.Tx, req Request, opts postOptions) (Result
 	// statement's snapshot is taken when it starts, so a lookup in the same
 	// statement as the lock wait would miss an entry committed meanwhile.
 	var base *string
-	query, args := noLockSQL, []any{req.OrgID}
-	if opts.lock {
-		query, args = lockSQL, []any{req.OrgID, database.LockLedgerSourceKey, req.SourceType, req.SourceID, req.EntrySet}
-	}
-	err := tx.QueryRow(ctx, query, args...).Scan(&base, nil)
+	err := first(ctx, tx, req).Scan(&base, nil)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && base == nil {
 		return Result{}, apperr.New(apperr.NotFound, "no org %d", req.OrgID)
 	}
@@ -212,8 +214,6 @@ func resolveAccounts(ctx context.Context, tx pgx.Tx, req Request) (map[string]ac
 // very same statement (make bench).
 const lockSQL = `SELECT (SELECT base_currency FROM orgs WHERE id = $1::bigint), ` + database.KeyLookupSettings + `
 FROM pg_advisory_xact_lock($2, hashtext($1::bigint::text || '/' || $3::text || '/' || $4::text || '/' || $5::text))`
-
-const noLockSQL = `SELECT base_currency, ` + database.KeyLookupSettings + ` FROM orgs WHERE id = $1`
 
 const accountsSQL = `SELECT code, id, name, active FROM accounts WHERE org_id = $1 AND code = ANY($2)`
 

@@ -42,9 +42,6 @@ type Engine struct {
 	// kills its worker, by running out of memory say, must not do so for
 	// ever, resumed after every restart).
 	MaxTakeovers int
-	// BeforeLaunch, when set, is called by Launch first; an error it
-	// returns is the launch's error (tests inject launch failures).
-	BeforeLaunch func(runID string) error
 
 	mu       sync.Mutex
 	launches chan string
@@ -179,11 +176,6 @@ func (e *Engine) Wait() { e.wg.Wait() }
 // Launch hands a run to the workers. It fails, and says why, when the run
 // cannot be handed over; the run stays in the database either way.
 func (e *Engine) Launch(runID string) error {
-	if e.BeforeLaunch != nil {
-		if err := e.BeforeLaunch(runID); err != nil {
-			return err
-		}
-	}
 	if err := failpoint.Inject("runs/launch"); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
+	"greatbook/internal/bench"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
@@ -96,12 +97,12 @@ type pagesWorld struct {
 // own, every one with its pipeline run and four checkpoints; the approved
 // ones with their audit events, bookkeeping jobs (1,200 of them abandoned,
 // with three failed attempts each) and, once posted, their journal entries.
-func seedPages(ctx context.Context, e *Env) (*pagesWorld, error) {
+func seedPages(ctx context.Context, e *bench.Env) (*pagesWorld, error) {
 	o, _, err := org.Create(ctx, e.Pool, "bench-pages", "Bench Pages", "EUR", ledger.SeedDefaultChart)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := einvoice.Parse(ublInvoice(1))
+	doc, err := einvoice.Parse(bench.UBLInvoice(1))
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +242,7 @@ func seedPages(ctx context.Context, e *Env) (*pagesWorld, error) {
 	// The measured documents get their originals (the page pretty-prints them).
 	for _, id := range append(slices.Clone(w.grouped), w.singles...) {
 		if _, err := e.Pool.Exec(ctx, `INSERT INTO intake_originals (document_id, content) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-			id, ublInvoice(id)); err != nil {
+			id, bench.UBLInvoice(id)); err != nil {
 			return nil, err
 		}
 	}
@@ -249,12 +250,12 @@ func seedPages(ctx context.Context, e *Env) (*pagesWorld, error) {
 	return w, nil
 }
 
-// Pages measures the server time of every page at the 95th percentile
+// pages measures the server time of every page at the 95th percentile
 // with 100,000 intake rows and 10,000 groups loaded, beside the time the
 // same requests spent in their own SQL (pgx's tracer: from sending each
 // statement to reading its last row). The ratio is what Go, templ and the
 // middleware add; the goal is under 100 ms at p95.
-func Pages(ctx context.Context, e *Env) error {
+func pages(ctx context.Context, e *bench.Env) error {
 	w, err := seedPages(ctx, e)
 	if err != nil {
 		return err
@@ -329,7 +330,7 @@ func Pages(ctx context.Context, e *Env) error {
 		{"typewriter", func(int) string { return "/typewriter" }},
 	}
 	const warmup, requests = 20, 300
-	t := &Table{Title: fmt.Sprintf("pages: server time per request with %d intake rows and %d groups, %d requests each, one reviewer (goal: p95 under 100 ms)",
+	t := &bench.Table{Title: fmt.Sprintf("pages: server time per request with %d intake rows and %d groups, %d requests each, one reviewer (goal: p95 under 100 ms)",
 		pageDocs, pageGroups, requests),
 		Columns: []string{"page", "p50 ms", "p95 ms", "its SQL p95 ms", "statements", "ratio (p95)", "goal"}}
 	worst := 0.0
@@ -366,7 +367,7 @@ func Pages(ctx context.Context, e *Env) error {
 			goal = "OVER"
 		}
 		worst = max(worst, millis(p95))
-		t.Add(p.name, fmtMS(p50), fmtMS(p95), fmtMS(s95), fmt.Sprintf("%.1f", float64(statements)/requests), Ratio(millis(p95), millis(s95)), goal)
+		t.Add(p.name, fmtMS(p50), fmtMS(p95), fmtMS(s95), fmt.Sprintf("%.1f", float64(statements)/requests), bench.Ratio(millis(p95), millis(s95)), goal)
 	}
 	t.Print(e.Out)
 	fmt.Fprintf(e.Out, "pages: the slowest page's p95 is %.1f ms\n", worst)
@@ -374,7 +375,7 @@ func Pages(ctx context.Context, e *Env) error {
 }
 
 // explain prints the generic plan of a slow statement (GREATBOOK_BENCH_EXPLAIN=1).
-func explain(ctx context.Context, e *Env, page string, st slowStatement) {
+func explain(ctx context.Context, e *bench.Env, page string, st slowStatement) {
 	fmt.Fprintf(e.Out, "\n-- %s: %.1f ms\n%s\n", page, millis(st.d), st.sql)
 	_ = database.WithTx(ctx, e.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {

@@ -1,0 +1,42 @@
+package intake_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"greatbook/internal/app"
+	"greatbook/internal/intake"
+)
+
+// A test may inject launch faults into an app whose sweep is running: the
+// hook is read by every launch, so setting it must be safe at any moment
+// (under -race, an unsynchronized field was a data race).
+func TestInjectingALaunchFaultIntoARunningAppIsSafe(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, app.Config{})
+	ctx := context.Background()
+	id := w.doc(t, 0)
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'active' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.db.Pool.Exec(ctx, `INSERT INTO jobs (org_id, intake_id, created_by, max_attempts) VALUES ($1, $2, 'test', 5)`,
+		w.org.ID, id); err != nil {
+		t.Fatal(err)
+	}
+	swept := make(chan error, 1)
+	go func() {
+		_, err := w.app.Outbox.Sweep(ctx, 10)
+		swept <- err
+	}()
+	w.app.Outbox.InjectLaunchFault(func(intake.Job) error { return nil })
+	select {
+	case err := <-swept:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the sweep did not finish")
+	}
+	w.waitPosted(t, id)
+}
