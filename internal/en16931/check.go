@@ -293,21 +293,12 @@ func init() {
 		if !ok1 || !ok2 {
 			return false, detail
 		}
-		want := net
-		if t.ChargeTotal.Present {
-			c, ok := t.ChargeTotal.Dec()
-			if !ok {
-				return false, detail
-			}
-			want = want.Add(c)
+		charges, ok3 := optionalDec(t.ChargeTotal)
+		allowances, ok4 := optionalDec(t.AllowanceTotal)
+		if !ok3 || !ok4 {
+			return false, detail
 		}
-		if t.AllowanceTotal.Present {
-			a, ok := t.AllowanceTotal.Dec()
-			if !ok {
-				return false, detail
-			}
-			want = want.Sub(a)
-		}
+		want := net.Add(charges).Sub(allowances)
 		if t.ChargeTotal.Present || t.AllowanceTotal.Present {
 			want = round2(want)
 		}
@@ -320,20 +311,17 @@ func init() {
 		if !ok1 || !ok2 {
 			return false, detail
 		}
+		prepaid, ok3 := optionalDec(t.Prepaid)
+		rounding, ok4 := optionalDec(t.Rounding)
+		if !ok3 || !ok4 {
+			return false, detail
+		}
 		expected := incl
 		if t.Prepaid.Present {
-			p, ok := t.Prepaid.Dec()
-			if !ok {
-				return false, detail
-			}
-			expected = round2(incl.Sub(p))
+			expected = round2(incl.Sub(prepaid))
 		}
 		if t.Rounding.Present {
-			r, ok := t.Rounding.Dec()
-			if !ok {
-				return false, detail
-			}
-			return round2(due.Sub(r)).Equal(expected), detail
+			due = round2(due.Sub(rounding))
 		}
 		return due.Equal(expected), detail
 	})
@@ -696,6 +684,15 @@ func init() {
 			}
 		}
 	})
+}
+
+// optionalDec is the value of an optional amount: zero when a is absent; ok is false when a is present
+// but not a number.
+func optionalDec(a Amount) (decimal.Decimal, bool) {
+	if !a.Present {
+		return decimal.Zero, true
+	}
+	return a.Dec()
 }
 
 func orZero(a Amount) string {
