@@ -87,6 +87,21 @@ type ciiSummation struct {
 	DuePayableAmount     string       `xml:"DuePayableAmount"`
 }
 
+type ciiProduct struct {
+	Name        string `xml:"Name"`
+	Description string `xml:"Description"`
+}
+
+type ciiNetPrice struct {
+	ChargeAmount  string     `xml:"ChargeAmount"`
+	BasisQuantity amountText `xml:"BasisQuantity"`
+}
+
+type ciiAllowanceCharge struct {
+	ChargeIndicator string `xml:"ChargeIndicator>Indicator"`
+	ActualAmount    string `xml:"ActualAmount"`
+}
+
 // ciiTax and ciiLine are aliases of unnamed struct types, not defined types, so that zugferd1Tax and
 // zugferd1Line (the same fields under other element names) leave zugferd1Document convertible to
 // ciiDocument.
@@ -98,22 +113,13 @@ type ciiTax = struct {
 }
 
 type ciiLine = struct {
-	Product struct {
-		Name        string `xml:"Name"`
-		Description string `xml:"Description"`
-	} `xml:"SpecifiedTradeProduct"`
-	NetPrice struct {
-		ChargeAmount  string     `xml:"ChargeAmount"`
-		BasisQuantity amountText `xml:"BasisQuantity"`
-	} `xml:"SpecifiedLineTradeAgreement>NetPriceProductTradePrice"`
-	BilledQuantity amountText `xml:"SpecifiedLineTradeDelivery>BilledQuantity"`
+	Product        ciiProduct  `xml:"SpecifiedTradeProduct"`
+	NetPrice       ciiNetPrice `xml:"SpecifiedLineTradeAgreement>NetPriceProductTradePrice"`
+	BilledQuantity amountText  `xml:"SpecifiedLineTradeDelivery>BilledQuantity"`
 	Settlement     struct {
-		Tax              ciiTax `xml:"ApplicableTradeTax"`
-		AllowanceCharges []struct {
-			ChargeIndicator string `xml:"ChargeIndicator>Indicator"`
-			ActualAmount    string `xml:"ActualAmount"`
-		} `xml:"SpecifiedTradeAllowanceCharge"`
-		LineTotalAmount string `xml:"SpecifiedTradeSettlementLineMonetarySummation>LineTotalAmount"`
+		Tax              ciiTax               `xml:"ApplicableTradeTax"`
+		AllowanceCharges []ciiAllowanceCharge `xml:"SpecifiedTradeAllowanceCharge"`
+		LineTotalAmount  string               `xml:"SpecifiedTradeSettlementLineMonetarySummation>LineTotalAmount"`
 	} `xml:"SpecifiedLineTradeSettlement"`
 }
 

@@ -58,22 +58,13 @@ type zugferd1Tax = struct {
 }
 
 type zugferd1Line = struct {
-	Product struct {
-		Name        string `xml:"Name"`
-		Description string `xml:"Description"`
-	} `xml:"SpecifiedTradeProduct"`
-	NetPrice struct {
-		ChargeAmount  string     `xml:"ChargeAmount"`
-		BasisQuantity amountText `xml:"BasisQuantity"`
-	} `xml:"SpecifiedSupplyChainTradeAgreement>NetPriceProductTradePrice"`
-	BilledQuantity amountText `xml:"SpecifiedSupplyChainTradeDelivery>BilledQuantity"`
+	Product        ciiProduct  `xml:"SpecifiedTradeProduct"`
+	NetPrice       ciiNetPrice `xml:"SpecifiedSupplyChainTradeAgreement>NetPriceProductTradePrice"`
+	BilledQuantity amountText  `xml:"SpecifiedSupplyChainTradeDelivery>BilledQuantity"`
 	Settlement     struct {
-		Tax              zugferd1Tax `xml:"ApplicableTradeTax"`
-		AllowanceCharges []struct {
-			ChargeIndicator string `xml:"ChargeIndicator>Indicator"`
-			ActualAmount    string `xml:"ActualAmount"`
-		} `xml:"SpecifiedTradeAllowanceCharge"`
-		LineTotalAmount string `xml:"SpecifiedTradeSettlementMonetarySummation>LineTotalAmount"`
+		Tax              zugferd1Tax          `xml:"ApplicableTradeTax"`
+		AllowanceCharges []ciiAllowanceCharge `xml:"SpecifiedTradeAllowanceCharge"`
+		LineTotalAmount  string               `xml:"SpecifiedTradeSettlementMonetarySummation>LineTotalAmount"`
 	} `xml:"SpecifiedSupplyChainTradeSettlement"`
 }
 
