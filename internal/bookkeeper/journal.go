@@ -58,18 +58,39 @@ func (b Bill) Entry() (ledger.Request, error) {
 	if !ok {
 		return ledger.Request{}, fmt.Errorf("bookkeeper: unknown base currency %q", b.BaseCurrency)
 	}
-	credit := d.Type == einvoice.TypeCreditNote
-	type amount struct {
-		account string
-		debit   bool // before mirroring for a credit note
-		value   decimal.Decimal
-		dims    map[string]string
+	req := ledger.Request{
+		SourceKey:   ledger.SourceKey{OrgID: b.OrgID, SourceType: ledger.SourceTypeIntake, SourceID: strconv.FormatInt(b.IntakeID, 10), EntrySet: EntrySet},
+		Date:        d.IssueDate,
+		Currency:    d.Currency,
+		Description: description(d),
+		Actor:       "system:bookkeeper",
 	}
-	var amounts []amount
+	req.Lines = b.lines(b.amounts(cur.MinorUnits), base.MinorUnits)
+	if len(req.Lines) < 2 {
+		return ledger.Request{}, fmt.Errorf("bookkeeper: document %d has nothing to post (all amounts are zero)", b.IntakeID)
+	}
+	return req, nil
+}
+
+// billAmount is one amount of a bill's entry in the document's currency, as an invoice posts it (a
+// credit note mirrors it).
+type billAmount struct {
+	account string
+	debit   bool // before mirroring for a credit note
+	value   decimal.Decimal
+	dims    map[string]string
+}
+
+// amounts lists what Entry posts for b's document, each amount rounded to minor units and positive
+// (a negative amount moves to the other side), zeros left out, and a discrepancy line where the
+// stated amounts do not balance.
+func (b Bill) amounts(minor int32) []billAmount {
+	d := b.Document
+	var amounts []billAmount
 	// debits − credits so far, at the currency's minor units, before mirroring.
 	var balance decimal.Decimal
 	add := func(account string, debit bool, v decimal.Decimal, dims map[string]string) {
-		v = v.Round(cur.MinorUnits)
+		v = v.Round(minor)
 		if debit {
 			balance = balance.Add(v)
 		} else {
@@ -81,9 +102,9 @@ func (b Bill) Entry() (ledger.Request, error) {
 		if v.IsNegative() {
 			debit, v = !debit, v.Neg()
 		}
-		amounts = append(amounts, amount{account, debit, v, dims})
+		amounts = append(amounts, billAmount{account, debit, v, dims})
 	}
-	round := func(v decimal.Decimal) decimal.Decimal { return v.Round(cur.MinorUnits) }
+	round := func(v decimal.Decimal) decimal.Decimal { return v.Round(minor) }
 	dims := func(extra ...string) map[string]string {
 		m := map[string]string{}
 		if b.Supplier != "" {
@@ -112,18 +133,18 @@ func (b Bill) Entry() (ledger.Request, error) {
 	add("1500", false, d.Totals.Prepaid, nil)
 	add(ledger.AccountsPayable, false, d.Totals.Payable, dims())
 	if !balance.IsZero() {
-		// The stated amounts do not add up: see the doc comment.
+		// The stated amounts do not add up: see Entry's doc comment.
 		add(b.Expense, true, balance.Neg(), dims("kind", "discrepancy"))
 	}
+	return amounts
+}
 
-	req := ledger.Request{
-		SourceKey:   ledger.SourceKey{OrgID: b.OrgID, SourceType: ledger.SourceTypeIntake, SourceID: strconv.FormatInt(b.IntakeID, 10), EntrySet: EntrySet},
-		Date:        d.IssueDate,
-		Currency:    d.Currency,
-		Description: description(d),
-		Actor:       "system:bookkeeper",
-	}
-	foreign := d.Currency != b.BaseCurrency
+// lines turns amounts into the entry's lines: mirrored for a credit note and, in a foreign currency,
+// with base amounts at b.Rate rounded to baseMinor units, the rounding difference on accounts payable.
+func (b Bill) lines(amounts []billAmount, baseMinor int32) []ledger.Line {
+	credit := b.Document.Type == einvoice.TypeCreditNote
+	foreign := b.Document.Currency != b.BaseCurrency
+	var lines []ledger.Line
 	var baseDebits, baseCredits decimal.Decimal
 	payable := -1
 	for _, a := range amounts {
@@ -135,7 +156,7 @@ func (b Bill) Entry() (ledger.Request, error) {
 			l.Credit = a.value
 		}
 		if foreign {
-			bv := a.value.Mul(b.Rate).Round(base.MinorUnits)
+			bv := a.value.Mul(b.Rate).Round(baseMinor)
 			if debit {
 				l.BaseDebit = &bv
 				baseDebits = baseDebits.Add(bv)
@@ -145,13 +166,13 @@ func (b Bill) Entry() (ledger.Request, error) {
 			}
 		}
 		if a.account == ledger.AccountsPayable {
-			payable = len(req.Lines)
+			payable = len(lines)
 		}
-		req.Lines = append(req.Lines, l)
+		lines = append(lines, l)
 	}
 	if foreign && payable >= 0 && !baseDebits.Equal(baseCredits) {
 		// Rounding each line to base units may leave a cent over: put it on payables.
-		l := &req.Lines[payable]
+		l := &lines[payable]
 		diff := baseDebits.Sub(baseCredits)
 		if l.BaseCredit != nil {
 			v := l.BaseCredit.Add(diff)
@@ -161,10 +182,7 @@ func (b Bill) Entry() (ledger.Request, error) {
 			l.BaseDebit = &v
 		}
 	}
-	if len(req.Lines) < 2 {
-		return ledger.Request{}, fmt.Errorf("bookkeeper: document %d has nothing to post (all amounts are zero)", b.IntakeID)
-	}
-	return req, nil
+	return lines
 }
 
 func description(d einvoice.Document) string {

@@ -28,23 +28,8 @@ func BuildCII(d Document) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// CII carries the type only in its code: a code that does not say the
-	// document's type (none, or one that contradicts it) becomes the
-	// type's standard code, 380 or 381.
-	typeCode := d.TypeCode
-	if typeCode == "" || docTypeFor(typeCode) != d.Type {
-		typeCode = "380"
-		if d.Type == TypeCreditNote {
-			typeCode = "381"
-		}
-	}
-	minor := minorUnitsOf(d.Currency)
-	amount := func(v decimal.Decimal) string {
-		if v.Round(minor).Equal(v) {
-			return money.Format(v, minor)
-		}
-		return money.Canonical(v)
-	}
+	typeCode := ciiTypeCode(d)
+	amount := ciiAmountFormat(d.Currency)
 
 	w := &xmlWriter{}
 	w.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
@@ -66,37 +51,7 @@ func BuildCII(d Document) ([]byte, error) {
 
 	w.open("rsm:SupplyChainTradeTransaction")
 	for i, l := range d.Lines {
-		w.open("ram:IncludedSupplyChainTradeLineItem")
-		w.open("ram:AssociatedDocumentLineDocument")
-		w.elem("ram:LineID", fmt.Sprint(i+1))
-		w.close("ram:AssociatedDocumentLineDocument")
-		w.open("ram:SpecifiedTradeProduct")
-		w.elem("ram:Name", l.Description)
-		w.close("ram:SpecifiedTradeProduct")
-		w.open("ram:SpecifiedLineTradeAgreement")
-		w.open("ram:NetPriceProductTradePrice")
-		w.elem("ram:ChargeAmount", money.Canonical(l.UnitPrice))
-		if !l.PriceBaseQuantity.IsZero() {
-			w.elemAttr("ram:BasisQuantity", "unitCode", "C62", money.Canonical(l.PriceBaseQuantity))
-		}
-		w.close("ram:NetPriceProductTradePrice")
-		w.close("ram:SpecifiedLineTradeAgreement")
-		w.open("ram:SpecifiedLineTradeDelivery")
-		w.elemAttr("ram:BilledQuantity", "unitCode", "C62", money.Canonical(l.Quantity))
-		w.close("ram:SpecifiedLineTradeDelivery")
-		w.open("ram:SpecifiedLineTradeSettlement")
-		w.open("ram:ApplicableTradeTax")
-		w.elem("ram:TypeCode", "VAT")
-		w.optional("ram:CategoryCode", l.TaxCategory)
-		w.elem("ram:RateApplicablePercent", money.Canonical(l.TaxRate))
-		w.close("ram:ApplicableTradeTax")
-		w.allowanceCharge(false, l.Allowances)
-		w.allowanceCharge(true, l.Charges)
-		w.open("ram:SpecifiedTradeSettlementLineMonetarySummation")
-		w.elem("ram:LineTotalAmount", amount(l.Net))
-		w.close("ram:SpecifiedTradeSettlementLineMonetarySummation")
-		w.close("ram:SpecifiedLineTradeSettlement")
-		w.close("ram:IncludedSupplyChainTradeLineItem")
+		w.ciiLineItem(i, l, amount)
 	}
 
 	w.open("ram:ApplicableHeaderTradeAgreement")
@@ -105,6 +60,76 @@ func BuildCII(d Document) ([]byte, error) {
 	w.close("ram:ApplicableHeaderTradeAgreement")
 	w.empty("ram:ApplicableHeaderTradeDelivery")
 
+	w.ciiSettlement(d, due, amount)
+	w.close("rsm:SupplyChainTradeTransaction")
+	w.raw("</rsm:CrossIndustryInvoice>\n")
+	return w.buf.Bytes(), nil
+}
+
+// ciiTypeCode is the TypeCode BuildCII writes. CII carries the type only in its code: a code that does
+// not say the document's type (none, or one that contradicts it) becomes the type's standard code, 380
+// or 381.
+func ciiTypeCode(d Document) string {
+	typeCode := d.TypeCode
+	if typeCode == "" || docTypeFor(typeCode) != d.Type {
+		typeCode = "380"
+		if d.Type == TypeCreditNote {
+			typeCode = "381"
+		}
+	}
+	return typeCode
+}
+
+// ciiAmountFormat formats amounts in currency with its minor units, or in full where they have more
+// decimals than that.
+func ciiAmountFormat(currency string) func(decimal.Decimal) string {
+	minor := minorUnitsOf(currency)
+	return func(v decimal.Decimal) string {
+		if v.Round(minor).Equal(v) {
+			return money.Format(v, minor)
+		}
+		return money.Canonical(v)
+	}
+}
+
+// ciiLineItem writes l, the line at index i, as an IncludedSupplyChainTradeLineItem.
+func (w *xmlWriter) ciiLineItem(i int, l Line, amount func(decimal.Decimal) string) {
+	w.open("ram:IncludedSupplyChainTradeLineItem")
+	w.open("ram:AssociatedDocumentLineDocument")
+	w.elem("ram:LineID", fmt.Sprint(i+1))
+	w.close("ram:AssociatedDocumentLineDocument")
+	w.open("ram:SpecifiedTradeProduct")
+	w.elem("ram:Name", l.Description)
+	w.close("ram:SpecifiedTradeProduct")
+	w.open("ram:SpecifiedLineTradeAgreement")
+	w.open("ram:NetPriceProductTradePrice")
+	w.elem("ram:ChargeAmount", money.Canonical(l.UnitPrice))
+	if !l.PriceBaseQuantity.IsZero() {
+		w.elemAttr("ram:BasisQuantity", "unitCode", "C62", money.Canonical(l.PriceBaseQuantity))
+	}
+	w.close("ram:NetPriceProductTradePrice")
+	w.close("ram:SpecifiedLineTradeAgreement")
+	w.open("ram:SpecifiedLineTradeDelivery")
+	w.elemAttr("ram:BilledQuantity", "unitCode", "C62", money.Canonical(l.Quantity))
+	w.close("ram:SpecifiedLineTradeDelivery")
+	w.open("ram:SpecifiedLineTradeSettlement")
+	w.open("ram:ApplicableTradeTax")
+	w.elem("ram:TypeCode", "VAT")
+	w.optional("ram:CategoryCode", l.TaxCategory)
+	w.elem("ram:RateApplicablePercent", money.Canonical(l.TaxRate))
+	w.close("ram:ApplicableTradeTax")
+	w.allowanceCharge(false, l.Allowances)
+	w.allowanceCharge(true, l.Charges)
+	w.open("ram:SpecifiedTradeSettlementLineMonetarySummation")
+	w.elem("ram:LineTotalAmount", amount(l.Net))
+	w.close("ram:SpecifiedTradeSettlementLineMonetarySummation")
+	w.close("ram:SpecifiedLineTradeSettlement")
+	w.close("ram:IncludedSupplyChainTradeLineItem")
+}
+
+// ciiSettlement writes the ApplicableHeaderTradeSettlement: currency, tax subtotals, payment terms
+// (due is the due date in format 102, or empty), the monetary summation and the billing reference.
+func (w *xmlWriter) ciiSettlement(d Document, due string, amount func(decimal.Decimal) string) {
 	w.open("ram:ApplicableHeaderTradeSettlement")
 	w.elem("ram:InvoiceCurrencyCode", d.Currency)
 	for _, s := range d.TaxSubtotals {
@@ -141,9 +166,6 @@ func BuildCII(d Document) ([]byte, error) {
 		w.close("ram:InvoiceReferencedDocument")
 	}
 	w.close("ram:ApplicableHeaderTradeSettlement")
-	w.close("rsm:SupplyChainTradeTransaction")
-	w.raw("</rsm:CrossIndustryInvoice>\n")
-	return w.buf.Bytes(), nil
 }
 
 // ciiDateText turns YYYY-MM-DD into format 102 (CCYYMMDD); an empty date stays empty.

@@ -6,7 +6,9 @@ import (
 )
 
 // ciiDocument is the part of a UN/CEFACT CrossIndustryInvoice (D16B, EN 16931 and the Factur-X profiles
-// around it) this package reads. Child elements are matched by local name.
+// around it) this package reads. Child elements are matched by local name. A zugferd1Document has the
+// same Go shape under the older element names, so it converts to a ciiDocument (conversion ignores
+// struct tags) and both are mapped by ciiDocument.document.
 type ciiDocument struct {
 	Context struct {
 		Guideline string `xml:"GuidelineSpecifiedDocumentContextParameter>ID"`
@@ -23,27 +25,36 @@ type ciiDocument struct {
 			Buyer  ciiParty `xml:"BuyerTradeParty"`
 		} `xml:"ApplicableHeaderTradeAgreement"`
 		Settlement struct {
-			Currency     string   `xml:"InvoiceCurrencyCode"`
-			Taxes        []ciiTax `xml:"ApplicableTradeTax"`
-			PaymentTerms []struct {
-				DueDate ciiDate `xml:"DueDateDateTime"`
-			} `xml:"SpecifiedTradePaymentTerms"`
-			Summation struct {
-				LineTotalAmount      string       `xml:"LineTotalAmount"`
-				ChargeTotalAmount    string       `xml:"ChargeTotalAmount"`
-				AllowanceTotalAmount string       `xml:"AllowanceTotalAmount"`
-				TaxBasisTotalAmount  string       `xml:"TaxBasisTotalAmount"`
-				TaxTotalAmounts      []amountText `xml:"TaxTotalAmount"`
-				RoundingAmount       string       `xml:"RoundingAmount"`
-				GrandTotalAmount     string       `xml:"GrandTotalAmount"`
-				TotalPrepaidAmount   string       `xml:"TotalPrepaidAmount"`
-				DuePayableAmount     string       `xml:"DuePayableAmount"`
-			} `xml:"SpecifiedTradeSettlementHeaderMonetarySummation"`
+			Currency          string            `xml:"InvoiceCurrencyCode"`
+			Taxes             []ciiTax          `xml:"ApplicableTradeTax"`
+			PaymentTerms      []ciiPaymentTerms `xml:"SpecifiedTradePaymentTerms"`
+			Summation         ciiSummation      `xml:"SpecifiedTradeSettlementHeaderMonetarySummation"`
 			InvoiceReferences []struct {
+				ID               string `xml:"-"` // ZUGFeRD 1.0 only: D16B names the invoice by IssuerAssignedID
 				IssuerAssignedID string `xml:"IssuerAssignedID"`
 			} `xml:"InvoiceReferencedDocument"`
 		} `xml:"ApplicableHeaderTradeSettlement"`
 	} `xml:"SupplyChainTradeTransaction"`
+}
+
+// ciiVocabulary names the elements whose names differ between CII D16B and ZUGFeRD 1.0, for the field
+// paths a ParseError reports.
+type ciiVocabulary struct {
+	header        string // the exchanged document element
+	settlement    string // the header trade settlement element
+	summation     string // the header monetary summation element
+	lineDelivery  string // a line's delivery element
+	lineSummation string // a line's monetary summation element
+	taxRate       string // a trade tax's rate element
+}
+
+var ciiD16B = ciiVocabulary{
+	header:        "ExchangedDocument",
+	settlement:    "ApplicableHeaderTradeSettlement",
+	summation:     "SpecifiedTradeSettlementHeaderMonetarySummation",
+	lineDelivery:  "SpecifiedLineTradeDelivery",
+	lineSummation: "SpecifiedTradeSettlementLineMonetarySummation",
+	taxRate:       "RateApplicablePercent",
 }
 
 type ciiDate struct {
@@ -60,30 +71,55 @@ type ciiParty struct {
 	TaxRegistrations []idText `xml:"SpecifiedTaxRegistration>ID"`
 }
 
-type ciiTax struct {
+type ciiPaymentTerms struct {
+	DueDate ciiDate `xml:"DueDateDateTime"`
+}
+
+type ciiSummation struct {
+	LineTotalAmount      string       `xml:"LineTotalAmount"`
+	ChargeTotalAmount    string       `xml:"ChargeTotalAmount"`
+	AllowanceTotalAmount string       `xml:"AllowanceTotalAmount"`
+	TaxBasisTotalAmount  string       `xml:"TaxBasisTotalAmount"`
+	TaxTotalAmounts      []amountText `xml:"TaxTotalAmount"`
+	RoundingAmount       string       `xml:"RoundingAmount"`
+	GrandTotalAmount     string       `xml:"GrandTotalAmount"`
+	TotalPrepaidAmount   string       `xml:"TotalPrepaidAmount"`
+	DuePayableAmount     string       `xml:"DuePayableAmount"`
+}
+
+type ciiProduct struct {
+	Name        string `xml:"Name"`
+	Description string `xml:"Description"`
+}
+
+type ciiNetPrice struct {
+	ChargeAmount  string     `xml:"ChargeAmount"`
+	BasisQuantity amountText `xml:"BasisQuantity"`
+}
+
+type ciiAllowanceCharge struct {
+	ChargeIndicator string `xml:"ChargeIndicator>Indicator"`
+	ActualAmount    string `xml:"ActualAmount"`
+}
+
+// ciiTax and ciiLine are aliases of unnamed struct types, not defined types, so that zugferd1Tax and
+// zugferd1Line (the same fields under other element names) leave zugferd1Document convertible to
+// ciiDocument.
+type ciiTax = struct {
 	CalculatedAmount string `xml:"CalculatedAmount"`
 	BasisAmount      string `xml:"BasisAmount"`
 	CategoryCode     string `xml:"CategoryCode"`
 	Rate             string `xml:"RateApplicablePercent"`
 }
 
-type ciiLine struct {
-	Product struct {
-		Name        string `xml:"Name"`
-		Description string `xml:"Description"`
-	} `xml:"SpecifiedTradeProduct"`
-	NetPrice struct {
-		ChargeAmount  string     `xml:"ChargeAmount"`
-		BasisQuantity amountText `xml:"BasisQuantity"`
-	} `xml:"SpecifiedLineTradeAgreement>NetPriceProductTradePrice"`
-	BilledQuantity amountText `xml:"SpecifiedLineTradeDelivery>BilledQuantity"`
+type ciiLine = struct {
+	Product        ciiProduct  `xml:"SpecifiedTradeProduct"`
+	NetPrice       ciiNetPrice `xml:"SpecifiedLineTradeAgreement>NetPriceProductTradePrice"`
+	BilledQuantity amountText  `xml:"SpecifiedLineTradeDelivery>BilledQuantity"`
 	Settlement     struct {
-		Tax              ciiTax `xml:"ApplicableTradeTax"`
-		AllowanceCharges []struct {
-			ChargeIndicator string `xml:"ChargeIndicator>Indicator"`
-			ActualAmount    string `xml:"ActualAmount"`
-		} `xml:"SpecifiedTradeAllowanceCharge"`
-		LineTotalAmount string `xml:"SpecifiedTradeSettlementLineMonetarySummation>LineTotalAmount"`
+		Tax              ciiTax               `xml:"ApplicableTradeTax"`
+		AllowanceCharges []ciiAllowanceCharge `xml:"SpecifiedTradeAllowanceCharge"`
+		LineTotalAmount  string               `xml:"SpecifiedTradeSettlementLineMonetarySummation>LineTotalAmount"`
 	} `xml:"SpecifiedLineTradeSettlement"`
 }
 
@@ -115,21 +151,31 @@ func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
 	if err := checkInvoiceTypeCode(format, text(src.Header.TypeCode)); err != nil {
 		return Document{}, err
 	}
+	doc, err := src.document(format, ciiD16B)
+	if err != nil {
+		return Document{}, err
+	}
+	doc.Conformance = conformance(doc.Profile, "cii", data)
+	return doc, nil
+}
+
+// document maps a CII D16B or (converted) ZUGFeRD 1.0 document; names gives the element names its
+// ParseErrors report.
+func (src ciiDocument) document(format Format, names ciiVocabulary) (Document, error) {
 	r := &fieldReader{format: format}
 	tx := src.Transaction
 	settlement := tx.Settlement
 
 	doc := Document{
-		Format:       format,
-		TypeCode:     text(src.Header.TypeCode),
-		Number:       text(src.Header.ID),
-		IssueDate:    r.ciiDate("ExchangedDocument/IssueDateTime", src.Header.IssueDate),
-		Currency:     text(settlement.Currency),
-		Seller:       tx.Agreement.Seller.party(),
-		Buyer:        tx.Agreement.Buyer.party(),
-		Lines:        []Line{},
-		TaxSubtotals: []TaxSubtotal{},
-
+		Format:        format,
+		TypeCode:      text(src.Header.TypeCode),
+		Number:        text(src.Header.ID),
+		IssueDate:     r.ciiDate(names.header+"/IssueDateTime", src.Header.IssueDate),
+		Currency:      text(settlement.Currency),
+		Seller:        tx.Agreement.Seller.party(),
+		Buyer:         tx.Agreement.Buyer.party(),
+		Lines:         []Line{},
+		TaxSubtotals:  []TaxSubtotal{},
 		Specification: text(src.Context.Guideline),
 	}
 	doc.Profile = ProfileOf(doc.Specification)
@@ -141,44 +187,45 @@ func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
 		}
 	}
 	for _, ref := range settlement.InvoiceReferences {
-		if id := text(ref.IssuerAssignedID); id != "" {
+		if id := firstText(ref.ID, ref.IssuerAssignedID); id != "" {
 			doc.BillingReference = id
 			break
 		}
 	}
 
 	for i, l := range tx.Lines {
-		doc.Lines = append(doc.Lines, l.line(r, fmt.Sprintf("IncludedSupplyChainTradeLineItem[%d]", i)))
+		doc.Lines = append(doc.Lines, r.ciiLine(fmt.Sprintf("IncludedSupplyChainTradeLineItem[%d]", i), names, l))
 	}
 	for i, t := range settlement.Taxes {
-		field := fmt.Sprintf("ApplicableHeaderTradeSettlement/ApplicableTradeTax[%d]", i)
+		field := fmt.Sprintf("%s/ApplicableTradeTax[%d]", names.settlement, i)
 		doc.TaxSubtotals = append(doc.TaxSubtotals, TaxSubtotal{
 			Category: text(t.CategoryCode),
-			Rate:     r.decimal(field+"/RateApplicablePercent", t.Rate),
+			Rate:     r.decimal(field+"/"+names.taxRate, t.Rate),
 			Taxable:  r.decimal(field+"/BasisAmount", t.BasisAmount),
 			Tax:      r.decimal(field+"/CalculatedAmount", t.CalculatedAmount),
 		})
 	}
+	doc.Totals = r.ciiTotals(names.summation+"/", settlement.Summation, doc.Currency)
 
-	s := settlement.Summation
-	const sum = "SpecifiedTradeSettlementHeaderMonetarySummation/"
-	doc.Totals = Totals{
+	if r.err != nil {
+		return Document{}, r.err
+	}
+	return doc, nil
+}
+
+// ciiTotals reads the header monetary summation; sum is the path prefix its fields are reported under.
+func (r *fieldReader) ciiTotals(sum string, s ciiSummation, currency string) Totals {
+	return Totals{
 		LineTotal:      r.decimal(sum+"LineTotalAmount", s.LineTotalAmount),
 		AllowanceTotal: r.decimal(sum+"AllowanceTotalAmount", s.AllowanceTotalAmount),
 		ChargeTotal:    r.decimal(sum+"ChargeTotalAmount", s.ChargeTotalAmount),
 		Net:            r.decimal(sum+"TaxBasisTotalAmount", s.TaxBasisTotalAmount),
-		Tax:            r.decimal(sum+"TaxTotalAmount", invoiceCurrencyTax(s.TaxTotalAmounts, doc.Currency)),
+		Tax:            r.decimal(sum+"TaxTotalAmount", invoiceCurrencyTax(s.TaxTotalAmounts, currency)),
 		Gross:          r.decimal(sum+"GrandTotalAmount", s.GrandTotalAmount),
 		Prepaid:        r.decimal(sum+"TotalPrepaidAmount", s.TotalPrepaidAmount),
 		Rounding:       r.decimal(sum+"RoundingAmount", s.RoundingAmount),
 		Payable:        r.decimal(sum+"DuePayableAmount", s.DuePayableAmount),
 	}
-
-	if r.err != nil {
-		return Document{}, r.err
-	}
-	doc.Conformance = conformance(doc.Profile, "cii", data)
-	return doc, nil
 }
 
 func (r *fieldReader) ciiDate(field string, d ciiDate) string {
@@ -205,14 +252,14 @@ func (p ciiParty) party() Party {
 	return party
 }
 
-func (l ciiLine) line(r *fieldReader, field string) Line {
+func (r *fieldReader) ciiLine(field string, names ciiVocabulary, l ciiLine) Line {
 	line := Line{
 		Description:       firstText(l.Product.Name, l.Product.Description),
-		Quantity:          r.decimal(field+"/SpecifiedLineTradeDelivery/BilledQuantity", l.BilledQuantity.Value),
+		Quantity:          r.decimal(field+"/"+names.lineDelivery+"/BilledQuantity", l.BilledQuantity.Value),
 		UnitPrice:         r.decimal(field+"/NetPriceProductTradePrice/ChargeAmount", l.NetPrice.ChargeAmount),
 		PriceBaseQuantity: r.decimal(field+"/NetPriceProductTradePrice/BasisQuantity", l.NetPrice.BasisQuantity.Value),
-		Net:               r.decimal(field+"/SpecifiedTradeSettlementLineMonetarySummation/LineTotalAmount", l.Settlement.LineTotalAmount),
-		TaxRate:           r.decimal(field+"/ApplicableTradeTax/RateApplicablePercent", l.Settlement.Tax.Rate),
+		Net:               r.decimal(field+"/"+names.lineSummation+"/LineTotalAmount", l.Settlement.LineTotalAmount),
+		TaxRate:           r.decimal(field+"/ApplicableTradeTax/"+names.taxRate, l.Settlement.Tax.Rate),
 		TaxCategory:       text(l.Settlement.Tax.CategoryCode),
 	}
 	for i, ac := range l.Settlement.AllowanceCharges {

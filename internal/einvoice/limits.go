@@ -87,48 +87,54 @@ func unreadableCharset(data []byte) *ParseError {
 		Reason: fmt.Sprintf("the XML declares the charset %q, which cannot be read; send it as UTF-8", clipText(unknown))}
 }
 
+// jsonStack is the containers checkJSON is inside, innermost last.
+type jsonStack []*jsonFrame
+
+type jsonFrame struct {
+	object    bool
+	expectKey bool
+	keys      map[string]bool
+	path      string
+	index     int
+}
+
+// childPath is the path of the value about to be read in the innermost container.
+func (stack jsonStack) childPath(key string) string {
+	if len(stack) == 0 {
+		return ""
+	}
+	top := stack[len(stack)-1]
+	if !top.object {
+		return top.path + "[" + strconv.Itoa(top.index) + "]"
+	}
+	if top.path == "" {
+		return key
+	}
+	return top.path + "." + key
+}
+
+// valueDone moves the innermost container past a value.
+func (stack jsonStack) valueDone() {
+	if len(stack) == 0 {
+		return
+	}
+	top := stack[len(stack)-1]
+	if top.object {
+		top.expectKey = true
+	} else {
+		top.index++
+	}
+}
+
 // checkJSON reads the first JSON value of data token by token and refuses it when it nests deeper than
 // maxJSONDepth, has more than maxJSONValues tokens, or an object repeats a key (encoding/json would keep the last one silently, so two
 // readers could disagree on what the document says). Malformed JSON passes: the decoder reports it.
 // It stops, refusing, once dl has passed.
 func checkJSON(dl *deadline, data []byte) *ParseError {
-	type frame struct {
-		object    bool
-		expectKey bool
-		keys      map[string]bool
-		path      string
-		index     int
-	}
 	dec := json.NewDecoder(dl.reader(data))
 	dec.UseNumber()
-	var stack []*frame
-	// childPath is the path of the value about to be read in the innermost container.
-	childPath := func(key string) string {
-		if len(stack) == 0 {
-			return ""
-		}
-		top := stack[len(stack)-1]
-		if !top.object {
-			return top.path + "[" + strconv.Itoa(top.index) + "]"
-		}
-		if top.path == "" {
-			return key
-		}
-		return top.path + "." + key
-	}
+	var stack jsonStack
 	var key string
-	// valueDone moves the innermost container past a value.
-	valueDone := func() {
-		if len(stack) == 0 {
-			return
-		}
-		top := stack[len(stack)-1]
-		if top.object {
-			top.expectKey = true
-		} else {
-			top.index++
-		}
-	}
 	for values := 1; ; values++ {
 		if dl.tick() {
 			return dl.capError(FormatJSON)
@@ -147,7 +153,7 @@ func checkJSON(dl *deadline, data []byte) *ParseError {
 			if top := stack[len(stack)-1]; top.object && top.expectKey {
 				if k, ok := tok.(string); ok {
 					if top.keys[k] {
-						return parseErrorf(FormatJSON, childPath(k), "duplicate key (each field may appear once in an object)")
+						return parseErrorf(FormatJSON, stack.childPath(k), "duplicate key (each field may appear once in an object)")
 					}
 					top.keys[k] = true
 					top.expectKey, key = false, k
@@ -161,7 +167,7 @@ func checkJSON(dl *deadline, data []byte) *ParseError {
 				return capErrorf(FormatJSON, "json_depth", "objects and arrays nest more than %d deep", maxJSONDepth)
 			}
 			object := tok == json.Delim('{')
-			f := &frame{object: object, expectKey: object, path: childPath(key)}
+			f := &jsonFrame{object: object, expectKey: object, path: stack.childPath(key)}
 			if object {
 				f.keys = map[string]bool{}
 			}
@@ -171,12 +177,12 @@ func checkJSON(dl *deadline, data []byte) *ParseError {
 			if len(stack) == 0 {
 				return nil
 			}
-			valueDone()
+			stack.valueDone()
 		default:
 			if len(stack) == 0 {
 				return nil
 			}
-			valueDone()
+			stack.valueDone()
 		}
 	}
 }

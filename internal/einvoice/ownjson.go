@@ -167,49 +167,14 @@ func parseJSON(dl *deadline, data []byte) (Document, error) {
 	if src.BillingReference != nil {
 		doc.BillingReference = *src.BillingReference
 	}
-	switch doc.Type {
-	case TypeInvoice, TypeCreditNote:
-	case "":
-		if doc.TypeCode != "" {
-			doc.Type = docTypeFor(doc.TypeCode)
-		}
-	default:
-		return Document{}, parseErrorf(FormatJSON, "type", "%q is neither \"invoice\" nor \"credit_note\"", clipText(src.Type))
-	}
-	switch {
-	case doc.TypeCode == "" && doc.Type == TypeInvoice:
-		doc.TypeCode = "380"
-	case doc.TypeCode == "" && doc.Type == TypeCreditNote:
-		doc.TypeCode = "381"
-	case doc.TypeCode != "" && docTypeFor(doc.TypeCode) != doc.Type:
-		return Document{}, parseErrorf(FormatJSON, "type_code", "%q is a code for a %s, but type is %q", clipText(doc.TypeCode), docTypeFor(doc.TypeCode), doc.Type)
+	if err := completeJSONType(&doc); err != nil {
+		return Document{}, err
 	}
 
 	minor := minorUnitsOf(doc.Currency)
 	c := &amounts{}
 	for i, l := range src.Lines {
-		field := fmt.Sprintf("lines[%d].", i)
-		line := Line{
-			Description:       l.Description,
-			Quantity:          c.read(field+"quantity", l.Quantity, true),
-			UnitPrice:         c.read(field+"unit_price", l.UnitPrice, true),
-			PriceBaseQuantity: c.read(field+"price_base_quantity", l.PriceBaseQuantity, false),
-			Allowances:        c.read(field+"allowances", l.Allowances, false),
-			Charges:           c.read(field+"charges", l.Charges, false),
-			TaxRate:           c.read(field+"tax_rate", l.TaxRate, true),
-			TaxCategory:       l.TaxCategory,
-		}
-		line.Net = c.read(field+"net", l.Net, false)
-		if !l.Net.present() {
-			line.Net = line.expectedNet(true).Round(minor)
-		}
-		if line.TaxCategory == "" {
-			line.TaxCategory = "Z"
-			if !line.TaxRate.IsZero() {
-				line.TaxCategory = "S"
-			}
-		}
-		doc.Lines = append(doc.Lines, line)
+		doc.Lines = append(doc.Lines, c.line(fmt.Sprintf("lines[%d].", i), l, minor))
 	}
 
 	if src.TaxSubtotals != nil {
@@ -226,11 +191,72 @@ func parseJSON(dl *deadline, data []byte) (Document, error) {
 		doc.TaxSubtotals = computeSubtotals(doc.Lines, minor)
 	}
 
-	var given jsonTotals
-	if src.Totals != nil {
-		given = *src.Totals
+	doc.Totals = c.totals(src.Totals, doc.Lines, doc.TaxSubtotals)
+
+	if c.err != nil {
+		return Document{}, c.err
 	}
-	t := &doc.Totals
+	return doc, nil
+}
+
+// completeJSONType checks doc's type (as given) against its type code and fills in whichever of the
+// two is missing: the type from the code, or 380 for an invoice and 381 for a credit note.
+func completeJSONType(doc *Document) error {
+	switch doc.Type {
+	case TypeInvoice, TypeCreditNote:
+	case "":
+		if doc.TypeCode != "" {
+			doc.Type = docTypeFor(doc.TypeCode)
+		}
+	default:
+		return parseErrorf(FormatJSON, "type", "%q is neither \"invoice\" nor \"credit_note\"", clipText(string(doc.Type)))
+	}
+	switch {
+	case doc.TypeCode == "" && doc.Type == TypeInvoice:
+		doc.TypeCode = "380"
+	case doc.TypeCode == "" && doc.Type == TypeCreditNote:
+		doc.TypeCode = "381"
+	case doc.TypeCode != "" && docTypeFor(doc.TypeCode) != doc.Type:
+		return parseErrorf(FormatJSON, "type_code", "%q is a code for a %s, but type is %q", clipText(doc.TypeCode), docTypeFor(doc.TypeCode), doc.Type)
+	}
+	return nil
+}
+
+// line reads the line l, reported under field: a missing net is the computed one rounded to the
+// currency's minor units, a missing tax category S or Z by the rate.
+func (c *amounts) line(field string, l jsonLine, minor int32) Line {
+	line := Line{
+		Description:       l.Description,
+		Quantity:          c.read(field+"quantity", l.Quantity, true),
+		UnitPrice:         c.read(field+"unit_price", l.UnitPrice, true),
+		PriceBaseQuantity: c.read(field+"price_base_quantity", l.PriceBaseQuantity, false),
+		Allowances:        c.read(field+"allowances", l.Allowances, false),
+		Charges:           c.read(field+"charges", l.Charges, false),
+		TaxRate:           c.read(field+"tax_rate", l.TaxRate, true),
+		TaxCategory:       l.TaxCategory,
+	}
+	line.Net = c.read(field+"net", l.Net, false)
+	if !l.Net.present() {
+		line.Net = line.expectedNet(true).Round(minor)
+	}
+	if line.TaxCategory == "" {
+		line.TaxCategory = "Z"
+		if !line.TaxRate.IsZero() {
+			line.TaxCategory = "S"
+		}
+	}
+	return line
+}
+
+// totals reads the totals given (nil when the document has none) and computes each one missing from
+// the lines, the tax subtotals and the totals before it.
+func (c *amounts) totals(src *jsonTotals, lines []Line, subtotals []TaxSubtotal) Totals {
+	var given jsonTotals
+	if src != nil {
+		given = *src
+	}
+	var totals Totals
+	t := &totals
 	fill := func(field string, a jsonAmount, target *decimal.Decimal, computed func() decimal.Decimal) {
 		if a.present() {
 			*target = c.read("totals."+field, a, false)
@@ -238,20 +264,16 @@ func parseJSON(dl *deadline, data []byte) (Document, error) {
 		}
 		*target = computed()
 	}
-	fill("line_total", given.LineTotal, &t.LineTotal, func() decimal.Decimal { return sumLineNets(doc.Lines) })
+	fill("line_total", given.LineTotal, &t.LineTotal, func() decimal.Decimal { return sumLineNets(lines) })
 	fill("allowances", given.AllowanceTotal, &t.AllowanceTotal, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("charges", given.ChargeTotal, &t.ChargeTotal, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("net", given.Net, &t.Net, func() decimal.Decimal { return t.LineTotal.Sub(t.AllowanceTotal).Add(t.ChargeTotal) })
-	fill("tax", given.Tax, &t.Tax, func() decimal.Decimal { return sumSubtotalTax(doc.TaxSubtotals) })
+	fill("tax", given.Tax, &t.Tax, func() decimal.Decimal { return sumSubtotalTax(subtotals) })
 	fill("gross", given.Gross, &t.Gross, func() decimal.Decimal { return t.Net.Add(t.Tax) })
 	fill("prepaid", given.Prepaid, &t.Prepaid, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("rounding", given.Rounding, &t.Rounding, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("payable", given.Payable, &t.Payable, func() decimal.Decimal { return t.Gross.Sub(t.Prepaid).Add(t.Rounding) })
-
-	if c.err != nil {
-		return Document{}, c.err
-	}
-	return doc, nil
+	return totals
 }
 
 // checkUTF8 refuses JSON text that is not UTF-8 (RFC 8259 §8.1), which

@@ -170,7 +170,32 @@ func documentRule(id, term string, ok func(inv *Invoice) bool) {
 	})
 }
 
+// lineRule is a rule judged on each invoice line (BG-25): it fails on the lines where ok is false.
+func lineRule(id, term string, ok func(l Line) (bool, string)) {
+	rule(id, term, "invoice line (BG-25)", func(inv *Invoice, fail func(string, string)) {
+		for i, l := range inv.Lines {
+			if good, detail := ok(l); !good {
+				fail(lineField(i, l), detail)
+			}
+		}
+	})
+}
+
+// init adds the rules of EN 16931 itself, section by section, in the order Rules lists them.
 func init() {
+	registerDocumentRules()
+	registerTotalsRules()
+	registerAllowanceChargeRules()
+	registerLineRules()
+	registerPeriodRules()
+	registerPartyRules()
+	registerPaymentRules()
+	registerReferenceRules()
+	registerVATBreakdownRules()
+}
+
+// registerDocumentRules adds the rules on the invoice as a whole.
+func registerDocumentRules() {
 	documentRule("BR-01", "BT-24", func(inv *Invoice) bool { return inv.CustomizationID.Filled() })
 	documentRule("BR-02", "BT-1", func(inv *Invoice) bool { return inv.ID.Filled() })
 	documentRule("BR-03", "BT-2", func(inv *Invoice) bool { return inv.IssueDate.Filled() })
@@ -238,8 +263,10 @@ func init() {
 			}
 		}
 	})
+}
 
-	// Document totals (BG-22), judged where the totals exist.
+// registerTotalsRules adds the rules on the document totals (BG-22), judged where the totals exist.
+func registerTotalsRules() {
 	totals := func(id, term string, check func(t Totals, inv *Invoice) (bool, string)) {
 		rule(id, term, "document totals (BG-22)", func(inv *Invoice, fail func(string, string)) {
 			if !inv.Totals.Present {
@@ -293,21 +320,12 @@ func init() {
 		if !ok1 || !ok2 {
 			return false, detail
 		}
-		want := net
-		if t.ChargeTotal.Present {
-			c, ok := t.ChargeTotal.Dec()
-			if !ok {
-				return false, detail
-			}
-			want = want.Add(c)
+		charges, ok3 := optionalDec(t.ChargeTotal)
+		allowances, ok4 := optionalDec(t.AllowanceTotal)
+		if !ok3 || !ok4 {
+			return false, detail
 		}
-		if t.AllowanceTotal.Present {
-			a, ok := t.AllowanceTotal.Dec()
-			if !ok {
-				return false, detail
-			}
-			want = want.Sub(a)
-		}
+		want := net.Add(charges).Sub(allowances)
 		if t.ChargeTotal.Present || t.AllowanceTotal.Present {
 			want = round2(want)
 		}
@@ -320,20 +338,17 @@ func init() {
 		if !ok1 || !ok2 {
 			return false, detail
 		}
+		prepaid, ok3 := optionalDec(t.Prepaid)
+		rounding, ok4 := optionalDec(t.Rounding)
+		if !ok3 || !ok4 {
+			return false, detail
+		}
 		expected := incl
 		if t.Prepaid.Present {
-			p, ok := t.Prepaid.Dec()
-			if !ok {
-				return false, detail
-			}
-			expected = round2(incl.Sub(p))
+			expected = round2(incl.Sub(prepaid))
 		}
 		if t.Rounding.Present {
-			r, ok := t.Rounding.Dec()
-			if !ok {
-				return false, detail
-			}
-			return round2(due.Sub(r)).Equal(expected), detail
+			due = round2(due.Sub(rounding))
 		}
 		return due.Equal(expected), detail
 	})
@@ -348,8 +363,29 @@ func init() {
 	decimals("BR-DEC-16", "BT-113", func(t Totals) Amount { return t.Prepaid })
 	decimals("BR-DEC-17", "BT-114", func(t Totals) Amount { return t.Rounding })
 	decimals("BR-DEC-18", "BT-115", func(t Totals) Amount { return t.Payable })
+}
 
-	// Document level allowances (BG-20) and charges (BG-21).
+// The predicates on an allowance or charge that the document level and line level rules share.
+func hasAmount(ac AllowanceCharge) (bool, string) { return ac.Amount.Present, "" }
+
+func hasVATCategory(ac AllowanceCharge) (bool, string) {
+	return ac.TaxCategory.IsVAT && ac.TaxCategory.Code.Present, ""
+}
+
+func hasReason(ac AllowanceCharge) (bool, string) {
+	return ac.Reason.Present || ac.ReasonCode.Present, ""
+}
+
+func amountDecimals(ac AllowanceCharge) (bool, string) {
+	return decimalsAtMost2(ac.Amount), v(ac.Amount)
+}
+
+func baseDecimals(ac AllowanceCharge) (bool, string) {
+	return decimalsAtMost2(ac.BaseAmount), v(ac.BaseAmount)
+}
+
+// registerAllowanceChargeRules adds the rules on document level allowances (BG-20) and charges (BG-21).
+func registerAllowanceChargeRules() {
 	docAC := func(id, term string, charge bool, ok func(ac AllowanceCharge) (bool, string)) {
 		context := "document level allowance (BG-20)"
 		if charge {
@@ -366,13 +402,6 @@ func init() {
 			}
 		})
 	}
-	hasAmount := func(ac AllowanceCharge) (bool, string) { return ac.Amount.Present, "" }
-	hasVATCategory := func(ac AllowanceCharge) (bool, string) {
-		return ac.TaxCategory.IsVAT && ac.TaxCategory.Code.Present, ""
-	}
-	hasReason := func(ac AllowanceCharge) (bool, string) { return ac.Reason.Present || ac.ReasonCode.Present, "" }
-	amountDecimals := func(ac AllowanceCharge) (bool, string) { return decimalsAtMost2(ac.Amount), v(ac.Amount) }
-	baseDecimals := func(ac AllowanceCharge) (bool, string) { return decimalsAtMost2(ac.BaseAmount), v(ac.BaseAmount) }
 	docAC("BR-31", "BT-92", false, hasAmount)
 	docAC("BR-32", "BT-95", false, hasVATCategory)
 	docAC("BR-33", "BT-97", false, hasReason)
@@ -385,36 +414,29 @@ func init() {
 	docAC("BR-CO-22", "BT-104", true, hasReason)
 	docAC("BR-DEC-05", "BT-99", true, amountDecimals)
 	docAC("BR-DEC-06", "BT-100", true, baseDecimals)
+}
 
-	// Invoice lines (BG-25) and their allowances (BG-27) and charges (BG-28).
-	line := func(id, term string, ok func(l Line) (bool, string)) {
-		rule(id, term, "invoice line (BG-25)", func(inv *Invoice, fail func(string, string)) {
-			for i, l := range inv.Lines {
-				if good, detail := ok(l); !good {
-					fail(lineField(i, l), detail)
-				}
-			}
-		})
-	}
-	line("BR-21", "BT-126", func(l Line) (bool, string) { return l.ID.Filled(), "" })
-	line("BR-22", "BT-129", func(l Line) (bool, string) { return l.Quantity.Present, "" })
-	line("BR-23", "BT-130", func(l Line) (bool, string) { return l.UnitCode.Present, "" })
-	line("BR-24", "BT-131", func(l Line) (bool, string) { return l.NetAmount.Present, "" })
-	line("BR-25", "BT-153", func(l Line) (bool, string) { return l.ItemName.Filled(), "" })
-	line("BR-26", "BT-146", func(l Line) (bool, string) { return l.Price.Present, "" })
-	line("BR-27", "BT-146", func(l Line) (bool, string) {
+// registerLineRules adds the rules on invoice lines (BG-25) and their allowances (BG-27) and charges (BG-28).
+func registerLineRules() {
+	lineRule("BR-21", "BT-126", func(l Line) (bool, string) { return l.ID.Filled(), "" })
+	lineRule("BR-22", "BT-129", func(l Line) (bool, string) { return l.Quantity.Present, "" })
+	lineRule("BR-23", "BT-130", func(l Line) (bool, string) { return l.UnitCode.Present, "" })
+	lineRule("BR-24", "BT-131", func(l Line) (bool, string) { return l.NetAmount.Present, "" })
+	lineRule("BR-25", "BT-153", func(l Line) (bool, string) { return l.ItemName.Filled(), "" })
+	lineRule("BR-26", "BT-146", func(l Line) (bool, string) { return l.Price.Present, "" })
+	lineRule("BR-27", "BT-146", func(l Line) (bool, string) {
 		p, ok := l.Price.Dec()
 		return ok && !p.IsNegative(), "net price " + v(l.Price)
 	})
-	line("BR-28", "BT-148", func(l Line) (bool, string) {
+	lineRule("BR-28", "BT-148", func(l Line) (bool, string) {
 		if !l.GrossPrice.Present {
 			return true, ""
 		}
 		p, ok := l.GrossPrice.Dec()
 		return ok && !p.IsNegative(), "gross price " + v(l.GrossPrice)
 	})
-	line("BR-CO-04", "BT-151", func(l Line) (bool, string) { return l.Category.IsVAT && l.Category.Code.Present, "" })
-	line("BR-DEC-23", "BT-131", func(l Line) (bool, string) { return decimalsAtMost2(l.NetAmount), v(l.NetAmount) })
+	lineRule("BR-CO-04", "BT-151", func(l Line) (bool, string) { return l.Category.IsVAT && l.Category.Code.Present, "" })
+	lineRule("BR-DEC-23", "BT-131", func(l Line) (bool, string) { return decimalsAtMost2(l.NetAmount), v(l.NetAmount) })
 	lineAC := func(id, term string, charge bool, ok func(ac AllowanceCharge) (bool, string)) {
 		context := "invoice line allowance (BG-27)"
 		if charge {
@@ -443,8 +465,10 @@ func init() {
 	lineAC("BR-CO-24", "BT-144", true, hasReason)
 	lineAC("BR-DEC-27", "BT-141", true, amountDecimals)
 	lineAC("BR-DEC-28", "BT-142", true, baseDecimals)
+}
 
-	// Periods.
+// registerPeriodRules adds the rules on the invoice and line periods.
+func registerPeriodRules() {
 	periodEnd := func(p Period) (bool, string) {
 		if !p.Start.Present || !p.End.Present {
 			return true, ""
@@ -466,17 +490,19 @@ func init() {
 	invoicePeriod("BR-CO-19", "BG-14", func(p Period) (bool, string) {
 		return p.Start.Present || p.End.Present || p.DescriptionCode.Present, ""
 	})
-	line("BR-30", "BT-135", func(l Line) (bool, string) {
+	lineRule("BR-30", "BT-135", func(l Line) (bool, string) {
 		if !l.Period.Present {
 			return true, ""
 		}
 		return periodEnd(l.Period)
 	})
-	line("BR-CO-20", "BG-26", func(l Line) (bool, string) {
+	lineRule("BR-CO-20", "BG-26", func(l Line) (bool, string) {
 		return !l.Period.Present || l.Period.Start.Present || l.Period.End.Present, ""
 	})
+}
 
-	// Parties.
+// registerPartyRules adds the rules on the parties.
+func registerPartyRules() {
 	rule("BR-09", "BT-40", "seller postal address (BG-5)", func(inv *Invoice, fail func(string, string)) {
 		if inv.Seller.Address.Present && !inv.Seller.Address.Country.Filled() {
 			fail("seller address", "")
@@ -559,8 +585,10 @@ func init() {
 			}
 		}
 	})
+}
 
-	// Payment instructions (BG-16).
+// registerPaymentRules adds the rules on payment instructions (BG-16).
+func registerPaymentRules() {
 	rule("BR-49", "BT-81", "payment instructions (BG-16)", func(inv *Invoice, fail func(string, string)) {
 		for _, pm := range inv.PaymentMeans {
 			if !pm.Code.Present {
@@ -602,8 +630,10 @@ func init() {
 			}
 		}
 	})
+}
 
-	// References and item details.
+// registerReferenceRules adds the rules on references and item details.
+func registerReferenceRules() {
 	rule("BR-52", "BT-122", "additional supporting document (BG-24)", func(inv *Invoice, fail func(string, string)) {
 		for _, d := range inv.SupportingDocs {
 			if !d.Filled() {
@@ -618,7 +648,7 @@ func init() {
 			}
 		}
 	})
-	line("BR-54", "BG-32", func(l Line) (bool, string) {
+	lineRule("BR-54", "BG-32", func(l Line) (bool, string) {
 		for _, a := range l.Attributes {
 			if !a.Name.Present || !a.Value.Present {
 				return false, ""
@@ -626,8 +656,8 @@ func init() {
 		}
 		return true, ""
 	})
-	line("BR-64", "BT-157-1", func(l Line) (bool, string) { return !l.StandardID.Present || l.StandardID.Scheme.Present, "" })
-	line("BR-65", "BT-158-1", func(l Line) (bool, string) {
+	lineRule("BR-64", "BT-157-1", func(l Line) (bool, string) { return !l.StandardID.Present || l.StandardID.Scheme.Present, "" })
+	lineRule("BR-65", "BT-158-1", func(l Line) (bool, string) {
 		for _, c := range l.Classifications {
 			if !c.Scheme.Present {
 				return false, ""
@@ -635,8 +665,10 @@ func init() {
 		}
 		return true, ""
 	})
+}
 
-	// VAT breakdown (BG-23) and total VAT.
+// registerVATBreakdownRules adds the rules on the VAT breakdown (BG-23) and the total VAT.
+func registerVATBreakdownRules() {
 	breakdown := func(id, term string, ok func(b VATBreakdown) (bool, string)) {
 		rule(id, term, "VAT breakdown (BG-23)", func(inv *Invoice, fail func(string, string)) {
 			for _, tt := range inv.TaxTotals {
@@ -696,6 +728,15 @@ func init() {
 			}
 		}
 	})
+}
+
+// optionalDec is the value of an optional amount: zero when a is absent; ok is false when a is present
+// but not a number.
+func optionalDec(a Amount) (decimal.Decimal, bool) {
+	if !a.Present {
+		return decimal.Zero, true
+	}
+	return a.Dec()
 }
 
 func orZero(a Amount) string {

@@ -51,51 +51,11 @@ func FromCII(data []byte) (*Invoice, error) {
 		inv.Delivery = Delivery{Present: true, ActualDate: ciiDate(delivery.at("ActualDeliverySupplyChainEvent/OccurrenceDateTime/DateTimeString")),
 			Address: ciiAddress(delivery.at("ShipToTradeParty/PostalTradeAddress")), LocationID: ublIdentifier(delivery.at("ShipToTradeParty/GlobalID"), "schemeID")}
 	}
-	for _, pm := range settlement.all("SpecifiedTradeSettlementPaymentMeans") {
-		p := PaymentMeans{Code: pm.child("TypeCode").txt(), CardNumber: pm.at("ApplicableTradeSettlementFinancialCard/ID").txt(),
-			CreditTransfer: pm.child("PayeePartyCreditorFinancialAccount") != nil, Card: pm.child("ApplicableTradeSettlementFinancialCard") != nil,
-			// CII has no element for BG-19: KoSIT's binding takes any of its terms (BT-89, BT-90, BT-91) as the group.
-			DirectDebit: settlement.at("SpecifiedTradePaymentTerms/DirectDebitMandateID") != nil || settlement.child("CreditorReferenceID") != nil ||
-				pm.at("PayerPartyDebtorFinancialAccount/IBANID") != nil}
-		for _, acc := range pm.all("PayeePartyCreditorFinancialAccount") {
-			id := acc.child("IBANID").txt()
-			if !id.Filled() {
-				id = acc.child("ProprietaryID").txt()
-			}
-			p.PayeeAccounts = append(p.PayeeAccounts, id)
-		}
-		inv.PaymentMeans = append(inv.PaymentMeans, p)
-	}
+	inv.PaymentMeans = ciiPaymentMeans(settlement)
 	for _, ac := range settlement.all("SpecifiedTradeAllowanceCharge") {
 		inv.Allowances = append(inv.Allowances, ciiAllowanceCharge(ac))
 	}
-	var breakdowns []VATBreakdown
-	for _, tax := range settlement.all("ApplicableTradeTax") {
-		breakdowns = append(breakdowns, VATBreakdown{TaxableAmount: ublAmount(tax.child("BasisAmount")),
-			TaxAmount: ublAmount(tax.child("CalculatedAmount")), Category: ciiTaxCategory(tax)})
-	}
-	if sum := settlement.child("SpecifiedTradeSettlementHeaderMonetarySummation"); sum != nil {
-		inv.Totals = Totals{Present: true, LineNet: ublAmount(sum.child("LineTotalAmount")),
-			AllowanceTotal: ublAmount(sum.child("AllowanceTotalAmount")), ChargeTotal: ublAmount(sum.child("ChargeTotalAmount")),
-			TaxExclusive: ublAmount(sum.child("TaxBasisTotalAmount")), TaxInclusive: ublAmount(sum.child("GrandTotalAmount")),
-			Prepaid: ublAmount(sum.child("TotalPrepaidAmount")), Rounding: ublAmount(sum.child("RoundingAmount")),
-			Payable: ublAmount(sum.child("DuePayableAmount"))}
-		for _, t := range sum.all("TaxTotalAmount") {
-			inv.TaxTotals = append(inv.TaxTotals, TaxTotal{Amount: ublAmount(t)})
-		}
-	}
-	// The VAT breakdown belongs to the total VAT in the invoice currency (BT-110); without one it stands alone.
-	placed := false
-	for i := range inv.TaxTotals {
-		if inv.TaxTotals[i].Amount.Currency.Value == inv.Currency.Value || len(inv.TaxTotals) == 1 {
-			inv.TaxTotals[i].Breakdowns = breakdowns
-			placed = true
-			break
-		}
-	}
-	if !placed && len(breakdowns) > 0 {
-		inv.TaxTotals = append(inv.TaxTotals, TaxTotal{Breakdowns: breakdowns})
-	}
+	ciiTotals(inv, settlement)
 	for _, ln := range tx.all("IncludedSupplyChainTradeLineItem") {
 		inv.Lines = append(inv.Lines, ciiLine(ln))
 	}
@@ -129,6 +89,59 @@ func FromCII(data []byte) (*Invoice, error) {
 	})
 	inv.Codes = ciiCodes(root)
 	return inv, nil
+}
+
+// ciiPaymentMeans reads the payment instructions (BG-16) of the header settlement.
+func ciiPaymentMeans(settlement *node) []PaymentMeans {
+	var means []PaymentMeans
+	for _, pm := range settlement.all("SpecifiedTradeSettlementPaymentMeans") {
+		p := PaymentMeans{Code: pm.child("TypeCode").txt(), CardNumber: pm.at("ApplicableTradeSettlementFinancialCard/ID").txt(),
+			CreditTransfer: pm.child("PayeePartyCreditorFinancialAccount") != nil, Card: pm.child("ApplicableTradeSettlementFinancialCard") != nil,
+			// CII has no element for BG-19: KoSIT's binding takes any of its terms (BT-89, BT-90, BT-91) as the group.
+			DirectDebit: settlement.at("SpecifiedTradePaymentTerms/DirectDebitMandateID") != nil || settlement.child("CreditorReferenceID") != nil ||
+				pm.at("PayerPartyDebtorFinancialAccount/IBANID") != nil}
+		for _, acc := range pm.all("PayeePartyCreditorFinancialAccount") {
+			id := acc.child("IBANID").txt()
+			if !id.Filled() {
+				id = acc.child("ProprietaryID").txt()
+			}
+			p.PayeeAccounts = append(p.PayeeAccounts, id)
+		}
+		means = append(means, p)
+	}
+	return means
+}
+
+// ciiTotals reads the document totals (BG-22), the total VAT amounts (BT-110, BT-111) and the VAT
+// breakdown (BG-23) of the header settlement into inv, whose Currency must be read already.
+func ciiTotals(inv *Invoice, settlement *node) {
+	var breakdowns []VATBreakdown
+	for _, tax := range settlement.all("ApplicableTradeTax") {
+		breakdowns = append(breakdowns, VATBreakdown{TaxableAmount: ublAmount(tax.child("BasisAmount")),
+			TaxAmount: ublAmount(tax.child("CalculatedAmount")), Category: ciiTaxCategory(tax)})
+	}
+	if sum := settlement.child("SpecifiedTradeSettlementHeaderMonetarySummation"); sum != nil {
+		inv.Totals = Totals{Present: true, LineNet: ublAmount(sum.child("LineTotalAmount")),
+			AllowanceTotal: ublAmount(sum.child("AllowanceTotalAmount")), ChargeTotal: ublAmount(sum.child("ChargeTotalAmount")),
+			TaxExclusive: ublAmount(sum.child("TaxBasisTotalAmount")), TaxInclusive: ublAmount(sum.child("GrandTotalAmount")),
+			Prepaid: ublAmount(sum.child("TotalPrepaidAmount")), Rounding: ublAmount(sum.child("RoundingAmount")),
+			Payable: ublAmount(sum.child("DuePayableAmount"))}
+		for _, t := range sum.all("TaxTotalAmount") {
+			inv.TaxTotals = append(inv.TaxTotals, TaxTotal{Amount: ublAmount(t)})
+		}
+	}
+	// The VAT breakdown belongs to the total VAT in the invoice currency (BT-110); without one it stands alone.
+	placed := false
+	for i := range inv.TaxTotals {
+		if inv.TaxTotals[i].Amount.Currency.Value == inv.Currency.Value || len(inv.TaxTotals) == 1 {
+			inv.TaxTotals[i].Breakdowns = breakdowns
+			placed = true
+			break
+		}
+	}
+	if !placed && len(breakdowns) > 0 {
+		inv.TaxTotals = append(inv.TaxTotals, TaxTotal{Breakdowns: breakdowns})
+	}
 }
 
 // ciiDate turns a date of format 102 (CCYYMMDD) into the ISO form the rules compare.

@@ -72,144 +72,153 @@ func (c TaxCategory) codeIs(code string) bool { return c.Present && c.Code.Norm(
 
 func init() {
 	for _, cat := range vatCategories {
-		cat := cat
-		id := func(n int) string { return fmt.Sprintf("%s-%02d", cat.prefix, n) }
-		// -01: a category used on a line, allowance or charge appears in the VAT breakdown (and for the
-		// categories without rate exactly once).
-		rule(id(1), "BT-118", "invoice", func(inv *Invoice, fail func(string, string)) {
-			used, inBreakdown := 0, 0
-			for _, ac := range inv.Allowances {
-				if ac.TaxCategory.is(cat.code) {
-					used++
+		registerCategoryRules(cat)
+	}
+	registerCategorySpecificRules()
+	registerCodeListRules()
+}
+
+// registerCategoryRules adds the rules every VAT category has (BR-S-01 … BR-S-10 and their kin for the
+// other categories), as cat's fields specialise them.
+func registerCategoryRules(cat vatCategory) {
+	id := func(n int) string { return fmt.Sprintf("%s-%02d", cat.prefix, n) }
+	// -01: a category used on a line, allowance or charge appears in the VAT breakdown (and for the
+	// categories without rate exactly once).
+	rule(id(1), "BT-118", "invoice", func(inv *Invoice, fail func(string, string)) {
+		used, inBreakdown := 0, 0
+		for _, ac := range inv.Allowances {
+			if ac.TaxCategory.is(cat.code) {
+				used++
+			}
+		}
+		for _, l := range inv.Lines {
+			if l.Category.is(cat.code) {
+				used++
+			}
+		}
+		for _, tt := range inv.TaxTotals {
+			for _, b := range tt.Breakdowns {
+				if b.Category.is(cat.code) {
+					inBreakdown++
 				}
 			}
-			for _, l := range inv.Lines {
-				if l.Category.is(cat.code) {
-					used++
-				}
+		}
+		if cat.perRate {
+			if (used > 0) != (inBreakdown > 0) {
+				fail("VAT breakdown", fmt.Sprintf("%d lines, allowances or charges in category %s, %d VAT breakdowns", used, cat.code, inBreakdown))
 			}
-			for _, tt := range inv.TaxTotals {
-				for _, b := range tt.Breakdowns {
-					if b.Category.is(cat.code) {
-						inBreakdown++
-					}
-				}
-			}
-			if cat.perRate {
-				if (used > 0) != (inBreakdown > 0) {
-					fail("VAT breakdown", fmt.Sprintf("%d lines, allowances or charges in category %s, %d VAT breakdowns", used, cat.code, inBreakdown))
-				}
-				return
-			}
-			if (used > 0 || inBreakdown > 0) && inBreakdown != 1 {
-				fail("VAT breakdown", fmt.Sprintf("%d VAT breakdowns of category %s, expected 1", inBreakdown, cat.code))
+			return
+		}
+		if (used > 0 || inBreakdown > 0) && inBreakdown != 1 {
+			fail("VAT breakdown", fmt.Sprintf("%d VAT breakdowns of category %s, expected 1", inBreakdown, cat.code))
+		}
+	})
+	// -02, -03, -04: the parties' identifiers that the category needs (or, for O, must not have).
+	partyRule := func(n int, used func(inv *Invoice) bool) {
+		rule(id(n), "BT-31", "invoice", func(inv *Invoice, fail func(string, string)) {
+			if used(inv) && !cat.parties(inv) {
+				fail("parties", "")
 			}
 		})
-		// -02, -03, -04: the parties' identifiers that the category needs (or, for O, must not have).
-		partyRule := func(n int, used func(inv *Invoice) bool) {
-			rule(id(n), "BT-31", "invoice", func(inv *Invoice, fail func(string, string)) {
-				if used(inv) && !cat.parties(inv) {
-					fail("parties", "")
-				}
-			})
+	}
+	partyRule(2, func(inv *Invoice) bool {
+		for _, l := range inv.Lines {
+			if l.Category.is(cat.code) {
+				return true
+			}
 		}
-		partyRule(2, func(inv *Invoice) bool {
-			for _, l := range inv.Lines {
-				if l.Category.is(cat.code) {
+		return false
+	})
+	acUsed := func(charge bool) func(inv *Invoice) bool {
+		return func(inv *Invoice) bool {
+			for _, ac := range inv.Allowances {
+				if ac.TaxCategory.is(cat.code) && ((charge && ac.IsCharge()) || (!charge && ac.IsAllowance())) {
 					return true
 				}
 			}
 			return false
-		})
-		acUsed := func(charge bool) func(inv *Invoice) bool {
-			return func(inv *Invoice) bool {
-				for _, ac := range inv.Allowances {
-					if ac.TaxCategory.is(cat.code) && ((charge && ac.IsCharge()) || (!charge && ac.IsAllowance())) {
-						return true
-					}
-				}
-				return false
+		}
+	}
+	partyRule(3, acUsed(false))
+	partyRule(4, acUsed(true))
+	// -05, -06, -07: the rate of a line, allowance or charge in the category.
+	rule(id(5), "BT-152", "invoice line VAT category "+cat.code, func(inv *Invoice, fail func(string, string)) {
+		for i, l := range inv.Lines {
+			if l.Category.is(cat.code) && !cat.rate(l.Category.Rate) {
+				fail(lineField(i, l), cat.rateWords+", got "+v(l.Category.Rate))
 			}
 		}
-		partyRule(3, acUsed(false))
-		partyRule(4, acUsed(true))
-		// -05, -06, -07: the rate of a line, allowance or charge in the category.
-		rule(id(5), "BT-152", "invoice line VAT category "+cat.code, func(inv *Invoice, fail func(string, string)) {
-			for i, l := range inv.Lines {
-				if l.Category.is(cat.code) && !cat.rate(l.Category.Rate) {
-					fail(lineField(i, l), cat.rateWords+", got "+v(l.Category.Rate))
+	})
+	acRate := func(n int, charge bool, term string) {
+		rule(id(n), term, "document level allowance or charge VAT category "+cat.code, func(inv *Invoice, fail func(string, string)) {
+			for i, ac := range inv.Allowances {
+				if ac.TaxCategory.is(cat.code) && ((charge && ac.IsCharge()) || (!charge && ac.IsAllowance())) && !cat.rate(ac.TaxCategory.Rate) {
+					fail(fmt.Sprintf("allowance or charge %d", i+1), cat.rateWords+", got "+v(ac.TaxCategory.Rate))
 				}
 			}
 		})
-		acRate := func(n int, charge bool, term string) {
-			rule(id(n), term, "document level allowance or charge VAT category "+cat.code, func(inv *Invoice, fail func(string, string)) {
-				for i, ac := range inv.Allowances {
-					if ac.TaxCategory.is(cat.code) && ((charge && ac.IsCharge()) || (!charge && ac.IsAllowance())) && !cat.rate(ac.TaxCategory.Rate) {
-						fail(fmt.Sprintf("allowance or charge %d", i+1), cat.rateWords+", got "+v(ac.TaxCategory.Rate))
-					}
-				}
-			})
-		}
-		acRate(6, false, "BT-96")
-		acRate(7, true, "BT-103")
-		// -08, -09, -10: the breakdown of the category.
-		each := func(n int, term string, check func(inv *Invoice, b VATBreakdown) (bool, string)) {
-			rule(id(n), term, "VAT breakdown of category "+cat.code, func(inv *Invoice, fail func(string, string)) {
-				for _, tt := range inv.TaxTotals {
-					for _, b := range tt.Breakdowns {
-						if !b.Category.is(cat.code) {
-							continue
-						}
-						if ok, detail := check(inv, b); !ok {
-							fail(breakdownField(b), detail)
-						}
-					}
-				}
-			})
-		}
-		rule(id(8), "BT-116", "VAT breakdown of category "+cat.code, func(inv *Invoice, fail func(string, string)) {
-			var sums map[string]decimal.Decimal // computed once per invoice, so the rule stays linear
+	}
+	acRate(6, false, "BT-96")
+	acRate(7, true, "BT-103")
+	// -08, -09, -10: the breakdown of the category.
+	each := func(n int, term string, check func(inv *Invoice, b VATBreakdown) (bool, string)) {
+		rule(id(n), term, "VAT breakdown of category "+cat.code, func(inv *Invoice, fail func(string, string)) {
 			for _, tt := range inv.TaxTotals {
 				for _, b := range tt.Breakdowns {
 					if !b.Category.is(cat.code) {
 						continue
 					}
-					if sums == nil {
-						sums = categorySums(inv, cat.code, cat.perRate)
-					}
-					key := ""
-					if cat.perRate {
-						key = rateKey(b.Category.Rate)
-					}
-					sum, found := sums[key]
-					if ok, detail := taxableMatches(inv, cat, b, sum, found); !ok {
+					if ok, detail := check(inv, b); !ok {
 						fail(breakdownField(b), detail)
 					}
 				}
 			}
 		})
-		each(9, "BT-117", func(_ *Invoice, b VATBreakdown) (bool, string) {
-			tax, ok := b.TaxAmount.Dec()
-			if !cat.perRate {
-				return ok && tax.IsZero(), "VAT amount " + v(b.TaxAmount) + ", expected 0"
-			}
-			detail := fmt.Sprintf("VAT %s ≠ taxable %s × rate %s %%", v(b.TaxAmount), v(b.TaxableAmount), v(b.Category.Rate))
-			taxable, ok2 := b.TaxableAmount.Dec()
-			rate, ok3 := b.Category.Rate.Dec()
-			if !ok || !ok2 || !ok3 {
-				return false, detail
-			}
-			want := round2(taxable.Abs().Mul(rate.Div(hundred)))
-			one := decimal.NewFromInt(1)
-			return tax.Abs().Sub(one).LessThan(want) && tax.Abs().Add(one).GreaterThan(want), detail
-		})
-		each(10, "BT-120", func(_ *Invoice, b VATBreakdown) (bool, string) {
-			has := b.Category.ExemptionReason.Present || b.Category.ExemptionReasonCode.Present
-			return has == cat.exempt, ""
-		})
 	}
+	rule(id(8), "BT-116", "VAT breakdown of category "+cat.code, func(inv *Invoice, fail func(string, string)) {
+		var sums map[string]decimal.Decimal // computed once per invoice, so the rule stays linear
+		for _, tt := range inv.TaxTotals {
+			for _, b := range tt.Breakdowns {
+				if !b.Category.is(cat.code) {
+					continue
+				}
+				if sums == nil {
+					sums = categorySums(inv, cat.code, cat.perRate)
+				}
+				key := ""
+				if cat.perRate {
+					key = rateKey(b.Category.Rate)
+				}
+				sum, found := sums[key]
+				if ok, detail := taxableMatches(inv, cat, b, sum, found); !ok {
+					fail(breakdownField(b), detail)
+				}
+			}
+		}
+	})
+	each(9, "BT-117", func(_ *Invoice, b VATBreakdown) (bool, string) {
+		tax, ok := b.TaxAmount.Dec()
+		if !cat.perRate {
+			return ok && tax.IsZero(), "VAT amount " + v(b.TaxAmount) + ", expected 0"
+		}
+		detail := fmt.Sprintf("VAT %s ≠ taxable %s × rate %s %%", v(b.TaxAmount), v(b.TaxableAmount), v(b.Category.Rate))
+		taxable, ok2 := b.TaxableAmount.Dec()
+		rate, ok3 := b.Category.Rate.Dec()
+		if !ok || !ok2 || !ok3 {
+			return false, detail
+		}
+		want := round2(taxable.Abs().Mul(rate.Div(hundred)))
+		one := decimal.NewFromInt(1)
+		return tax.Abs().Sub(one).LessThan(want) && tax.Abs().Add(one).GreaterThan(want), detail
+	})
+	each(10, "BT-120", func(_ *Invoice, b VATBreakdown) (bool, string) {
+		has := b.Category.ExemptionReason.Present || b.Category.ExemptionReasonCode.Present
+		return has == cat.exempt, ""
+	})
+}
 
-	// Category specific rules on the whole invoice.
+// registerCategorySpecificRules adds the category specific rules on the whole invoice.
+func registerCategorySpecificRules() {
 	hasBreakdown := func(inv *Invoice, code string) bool {
 		for _, tt := range inv.TaxTotals {
 			for _, b := range tt.Breakdowns {
@@ -270,8 +279,10 @@ func init() {
 	}
 	documentRule("BR-O-13", "BT-95", acNotO(false))
 	documentRule("BR-O-14", "BT-102", acNotO(true))
+}
 
-	// Code lists (BR-CL-*): every coded value is judged where it occurs.
+// registerCodeListRules adds the code list rules (BR-CL-*): every coded value is judged where it occurs.
+func registerCodeListRules() {
 	for _, list := range []CodeList{CodeList01, CodeList03, CodeList04, CodeList05, CodeList06, CodeList07, CodeList10,
 		CodeList11, CodeList13, CodeList14, CodeList15, CodeList16, CodeList17, CodeList18, CodeList19, CodeList20,
 		CodeList21, CodeList22, CodeList23, CodeList24, CodeList25, CodeList26} {

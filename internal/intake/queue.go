@@ -106,8 +106,37 @@ func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) 
 	if f.Tab == "" {
 		f.Tab = TabNeedsReview
 	}
+	sql, args, order := queueQuery(orgID, f)
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return QueuePage{}, fmt.Errorf("intake: queue: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, scanQueueRow)
+	if err != nil {
+		return QueuePage{}, fmt.Errorf("intake: queue: %w", err)
+	}
+	more := len(list) > f.PageSize
+	if more {
+		list = list[:f.PageSize]
+	}
+	if order == "ASC" {
+		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
+			list[i], list[j] = list[j], list[i]
+		}
+	}
+	p := QueuePage{Rows: list, Filter: f}
+	p.Older, p.Newer = queueCursors(list, f, more)
+	var err2 error
+	p.Counts, err2 = tabCounts(ctx, q, orgID)
+	return p, err2
+}
+
+// queueQuery builds the statement for one page of the queue under filter f (one row more than the
+// page, to tell whether there is a next one) and its arguments; order is the direction it reads ids
+// in, ASC when paging towards newer rows.
+func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order string) {
 	where := []string{"d.org_id = $1"}
-	args := []any{orgID}
+	args = []any{orgID}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	if q := strings.TrimSpace(f.Query); q != "" {
 		terms := []string{"lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(likeEscape(q))+"%"),
@@ -125,7 +154,7 @@ func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) 
 	if f.FlagReason != "" {
 		where = append(where, "d.flag_reason = "+arg(f.FlagReason))
 	}
-	order := "DESC"
+	order = "DESC"
 	switch {
 	case f.Before > 0:
 		where = append(where, "d.id < "+arg(f.Before))
@@ -151,7 +180,7 @@ func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) 
 		}
 		inner = `SELECT * FROM (` + strings.Join(branches, " UNION ALL ") + `) d ORDER BY d.id ` + order + ` LIMIT ` + limit
 	}
-	sql := `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
+	sql = `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
 	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), coalesce(d.flag_reason, ''),
 	        coalesce(d.duplicate_of, 0), d.received_at, g.members, g.accepted, coalesce(v.number, 0),
 	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0)
@@ -159,57 +188,46 @@ func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) 
 	` + groupSummarySQL + `
 	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
 	ORDER BY d.id ` + order
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return QueuePage{}, fmt.Errorf("intake: queue: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (QueueRow, error) {
-		var x QueueRow
-		var payable *string
-		err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &x.FlagReason,
-			&x.DuplicateOf, &x.ReceivedAt, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions)
-		if payable != nil {
-			if v, err := decimal.NewFromString(*payable); err == nil {
-				x.Payable = &v
-			}
-		}
-		return x, err
-	})
-	if err != nil {
-		return QueuePage{}, fmt.Errorf("intake: queue: %w", err)
-	}
-	more := len(list) > f.PageSize
-	if more {
-		list = list[:f.PageSize]
-	}
-	if order == "ASC" {
-		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
-			list[i], list[j] = list[j], list[i]
+	return sql, args, order
+}
+
+func scanQueueRow(r pgx.CollectableRow) (QueueRow, error) {
+	var x QueueRow
+	var payable *string
+	err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &x.FlagReason,
+		&x.DuplicateOf, &x.ReceivedAt, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions)
+	if payable != nil {
+		if v, err := decimal.NewFromString(*payable); err == nil {
+			x.Payable = &v
 		}
 	}
-	p := QueuePage{Rows: list, Filter: f}
-	if len(list) > 0 {
-		first, last := list[0].ID, list[len(list)-1].ID
-		switch {
-		case f.After > 0: // paging towards newer rows; the cursor's row is older
-			p.Older = last
-			if more {
-				p.Newer = first
-			}
-		case f.Before > 0: // paging towards older rows; the cursor's row is newer
-			p.Newer = first
-			if more {
-				p.Older = last
-			}
-		default:
-			if more {
-				p.Older = last
-			}
+	return x, err
+}
+
+// queueCursors gives the cursors of the pages beside list (newest first), 0 where there is none;
+// more says the query found a row beyond the page.
+func queueCursors(list []QueueRow, f QueueFilter, more bool) (older, newer int64) {
+	if len(list) == 0 {
+		return 0, 0
+	}
+	first, last := list[0].ID, list[len(list)-1].ID
+	switch {
+	case f.After > 0: // paging towards newer rows; the cursor's row is older
+		older = last
+		if more {
+			newer = first
+		}
+	case f.Before > 0: // paging towards older rows; the cursor's row is newer
+		newer = first
+		if more {
+			older = last
+		}
+	default:
+		if more {
+			older = last
 		}
 	}
-	var err2 error
-	p.Counts, err2 = tabCounts(ctx, q, orgID)
-	return p, err2
+	return older, newer
 }
 
 // CountCap is where the desk stops counting a status: counting every row

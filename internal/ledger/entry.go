@@ -140,85 +140,95 @@ func invalid(reasons []Reason) error {
 // validateShape checks everything that needs no database: the key, the
 // date, the currency, each line, and that debits equal credits.
 func validateShape(r Request) []Reason {
-	var rs []Reason
-	add := func(field, format string, args ...any) {
-		rs = append(rs, Reason{Field: field, Message: fmt.Sprintf(format, args...)})
-	}
+	var rs reasonList
 	if !sourceTypePattern.MatchString(r.SourceType) {
-		add("source_type", "must be lower-case letters, digits, '_', '.' or '-', starting with a letter (at most 64)")
+		rs.add("source_type", "must be lower-case letters, digits, '_', '.' or '-', starting with a letter (at most 64)")
 	}
-	// Every text is checked against what the database can hold (no NUL,
-	// valid UTF-8, bounded), so none reaches a write that refuses it.
-	checkText := func(field, v string, max int, required bool) bool {
-		if p := storable.Problem(v, max); p != "" {
-			add(field, "%s", p)
-			return false
-		}
-		if required && strings.TrimSpace(v) == "" {
-			add(field, "must be non-empty text of at most %d bytes", max)
-			return false
-		}
-		return true
-	}
-	checkText("source_id", r.SourceID, MaxKeyText, true)
-	checkText("entry_set", r.EntrySet, MaxKeyText, true)
-	checkText("description", r.Description, MaxDescription, false)
+	rs.checkText("source_id", r.SourceID, MaxKeyText, true)
+	rs.checkText("entry_set", r.EntrySet, MaxKeyText, true)
+	rs.checkText("description", r.Description, MaxDescription, false)
 	if d, err := time.Parse(time.DateOnly, r.Date); err != nil {
-		add("date", "must be a date YYYY-MM-DD")
+		rs.add("date", "must be a date YYYY-MM-DD")
 	} else if d.Year() < EarliestYear || d.Year() > LatestYear {
-		add("date", "%s is outside the years %d to %d", r.Date, EarliestYear, LatestYear)
+		rs.add("date", "%s is outside the years %d to %d", r.Date, EarliestYear, LatestYear)
 	}
 	cur, ok := money.Lookup(r.Currency)
 	if !ok {
-		add("currency", "%q is not an ISO 4217 currency", r.Currency)
+		rs.add("currency", "%q is not an ISO 4217 currency", r.Currency)
 	}
 	if len(r.Lines) < 2 {
-		add("lines", "an entry needs at least two lines, has %d", len(r.Lines))
+		rs.add("lines", "an entry needs at least two lines, has %d", len(r.Lines))
 	}
 	var debits, credits decimal.Decimal
 	for i, l := range r.Lines {
-		f := fmt.Sprintf("lines[%d]", i)
-		checkText(f+".account", l.Account, MaxAccountCode, true)
-		if l.Debit.IsNegative() || l.Credit.IsNegative() {
-			add(f, "amounts must not be negative")
-		}
-		if l.Debit.IsPositive() == l.Credit.IsPositive() {
-			add(f, "exactly one of debit and credit must be positive")
-		}
-		for _, a := range []struct {
-			side string
-			v    *decimal.Decimal
-		}{{"debit", &l.Debit}, {"credit", &l.Credit}, {"base_debit", l.BaseDebit}, {"base_credit", l.BaseCredit}} {
-			if a.v == nil {
-				continue
-			}
-			if !money.Ledger.Fits(*a.v) {
-				add(f+"."+a.side, "%s is beyond what the ledger holds (%s)", clip(money.Canonical(*a.v)), money.Ledger.Describe())
-			} else if ok && (a.side == "debit" || a.side == "credit") && scale(*a.v) > cur.MinorUnits {
-				add(f+"."+a.side, "%s has more decimals than %s allows (%d)", a.v.String(), cur.Code, cur.MinorUnits)
-			}
-		}
-		if l.BaseDebit != nil && l.BaseDebit.IsNegative() || l.BaseCredit != nil && l.BaseCredit.IsNegative() {
-			add(f, "base amounts must not be negative")
-		}
-		if l.Debit.IsPositive() && l.BaseCredit != nil && !l.BaseCredit.IsZero() ||
-			l.Credit.IsPositive() && l.BaseDebit != nil && !l.BaseDebit.IsZero() {
-			add(f, "the base amount must be on the same side as the amount")
-		}
-		for _, k := range slices.Sorted(maps.Keys(l.Dimensions)) {
-			if !dimensionPattern.MatchString(k) {
-				add(f+".dimensions", "%q is not a dimension name (lower-case letters, digits, '_')", clip(storable.Clean(k, 0)))
-				continue
-			}
-			checkText(f+".dimensions."+k, l.Dimensions[k], MaxDimensionValue, true)
-		}
+		rs.checkLine(fmt.Sprintf("lines[%d]", i), l, cur, ok)
 		debits = debits.Add(l.Debit)
 		credits = credits.Add(l.Credit)
 	}
 	if len(r.Lines) >= 2 && !debits.Equal(credits) {
-		add("lines", "debits %s do not equal credits %s", money.Canonical(debits), money.Canonical(credits))
+		rs.add("lines", "debits %s do not equal credits %s", money.Canonical(debits), money.Canonical(credits))
 	}
 	return rs
+}
+
+// reasonList collects what validateShape finds wrong.
+type reasonList []Reason
+
+func (rs *reasonList) add(field, format string, args ...any) {
+	*rs = append(*rs, Reason{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// checkText checks a text against what the database can hold (no NUL, valid UTF-8, bounded), so none
+// reaches a write that refuses it; required texts must not be blank.
+func (rs *reasonList) checkText(field, v string, max int, required bool) bool {
+	if p := storable.Problem(v, max); p != "" {
+		rs.add(field, "%s", p)
+		return false
+	}
+	if required && strings.TrimSpace(v) == "" {
+		rs.add(field, "must be non-empty text of at most %d bytes", max)
+		return false
+	}
+	return true
+}
+
+// checkLine checks the line l, reported as f: its account, its amounts (in the entry's currency cur
+// when known says it is one) and base amounts, and its dimensions.
+func (rs *reasonList) checkLine(f string, l Line, cur money.Currency, known bool) {
+	rs.checkText(f+".account", l.Account, MaxAccountCode, true)
+	if l.Debit.IsNegative() || l.Credit.IsNegative() {
+		rs.add(f, "amounts must not be negative")
+	}
+	if l.Debit.IsPositive() == l.Credit.IsPositive() {
+		rs.add(f, "exactly one of debit and credit must be positive")
+	}
+	for _, a := range []struct {
+		side string
+		v    *decimal.Decimal
+	}{{"debit", &l.Debit}, {"credit", &l.Credit}, {"base_debit", l.BaseDebit}, {"base_credit", l.BaseCredit}} {
+		if a.v == nil {
+			continue
+		}
+		if !money.Ledger.Fits(*a.v) {
+			rs.add(f+"."+a.side, "%s is beyond what the ledger holds (%s)", clip(money.Canonical(*a.v)), money.Ledger.Describe())
+		} else if known && (a.side == "debit" || a.side == "credit") && scale(*a.v) > cur.MinorUnits {
+			rs.add(f+"."+a.side, "%s has more decimals than %s allows (%d)", a.v.String(), cur.Code, cur.MinorUnits)
+		}
+	}
+	if l.BaseDebit != nil && l.BaseDebit.IsNegative() || l.BaseCredit != nil && l.BaseCredit.IsNegative() {
+		rs.add(f, "base amounts must not be negative")
+	}
+	if l.Debit.IsPositive() && l.BaseCredit != nil && !l.BaseCredit.IsZero() ||
+		l.Credit.IsPositive() && l.BaseDebit != nil && !l.BaseDebit.IsZero() {
+		rs.add(f, "the base amount must be on the same side as the amount")
+	}
+	for _, k := range slices.Sorted(maps.Keys(l.Dimensions)) {
+		if !dimensionPattern.MatchString(k) {
+			rs.add(f+".dimensions", "%q is not a dimension name (lower-case letters, digits, '_')", clip(storable.Clean(k, 0)))
+			continue
+		}
+		rs.checkText(f+".dimensions."+k, l.Dimensions[k], MaxDimensionValue, true)
+	}
 }
 
 // clip keeps a value quoted in a reason short.

@@ -402,18 +402,8 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 		return fmt.Errorf("runs: decode state of %s: %w", c.id, err)
 	}
 	if c.takenFrom != "" {
-		if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-			return insertCheckpoint(ctx, tx, c.id, r.Node, "resumed", r.Node, saved, TakenOverNote+c.takenFrom, e.owner, 0)
-		}); err != nil {
+		if resume, err := x.takeOver(ctx, e, r, saved, c.takenFrom); !resume {
 			return err
-		}
-		n, err := takeoversAtNode(ctx, e.pool, c.id)
-		if err != nil {
-			return err
-		}
-		if n > max(e.MaxTakeovers, 1) {
-			return x.fail(ctx, e, r, saved, retry.MarkPermanent(fmt.Errorf(
-				"runs: node %s was taken over %d times from a worker that died without getting past it; not resumed again", r.Node, n-1)), 0)
 		}
 	}
 	attempts := 0
@@ -441,26 +431,7 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 		if err != nil {
 			attempts++
 			if retry.IsTransient(err) && attempts < max(e.Retry.Attempts, 1) {
-				wait := e.Retry.Backoff(attempts, err)
-				note := storable.Clean(fmt.Sprintf("attempt %d failed (%v); retrying in %s", attempts, err, wait.Round(time.Millisecond)), storable.MaxMessage)
-				if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-					if err := e.fencedUpdate(ctx, tx, c.id, `UPDATE runs SET last_error = $3, updated_at = now()
-						WHERE id = $1::uuid AND lease_owner = $2`, storable.Message(err)); err != nil {
-						return err
-					}
-					return insertCheckpoint(ctx, tx, c.id, r.Node, "retry", r.Node, saved, note, e.owner, ms)
-				}); err != nil {
-					return err
-				}
-				sleep := e.Retry.Sleep
-				if sleep == nil {
-					sleep = retry.SleepContext
-				}
-				if err := sleep(ctx, wait); err != nil {
-					e.release(ctx, c.id)
-					return err
-				}
-				if err := restore(saved, &r.State); err != nil { // undo the failed node's changes
+				if err := x.retryNode(ctx, e, r, saved, err, attempts, ms); err != nil {
 					return err
 				}
 				continue
@@ -473,44 +444,10 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 			return fmt.Errorf("runs: encode state of %s: %w", c.id, err)
 		}
 		if step.Pause != nil {
-			q, _ := json.Marshal(step.Pause)
-			return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-				if err := e.fencedUpdate(ctx, tx, c.id, `UPDATE runs SET state = 'paused', question = $3, data = $4, answer = NULL,
-					lease_owner = NULL, lease_expires_at = NULL, updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`, q, data); err != nil {
-					return err
-				}
-				return insertCheckpoint(ctx, tx, c.id, r.Node, "paused", r.Node, data, step.Pause.Prompt, e.owner, ms)
-			})
+			return x.pause(ctx, e, r, step.Pause, data, ms)
 		}
 		checkpointStart := time.Now()
-		err = database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-			if step.Commit == nil && step.Next != "" {
-				// A checkpoint between pure nodes need not wait for its WAL
-				// flush: if the database itself crashed and lost it, the run
-				// would resume from the one before and recompute the same
-				// state. Effects, pauses, failures and ends stay synchronous.
-				if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-					return err
-				}
-			}
-			if step.Commit != nil {
-				if err := step.Commit(ctx, tx); err != nil {
-					return err
-				}
-			}
-			if step.Next == "" {
-				if err := e.fencedUpdate(ctx, tx, c.id, `UPDATE runs SET state = 'done', next_node = NULL, data = $3, answer = NULL,
-					last_error = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
-					WHERE id = $1::uuid AND lease_owner = $2`, data); err != nil {
-					return err
-				}
-			} else if err := e.fencedUpdate(ctx, tx, c.id, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
-				lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
-				step.Next, data, e.LeaseTTL.Seconds()); err != nil {
-				return err
-			}
-			return insertCheckpoint(ctx, tx, c.id, r.Node, "ok", step.Next, data, step.Note, e.owner, ms)
-		})
+		err = x.checkpoint(ctx, e, r, step, data, ms)
 		e.checkpointNanos.Add(int64(time.Since(checkpointStart)))
 		e.steps.Add(1)
 		if err != nil {
@@ -534,6 +471,97 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 		}
 		r.Node, r.Answer = step.Next, nil
 	}
+}
+
+// takeOver records that this worker resumes r from the dead worker takenFrom, and fails the run
+// instead when its node has been taken over too often (a node that kills its worker). resume is
+// false when execute must stop and return err.
+func (x graphExecutor[S]) takeOver(ctx context.Context, e *Engine, r *Run[S], saved []byte, takenFrom string) (resume bool, err error) {
+	if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		return insertCheckpoint(ctx, tx, r.ID, r.Node, "resumed", r.Node, saved, TakenOverNote+takenFrom, e.owner, 0)
+	}); err != nil {
+		return false, err
+	}
+	n, err := takeoversAtNode(ctx, e.pool, r.ID)
+	if err != nil {
+		return false, err
+	}
+	if n > max(e.MaxTakeovers, 1) {
+		return false, x.fail(ctx, e, r, saved, retry.MarkPermanent(fmt.Errorf(
+			"runs: node %s was taken over %d times from a worker that died without getting past it; not resumed again", r.Node, n-1)), 0)
+	}
+	return true, nil
+}
+
+// retryNode records the transient failure of r's node (attempt number attempts), waits out the
+// backoff and puts back the state as of the last checkpoint, so that the loop can run the node again.
+func (x graphExecutor[S]) retryNode(ctx context.Context, e *Engine, r *Run[S], saved []byte, cause error, attempts, ms int) error {
+	wait := e.Retry.Backoff(attempts, cause)
+	note := storable.Clean(fmt.Sprintf("attempt %d failed (%v); retrying in %s", attempts, cause, wait.Round(time.Millisecond)), storable.MaxMessage)
+	if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET last_error = $3, updated_at = now()
+			WHERE id = $1::uuid AND lease_owner = $2`, storable.Message(cause)); err != nil {
+			return err
+		}
+		return insertCheckpoint(ctx, tx, r.ID, r.Node, "retry", r.Node, saved, note, e.owner, ms)
+	}); err != nil {
+		return err
+	}
+	sleep := e.Retry.Sleep
+	if sleep == nil {
+		sleep = retry.SleepContext
+	}
+	if err := sleep(ctx, wait); err != nil {
+		e.release(ctx, r.ID)
+		return err
+	}
+	return restore(saved, &r.State) // undo the failed node's changes
+}
+
+// pause parks r at its node with the question for a person, releasing the lease; data is the state
+// the node left.
+func (x graphExecutor[S]) pause(ctx context.Context, e *Engine, r *Run[S], question *Question, data []byte, ms int) error {
+	q, _ := json.Marshal(question)
+	return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET state = 'paused', question = $3, data = $4, answer = NULL,
+			lease_owner = NULL, lease_expires_at = NULL, updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`, q, data); err != nil {
+			return err
+		}
+		return insertCheckpoint(ctx, tx, r.ID, r.Node, "paused", r.Node, data, question.Prompt, e.owner, ms)
+	})
+}
+
+// checkpoint commits a finished node in one transaction: the step's own effects, then the run's next
+// node (or its end) and state, then the checkpoint row.
+func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], step Step, data []byte, ms int) error {
+	return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		if step.Commit == nil && step.Next != "" {
+			// A checkpoint between pure nodes need not wait for its WAL
+			// flush: if the database itself crashed and lost it, the run
+			// would resume from the one before and recompute the same
+			// state. Effects, pauses, failures and ends stay synchronous.
+			if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+				return err
+			}
+		}
+		if step.Commit != nil {
+			if err := step.Commit(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if step.Next == "" {
+			if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET state = 'done', next_node = NULL, data = $3, answer = NULL,
+				last_error = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
+				WHERE id = $1::uuid AND lease_owner = $2`, data); err != nil {
+				return err
+			}
+		} else if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
+			lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
+			step.Next, data, e.LeaseTTL.Seconds()); err != nil {
+			return err
+		}
+		return insertCheckpoint(ctx, tx, r.ID, r.Node, "ok", step.Next, data, step.Note, e.owner, ms)
+	})
 }
 
 // TakenOverNote starts the note of the checkpoint a run's takeover from a
