@@ -18,6 +18,29 @@ import (
 	"greatbook/migrations"
 )
 
+// Executor is the one way greatbook reaches its data: a pool, a connection
+// and a transaction all satisfy it, as River's driver executor does. The rule:
+// a function that may join its caller's transaction takes an Executor (never a
+// *pgxpool.Pool), so a caller can pass its pgx.Tx and the function's work
+// commits or rolls back with the caller's. Begin on a transaction starts a
+// savepoint, so a function that opens its own transaction (WithTx) nests
+// inside the caller's. Only code that needs what a pool alone offers (Close,
+// Stat, Ping, Acquire) holds the concrete *pgxpool.Pool, and says why.
+type Executor interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+var (
+	_ Executor = (*pgxpool.Pool)(nil)
+	_ Executor = (*pgx.Conn)(nil)
+	_ Executor = pgx.Tx(nil)
+)
+
 // Querier is what both a pool and a transaction offer. Functions that must
 // be able to join their caller's transaction take a Querier.
 type Querier interface {
