@@ -41,21 +41,6 @@ var (
 	_ Executor = pgx.Tx(nil)
 )
 
-// Querier is what both a pool and a transaction offer. Functions that must
-// be able to join their caller's transaction take a Querier.
-type Querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
-}
-
-// Beginner starts transactions: a pool, a connection or a transaction (savepoint).
-type Beginner interface {
-	Begin(ctx context.Context) (pgx.Tx, error)
-}
-
 // Open connects a pool to connString and checks that the server answers.
 func Open(ctx context.Context, connString string, maxConns int32) (*pgxpool.Pool, error) {
 	return OpenTraced(ctx, connString, maxConns, nil)
@@ -87,13 +72,13 @@ func OpenTraced(ctx context.Context, connString string, maxConns int32, tracer p
 
 // WithTx runs fn in a transaction and commits when fn returns nil. It always
 // rolls back on error, even when ctx was cancelled meanwhile.
-func WithTx(ctx context.Context, db Beginner, fn func(tx pgx.Tx) error) error {
+func WithTx(ctx context.Context, db Executor, fn func(tx pgx.Tx) error) error {
 	_, err := WithTxV(ctx, db, func(tx pgx.Tx) (struct{}, error) { return struct{}{}, fn(tx) })
 	return err
 }
 
 // WithTxV is WithTx for functions that return a value.
-func WithTxV[T any](ctx context.Context, db Beginner, fn func(tx pgx.Tx) (T, error)) (T, error) {
+func WithTxV[T any](ctx context.Context, db Executor, fn func(tx pgx.Tx) (T, error)) (T, error) {
 	var zero T
 	tx, err := db.Begin(ctx)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/database"
 )
 
 // TestOptions configure Decisions for tests that prove what each part of
@@ -40,6 +42,6 @@ const (
 
 // NewPGStoreForTest returns a store whose guard locks work as mode says,
 // calling hook after each guard reads its incumbent.
-func NewPGStoreForTest(db DB, mode guardLockMode, hook func(ctx context.Context)) *PGStore {
+func NewPGStoreForTest(db database.Executor, mode guardLockMode, hook func(ctx context.Context)) *PGStore {
 	return &PGStore{db: db, guardLock: mode, afterIncumbentRead: hook}
 }

@@ -16,7 +16,7 @@ import (
 // (a scan, or a document whose extraction failed). It validates them first:
 // when a finding is fatal it returns the findings and writes nothing;
 // warnings are filed with the document, which is pending.
-func TypeIn(ctx context.Context, db intake.DB, orgID, docID int64, d einvoice.Document, actor audit.Actor) (intake.Document, []einvoice.Finding, error) {
+func TypeIn(ctx context.Context, db database.Executor, orgID, docID int64, d einvoice.Document, actor audit.Actor) (intake.Document, []einvoice.Finding, error) {
 	d.Format = "manual"
 	fs := einvoice.ValidateAt(d, time.Now())
 	if einvoice.HasFatal(fs) {

@@ -550,7 +550,7 @@ const TakenOverNote = "taken over from "
 
 // takeoversAtNode counts the takeovers of a run since its last step forward
 // or an operator's retry.
-func takeoversAtNode(ctx context.Context, q database.Querier, runID string) (int, error) {
+func takeoversAtNode(ctx context.Context, q database.Executor, runID string) (int, error) {
 	var n int
 	err := q.QueryRow(ctx, `SELECT count(*) FROM run_checkpoints c WHERE c.run_id = $1::uuid AND c.outcome = 'resumed'
 		AND c.note LIKE $2 || '%'
