@@ -24,8 +24,11 @@ import (
 // *pgxpool.Pool), so a caller can pass its pgx.Tx and the function's work
 // commits or rolls back with the caller's. Begin on a transaction starts a
 // savepoint, so a function that opens its own transaction (WithTx) nests
-// inside the caller's. Only code that needs what a pool alone offers (Close,
-// Stat, Ping, Acquire) holds the concrete *pgxpool.Pool, and says why.
+// inside the caller's. A service struct holds an Executor too; one shared by
+// concurrent requests must be given a pool, since a Tx or Conn serves one
+// goroutine at a time. Only code that needs what a pool alone offers (Close,
+// Ping, use from goroutines it starts itself) holds the concrete
+// *pgxpool.Pool, and says why.
 type Executor interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
@@ -72,7 +71,7 @@ type RunStarter interface {
 
 // Outbox launches, retries and sweeps jobs.
 type Outbox struct {
-	Pool    *pgxpool.Pool
+	Pool    database.Executor
 	Starter RunStarter
 	Logger  *slog.Logger
 	// MaxAttempts is the number of launches before a job is abandoned (5).
