@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
@@ -81,7 +80,7 @@ func (d Document) Live() *Version {
 
 // Service composes, revises and submits documents.
 type Service struct {
-	Pool     *pgxpool.Pool
+	Pool     database.Executor
 	Pipeline *pipeline.Pipeline
 }
 
