@@ -73,6 +73,9 @@ type RateAnswer struct {
 
 // Bookkeeper runs the bookkeeping of approved documents.
 type Bookkeeper struct {
+	// pool is concrete, not a database.Executor: the bookkeeper writes
+	// conflict observations from goroutines it starts itself, each on its
+	// own connection outside the post's transaction.
 	pool   *pgxpool.Pool
 	engine *runs.Engine
 	log    *slog.Logger

@@ -28,6 +28,10 @@ import (
 // Engine executes runs: on demand (Execute), or in the background by a
 // fixed number of workers fed through Launch.
 type Engine struct {
+	// pool is concrete, not a database.Executor: the workers and each
+	// run's lease heartbeat use it from goroutines the engine starts, and a
+	// run's checkpoints commit on their own, never inside a caller's
+	// transaction.
 	pool   *pgxpool.Pool
 	owner  string
 	log    *slog.Logger
