@@ -23,6 +23,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
+	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
@@ -318,9 +319,7 @@ func (b *Bookkeeper) finishJob(jobID int64) func(ctx context.Context, tx pgx.Tx)
 	}
 }
 
-func checkExpenseAccount(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}, orgID int64, code string) error {
+func checkExpenseAccount(ctx context.Context, q database.Executor, orgID int64, code string) error {
 	var active bool
 	err := q.QueryRow(ctx, `SELECT active FROM accounts WHERE org_id = $1 AND code = $2`, orgID, code).Scan(&active)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -352,9 +351,7 @@ type Question struct {
 }
 
 // Questions lists an org's paused bookkeeper runs, oldest first.
-func Questions(ctx context.Context, q interface {
-	Query(context.Context, string, ...any) (pgx.Rows, error)
-}, orgID int64) ([]Question, error) {
+func Questions(ctx context.Context, q database.Executor, orgID int64) ([]Question, error) {
 	rows, err := q.Query(ctx, `SELECT id::text, subject_id, question, updated_at FROM runs
 		WHERE org_id = $1 AND kind = $2 AND state = 'paused' ORDER BY updated_at, id`, orgID, Kind)
 	if err != nil {
@@ -401,9 +398,7 @@ func (b *Bookkeeper) Answer(ctx context.Context, orgID int64, runID string, answ
 }
 
 // QuestionFor returns the open question about one document, if any.
-func QuestionFor(ctx context.Context, q interface {
-	Query(context.Context, string, ...any) (pgx.Rows, error)
-}, orgID, intakeID int64) (*Question, error) {
+func QuestionFor(ctx context.Context, q database.Executor, orgID, intakeID int64) (*Question, error) {
 	qs, err := Questions(ctx, q, orgID)
 	if err != nil {
 		return nil, err
