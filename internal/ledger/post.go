@@ -17,7 +17,10 @@ import (
 )
 
 // Post writes the entry req asks for, in its own transaction, or returns the
-// entry that exists under req's source key. See PostTx.
+// entry that exists under req's source key. See PostTx. Given a caller's
+// transaction it can replay but not write a new entry: its transaction is
+// then a savepoint, and the journal_lines trigger takes an entry written in
+// a savepoint for one of an earlier transaction; such callers use PostTx.
 func Post(ctx context.Context, db database.Executor, req Request) (Result, error) {
 	res, err := database.WithTxV(ctx, db, func(tx pgx.Tx) (Result, error) { return PostTx(ctx, tx, req) })
 	if err != nil {
