@@ -292,6 +292,13 @@ func get(ctx context.Context, q database.Executor, orgID, id int64) (Document, e
 	return d, nil
 }
 
+// GetDocument returns one document of an org (not_found when the org has
+// no such document), like GetJob and Original: reads take the Executor, and
+// a PGStore is built only where a Store is needed, over a transaction.
+func GetDocument(ctx context.Context, q database.Executor, orgID, id int64) (Document, error) {
+	return get(ctx, q, orgID, id)
+}
+
 // Original returns a document's bytes as they arrived.
 func Original(ctx context.Context, q database.Executor, orgID, id int64) ([]byte, error) {
 	var b []byte
