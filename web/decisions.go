@@ -18,7 +18,7 @@ import (
 func (s *Server) decisionView(c echo.Context, id int64, out *views.Outcome) (views.DecisionView, error) {
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	doc, err := intake.GetDocument(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return views.DecisionView{}, err
 	}

@@ -110,7 +110,7 @@ func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) 
 func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, error) {
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	doc, err := intake.GetDocument(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return views.DocumentView{}, err
 	}
@@ -183,7 +183,7 @@ func (s *Server) compareView(c echo.Context, doc intake.Document, group []intake
 	if !inGroup {
 		return v, nil
 	}
-	other, err := intake.NewPGStore(s.pool).Get(c.Request().Context(), doc.OrgID, with)
+	other, err := intake.GetDocument(c.Request().Context(), s.pool, doc.OrgID, with)
 	if err != nil {
 		return v, err
 	}
@@ -206,7 +206,7 @@ func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []intake.Mem
 		return intake.Document{}, nil, err
 	}
 	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, orgID, id)
+	doc, err := intake.GetDocument(ctx, s.pool, orgID, id)
 	if err != nil {
 		return doc, nil, err
 	}
@@ -278,7 +278,7 @@ func (s *Server) original(c echo.Context) error {
 	}
 	u := currentUser(c)
 	ctx := c.Request().Context()
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	doc, err := intake.GetDocument(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func (s *Server) typeInForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	doc, err := intake.NewPGStore(s.pool).Get(c.Request().Context(), currentUser(c).OrgID, id)
+	doc, err := intake.GetDocument(c.Request().Context(), s.pool, currentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -334,7 +334,7 @@ func (s *Server) typeIn(c echo.Context) error {
 	}
 	u := currentUser(c)
 	ctx := c.Request().Context()
-	doc, err := intake.NewPGStore(s.pool).Get(ctx, u.OrgID, id)
+	doc, err := intake.GetDocument(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func (b *Bookkeeper) Start(runID string) error { return b.engine.Launch(runID) }
 
 // document reads the run's document, on the run's own connection.
 func (b *Bookkeeper) document(ctx context.Context, r *runs.Run[State]) (intake.Document, einvoice.Document, error) {
-	doc, err := intake.NewPGStore(b.pool).Get(ctx, r.OrgID, r.State.IntakeID)
+	doc, err := intake.GetDocument(ctx, b.pool, r.OrgID, r.State.IntakeID)
 	if err != nil {
 		return intake.Document{}, einvoice.Document{}, err
 	}
