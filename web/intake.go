@@ -358,7 +358,7 @@ func (s *Server) typeIn(c echo.Context) error {
 		form.Error = err.Error()
 		return again(http.StatusUnprocessableEntity, form)
 	}
-	filed, findings, err := pipeline.TypeIn(ctx, s.pool, u.OrgID, id, d, u.Actor())
+	filed, findings, err := s.app.Pipeline.TypeIn(ctx, u.OrgID, id, d, u.Actor())
 	if errors.Is(err, intake.ErrNotRefileable) {
 		return apperr.New(apperr.InvalidState, "document %d is %s and cannot be typed in", id, doc.Status)
 	}
