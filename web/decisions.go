@@ -38,7 +38,7 @@ func (s *Server) decisionView(c echo.Context, id int64, out *views.Outcome) (vie
 	} else if ok {
 		v.Job = &job
 	}
-	if v.Question, err = bookkeeper.QuestionFor(ctx, s.pool, u.OrgID, id); err != nil {
+	if v.Question, err = s.app.Bookkeeper.QuestionFor(ctx, u.OrgID, id); err != nil {
 		return v, err
 	}
 	if v.Question != nil && v.Question.Kind == bookkeeper.AskExpenseAccount {

@@ -16,7 +16,6 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
-	"greatbook/internal/bookkeeper"
 	"greatbook/internal/database"
 	"greatbook/internal/intake"
 	"greatbook/static"
@@ -215,7 +214,7 @@ func (s *Server) desk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	qs, err := bookkeeper.Questions(ctx, s.pool, u.OrgID)
+	qs, err := s.app.Bookkeeper.Questions(ctx, u.OrgID)
 	if err != nil {
 		return err
 	}

@@ -351,8 +351,8 @@ type Question struct {
 }
 
 // Questions lists an org's paused bookkeeper runs, oldest first.
-func Questions(ctx context.Context, q database.Executor, orgID int64) ([]Question, error) {
-	rows, err := q.Query(ctx, `SELECT id::text, subject_id, question, updated_at FROM runs
+func (b *Bookkeeper) Questions(ctx context.Context, orgID int64) ([]Question, error) {
+	rows, err := b.pool.Query(ctx, `SELECT id::text, subject_id, question, updated_at FROM runs
 		WHERE org_id = $1 AND kind = $2 AND state = 'paused' ORDER BY updated_at, id`, orgID, Kind)
 	if err != nil {
 		return nil, fmt.Errorf("bookkeeper: questions: %w", err)
@@ -398,8 +398,8 @@ func (b *Bookkeeper) Answer(ctx context.Context, orgID int64, runID string, answ
 }
 
 // QuestionFor returns the open question about one document, if any.
-func QuestionFor(ctx context.Context, q database.Executor, orgID, intakeID int64) (*Question, error) {
-	qs, err := Questions(ctx, q, orgID)
+func (b *Bookkeeper) QuestionFor(ctx context.Context, orgID, intakeID int64) (*Question, error) {
+	qs, err := b.Questions(ctx, orgID)
 	if err != nil {
 		return nil, err
 	}

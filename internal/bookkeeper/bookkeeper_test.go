@@ -74,7 +74,7 @@ func (f *fixture) approve(t *testing.T) int64 {
 func (f *fixture) waitQuestion(t *testing.T, kind string) bookkeeper.Question {
 	t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		qs, err := bookkeeper.Questions(context.Background(), f.db.Pool, f.org.ID)
+		qs, err := f.app.Bookkeeper.Questions(context.Background(), f.org.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestARateBeyondWhatIsStoredIsAskedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		qs, err := bookkeeper.Questions(ctx, f.db.Pool, f.org.ID)
+		qs, err := f.app.Bookkeeper.Questions(ctx, f.org.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
