@@ -19,16 +19,21 @@ import (
 )
 
 // Executor is the one way greatbook reaches its data: a pool, a connection
-// and a transaction all satisfy it, as River's driver executor does. The rule:
-// a function that may join its caller's transaction takes an Executor (never a
-// *pgxpool.Pool), so a caller can pass its pgx.Tx and the function's work
-// commits or rolls back with the caller's. Begin on a transaction starts a
-// savepoint, so a function that opens its own transaction (WithTx) nests
-// inside the caller's. A service struct holds an Executor too; one shared by
-// concurrent requests must be given a pool, since a Tx or Conn serves one
-// goroutine at a time. Only code that needs what a pool alone offers (Close,
-// Ping, use from goroutines it starts itself) holds the concrete
-// *pgxpool.Pool, and says why.
+// and a transaction all satisfy it, as River's driver executor does.
+//
+// The rule: a function that may join its caller's transaction takes an
+// Executor (never a *pgxpool.Pool), so a caller can pass its pgx.Tx and the
+// function's work commits or rolls back with the caller's. Begin on a
+// transaction starts a savepoint, so a function that opens its own
+// transaction (WithTx) nests inside the caller's. A function that must run
+// inside a transaction (ledger.PostTx and the other ...Tx functions) takes a
+// pgx.Tx instead.
+//
+// Service structs hold an Executor too; one shared by concurrent requests
+// must be given a pool, since a Tx or Conn serves one goroutine at a time.
+// Only code that needs what a pool alone offers (Close, Ping, use from
+// goroutines it starts itself) holds the concrete *pgxpool.Pool, and says
+// why.
 type Executor interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
