@@ -105,7 +105,8 @@ func WithTxV[T any](ctx context.Context, db Executor, fn func(tx pgx.Tx) (T, err
 
 // Migrate applies every pending migration. Concurrent callers (two processes
 // starting at once) serialise on goose's session advisory lock; a waiting
-// caller tries it every second for five minutes.
+// caller tries it every second for five minutes. It takes the pool itself:
+// goose runs over a database/sql handle made from it.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
