@@ -10,7 +10,6 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/auth"
-	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
 	"greatbook/views"
 )
@@ -25,7 +24,7 @@ func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views
 		v.Outcome = &views.Outcome{Kind: "conflict", Blocking: p.Blocking}
 	}
 	var err error
-	v.Question, v.Accounts, err = bookkeeper.OpenQuestion(c.Request().Context(), s.pool, p.Document.OrgID, p.Document.ID)
+	v.Question, v.Accounts, err = s.app.Bookkeeper.OpenQuestion(c.Request().Context(), p.Document.OrgID, p.Document.ID)
 	return v, err
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
 )
 
@@ -138,7 +137,7 @@ func (s *Server) apiAnswer(c echo.Context) error {
 
 // apiQuestions lists the questions paused runs ask.
 func (s *Server) apiQuestions(c echo.Context) error {
-	qs, err := bookkeeper.Questions(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	qs, err := s.app.Bookkeeper.Questions(c.Request().Context(), currentUser(c).OrgID)
 	if err != nil {
 		return err
 	}

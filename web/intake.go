@@ -212,7 +212,7 @@ func (s *Server) pathDocument(c echo.Context) (intake.Document, error) {
 	if err != nil {
 		return intake.Document{}, err
 	}
-	return intake.NewPGStore(s.pool).Get(c.Request().Context(), currentUser(c).OrgID, id)
+	return intake.GetDocument(c.Request().Context(), s.pool, currentUser(c).OrgID, id)
 }
 
 // original serves a document's bytes as they arrived. Anything but a PDF is
@@ -290,7 +290,7 @@ func (s *Server) typeIn(c echo.Context) error {
 		form.Error = err.Error()
 		return again(http.StatusUnprocessableEntity, form)
 	}
-	filed, findings, err := pipeline.TypeIn(ctx, s.pool, u.OrgID, id, d, u.Actor())
+	filed, findings, err := s.app.Pipeline.TypeIn(ctx, u.OrgID, id, d, u.Actor())
 	if errors.Is(err, intake.ErrNotRefileable) {
 		return apperr.New(apperr.InvalidState, "document %d is %s and cannot be typed in", id, doc.Status)
 	}

@@ -46,7 +46,7 @@ func (s *Server) reverseEntry(c echo.Context) error {
 		return err
 	}
 	u := currentUser(c)
-	res, err := ledger.Reverse(c.Request().Context(), s.pool, s.pool, u.OrgID, id, "", u.Email)
+	res, err := ledger.Reverse(c.Request().Context(), s.pool, u.OrgID, id, "", u.Email)
 	if err != nil {
 		return err
 	}

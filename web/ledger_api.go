@@ -184,7 +184,7 @@ func (s *Server) apiReverseEntry(c echo.Context) error {
 		}
 	}
 	u := currentUser(c)
-	res, err := ledger.Reverse(c.Request().Context(), s.pool, s.pool, u.OrgID, id, body.Date, u.Email)
+	res, err := ledger.Reverse(c.Request().Context(), s.pool, u.OrgID, id, body.Date, u.Email)
 	if err != nil {
 		return err
 	}

@@ -11,13 +11,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
-	"greatbook/internal/bookkeeper"
+	"greatbook/internal/database"
 	"greatbook/internal/intake"
 	"greatbook/static"
 	"greatbook/views"
@@ -41,7 +40,7 @@ type Options struct {
 type Server struct {
 	echo     *echo.Echo
 	app      *app.App
-	pool     *pgxpool.Pool
+	pool     database.Executor
 	auth     *auth.Service
 	sessions *auth.SessionStore
 	logger   *slog.Logger
@@ -187,7 +186,7 @@ func staticFiles() http.Handler {
 func (s *Server) health(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 	defer cancel()
-	if err := s.pool.Ping(ctx); err != nil {
+	if err := s.app.Pool.Ping(ctx); err != nil {
 		s.logger.Warn("health check: database does not answer", "error", err)
 		c.Response().Header().Set("Retry-After", retryAfterSeconds)
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
@@ -215,7 +214,7 @@ func (s *Server) desk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	qs, err := bookkeeper.Questions(ctx, s.pool, u.OrgID)
+	qs, err := s.app.Bookkeeper.Questions(ctx, u.OrgID)
 	if err != nil {
 		return err
 	}

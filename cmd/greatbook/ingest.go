@@ -72,11 +72,10 @@ func ingestFile(ctx context.Context, a *app.App, orgID int64, path string) (int6
 	if err != nil {
 		return 0, "", err
 	}
-	store := intake.NewPGStore(a.Pool)
 	doc := res.Document
 	for deadline := time.Now().Add(2 * time.Minute); doc.Status == intake.Received && time.Now().Before(deadline); {
 		processErr := a.Pipeline.Process(ctx, res.RunID)
-		if doc, err = store.Get(ctx, orgID, doc.ID); err != nil {
+		if doc, err = intake.GetDocument(ctx, a.Pool, orgID, doc.ID); err != nil {
 			return 0, "", err
 		}
 		if doc.Status != intake.Received {

@@ -41,6 +41,8 @@ type Config struct {
 
 // App is the assembled services.
 type App struct {
+	// Pool is concrete: the run engine and the bookkeeper use it from
+	// goroutines they start, and the web server pings it for readiness.
 	Pool       *pgxpool.Pool
 	Engine     *runs.Engine
 	Pipeline   *pipeline.Pipeline

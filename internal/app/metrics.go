@@ -4,9 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"greatbook/internal/database"
 )
 
 // Metrics are what the people who run greatbook watch (GET /metrics).
@@ -21,7 +22,7 @@ type Metrics struct {
 
 // NewMetrics registers greatbook's metrics, and gauges that read the jobs
 // and runs from the database when scraped.
-func NewMetrics(pool *pgxpool.Pool) *Metrics {
+func NewMetrics(pool database.Executor) *Metrics {
 	m := &Metrics{
 		Registry: prometheus.NewRegistry(),
 		ApproveOutcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "greatbook_approve_outcomes_total",
@@ -42,7 +43,7 @@ func NewMetrics(pool *pgxpool.Pool) *Metrics {
 }
 
 // dbCollector reads jobs by status and runs by state and node at scrape time.
-type dbCollector struct{ pool *pgxpool.Pool }
+type dbCollector struct{ pool database.Executor }
 
 var (
 	jobsDesc = prometheus.NewDesc("greatbook_jobs", "Outbox jobs by status (pending, launched, failed, abandoned, done).", []string{"status"}, nil)

@@ -40,7 +40,7 @@ type Event struct {
 const InsertSQL = `INSERT INTO audit_events (org_id, actor_user_id, actor, action, subject_type, subject_id, from_status, to_status, detail) VALUES ($1, NULLIF($2::bigint, 0), $3, $4, NULLIF($5, ''), NULLIF($6, 0), NULLIF($7, ''), NULLIF($8, ''), $9)`
 
 // Record appends e using q, which is normally the caller's transaction.
-func Record(ctx context.Context, q database.Querier, e Event) error {
+func Record(ctx context.Context, q database.Executor, e Event) error {
 	detail, err := json.Marshal(e.Detail)
 	if err != nil {
 		return fmt.Errorf("audit: encode detail: %w", err)
@@ -60,7 +60,7 @@ func Record(ctx context.Context, q database.Querier, e Event) error {
 }
 
 // ForSubject returns the events about one object, oldest first.
-func ForSubject(ctx context.Context, q database.Querier, orgID int64, subjectType string, subjectID int64) ([]Event, error) {
+func ForSubject(ctx context.Context, q database.Executor, orgID int64, subjectType string, subjectID int64) ([]Event, error) {
 	rows, err := q.Query(ctx, `
 		SELECT id, coalesce(org_id, 0), coalesce(actor_user_id, 0), actor, action, coalesce(subject_type, ''),
 		       coalesce(subject_id, 0), coalesce(from_status, ''), coalesce(to_status, ''), detail, created_at

@@ -47,8 +47,7 @@ func (u User) Actor() audit.Actor { return audit.Actor{UserID: u.ID, Label: u.Em
 
 // Service holds the database and the policies of sign-in.
 type Service struct {
-	DB       database.Beginner
-	Q        database.Querier
+	DB       database.Executor
 	Password PasswordParams
 	// Now is the clock; tests move it.
 	Now func() time.Time
@@ -66,11 +65,8 @@ type Service struct {
 }
 
 // NewService returns a Service with the default policies.
-func NewService(db interface {
-	database.Beginner
-	database.Querier
-}) *Service {
-	return &Service{DB: db, Q: db, Password: DefaultPasswordParams, Now: time.Now, FreeFailures: 3, MaxBlock: 15 * time.Minute}
+func NewService(db database.Executor) *Service {
+	return &Service{DB: db, Password: DefaultPasswordParams, Now: time.Now, FreeFailures: 3, MaxBlock: 15 * time.Minute}
 }
 
 const userColumns = `u.id, u.org_id, o.slug, o.name, u.email, u.role`
@@ -130,7 +126,7 @@ func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, rol
 // that no longer exists is unauthorized; any other failure is returned
 // wrapped.
 func (s *Service) UserByID(ctx context.Context, id int64) (User, error) {
-	u, err := scanUser(s.Q.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = $1`, id))
+	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, apperr.New(apperr.Unauthorized, "no such user")
 	}
@@ -143,7 +139,7 @@ func (s *Service) UserByID(ctx context.Context, id int64) (User, error) {
 // UserInOrg loads a user of an org: another org's user is not found. Any
 // other failure (the database being unreachable) is returned wrapped.
 func (s *Service) UserInOrg(ctx context.Context, orgID, id int64) (User, error) {
-	u, err := scanUser(s.Q.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = $1 AND u.org_id = $2`, id, orgID))
+	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = $1 AND u.org_id = $2`, id, orgID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, apperr.New(apperr.NotFound, "no user %d", id)
 	}
@@ -155,7 +151,7 @@ func (s *Service) UserInOrg(ctx context.Context, orgID, id int64) (User, error) 
 
 // UserByEmail loads a user by address.
 func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
-	u, err := scanUser(s.Q.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE lower(u.email) = lower($1)`, email))
+	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE lower(u.email) = lower($1)`, email))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, apperr.New(apperr.NotFound, "no user %s", email)
 	}
@@ -211,7 +207,7 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 	email = storable.Clean(strings.TrimSpace(email), 0)
 	var user User
 	var hash string
-	err := s.Q.QueryRow(ctx, `SELECT `+userColumns+`, u.password_hash
+	err := s.DB.QueryRow(ctx, `SELECT `+userColumns+`, u.password_hash
 		FROM users u JOIN orgs o ON o.id = u.org_id WHERE lower(u.email) = lower($1)`, email).
 		Scan(&user.ID, &user.OrgID, &user.OrgSlug, &user.OrgName, &user.Email, &user.Role, &hash)
 	known := err == nil
@@ -224,14 +220,14 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 			ev.OrgID, ev.SubjectType, ev.SubjectID = user.OrgID, "user", user.ID
 		}
 		detail["reason"] = reason
-		_ = audit.Record(ctx, s.Q, ev)
+		_ = audit.Record(ctx, s.DB, ev)
 	}
 
 	now := s.Now()
 	var failures int
 	var blockedUntil *time.Time
 	var refused bool
-	if err := s.Q.QueryRow(ctx, claimSQL, email, now, s.FreeFailures, s.MaxBlock.Seconds()).
+	if err := s.DB.QueryRow(ctx, claimSQL, email, now, s.FreeFailures, s.MaxBlock.Seconds()).
 		Scan(&failures, &blockedUntil, &refused); err != nil {
 		return User{}, fmt.Errorf("auth: sign in: claim an attempt: %w", err)
 	}
@@ -260,10 +256,10 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 		failed(reason, map[string]any{"consecutive_failures": failures})
 		return User{}, ErrBadCredentials
 	}
-	if _, err := s.Q.Exec(ctx, `DELETE FROM signin_throttle WHERE address_key = `+addressKey, email); err != nil {
+	if _, err := s.DB.Exec(ctx, `DELETE FROM signin_throttle WHERE address_key = `+addressKey, email); err != nil {
 		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
-	if err := audit.Record(ctx, s.Q, audit.Event{OrgID: user.OrgID, Actor: user.Actor(), Action: "signin",
+	if err := audit.Record(ctx, s.DB, audit.Event{OrgID: user.OrgID, Actor: user.Actor(), Action: "signin",
 		SubjectType: "user", SubjectID: user.ID}); err != nil {
 		return User{}, err
 	}
@@ -286,7 +282,7 @@ WHERE updated_at < $1 AND (blocked_until IS NULL OR blocked_until <= $2)`
 // leaves one, which would otherwise stay forever.
 func (s *Service) PruneThrottle(ctx context.Context) (int64, error) {
 	now := s.Now()
-	tag, err := s.Q.Exec(ctx, pruneThrottleSQL, now.Add(-ThrottleRetention), now)
+	tag, err := s.DB.Exec(ctx, pruneThrottleSQL, now.Add(-ThrottleRetention), now)
 	if err != nil {
 		return 0, fmt.Errorf("auth: prune sign-in throttle: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
+	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
@@ -73,6 +74,9 @@ type RateAnswer struct {
 
 // Bookkeeper runs the bookkeeping of approved documents.
 type Bookkeeper struct {
+	// pool is concrete, not a database.Executor: the bookkeeper writes
+	// conflict observations from goroutines it starts itself, each on its
+	// own connection outside the post's transaction.
 	pool   *pgxpool.Pool
 	engine *runs.Engine
 	log    *slog.Logger
@@ -114,7 +118,7 @@ func (b *Bookkeeper) Start(runID string) error { return b.engine.Launch(runID) }
 
 // document reads the run's document, on the run's own connection.
 func (b *Bookkeeper) document(ctx context.Context, r *runs.Run[State]) (intake.Document, einvoice.Document, error) {
-	doc, err := intake.NewPGStore(b.pool).Get(ctx, r.OrgID, r.State.IntakeID)
+	doc, err := intake.GetDocument(ctx, b.pool, r.OrgID, r.State.IntakeID)
 	if err != nil {
 		return intake.Document{}, einvoice.Document{}, err
 	}
@@ -315,9 +319,7 @@ func (b *Bookkeeper) finishJob(jobID int64) func(ctx context.Context, tx pgx.Tx)
 	}
 }
 
-func checkExpenseAccount(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}, orgID int64, code string) error {
+func checkExpenseAccount(ctx context.Context, q database.Executor, orgID int64, code string) error {
 	var active bool
 	err := q.QueryRow(ctx, `SELECT active FROM accounts WHERE org_id = $1 AND code = $2`, orgID, code).Scan(&active)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -349,10 +351,8 @@ type Question struct {
 }
 
 // Questions lists an org's paused bookkeeper runs, oldest first.
-func Questions(ctx context.Context, q interface {
-	Query(context.Context, string, ...any) (pgx.Rows, error)
-}, orgID int64) ([]Question, error) {
-	rows, err := q.Query(ctx, `SELECT id::text, subject_id, question, updated_at FROM runs
+func (b *Bookkeeper) Questions(ctx context.Context, orgID int64) ([]Question, error) {
+	rows, err := b.pool.Query(ctx, `SELECT id::text, subject_id, question, updated_at FROM runs
 		WHERE org_id = $1 AND kind = $2 AND state = 'paused' ORDER BY updated_at, id`, orgID, Kind)
 	if err != nil {
 		return nil, fmt.Errorf("bookkeeper: questions: %w", err)
@@ -398,10 +398,8 @@ func (b *Bookkeeper) Answer(ctx context.Context, orgID int64, runID string, answ
 }
 
 // QuestionFor returns the open question about one document, if any.
-func QuestionFor(ctx context.Context, q interface {
-	Query(context.Context, string, ...any) (pgx.Rows, error)
-}, orgID, intakeID int64) (*Question, error) {
-	qs, err := Questions(ctx, q, orgID)
+func (b *Bookkeeper) QuestionFor(ctx context.Context, orgID, intakeID int64) (*Question, error) {
+	qs, err := b.Questions(ctx, orgID)
 	if err != nil {
 		return nil, err
 	}

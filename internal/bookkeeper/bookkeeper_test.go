@@ -76,7 +76,7 @@ func (f *fixture) waitQuestion(t *testing.T, kind string) bookkeeper.Question {
 	var qs []bookkeeper.Question
 	testkit.Eventually(t, 15*time.Second, "no "+kind+" question", func() (bool, error) {
 		var err error
-		qs, err = bookkeeper.Questions(context.Background(), f.db.Pool, f.org.ID)
+		qs, err = f.app.Bookkeeper.Questions(context.Background(), f.org.ID)
 		return len(qs) == 1 && qs[0].Kind == kind, err
 	})
 	return qs[0]
@@ -230,7 +230,7 @@ func TestARateBeyondWhatIsStoredIsAskedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, 15*time.Second, "the rate was not asked again", func() (bool, error) {
-		qs, err := bookkeeper.Questions(ctx, f.db.Pool, f.org.ID)
+		qs, err := f.app.Bookkeeper.Questions(ctx, f.org.ID)
 		return len(qs) == 1 && strings.Contains(qs[0].Prompt, "beyond"), err
 	})
 }

@@ -18,20 +18,36 @@ import (
 	"greatbook/migrations"
 )
 
-// Querier is what both a pool and a transaction offer. Functions that must
-// be able to join their caller's transaction take a Querier.
-type Querier interface {
+// Executor is the one way greatbook reaches its data: a pool, a connection
+// and a transaction all satisfy it, as River's driver executor does.
+//
+// The rule: a function that may join its caller's transaction takes an
+// Executor (never a *pgxpool.Pool), so a caller can pass its pgx.Tx and the
+// function's work commits or rolls back with the caller's. Begin on a
+// transaction starts a savepoint, so a function that opens its own
+// transaction (WithTx) nests inside the caller's. A function that must run
+// inside a transaction (ledger.PostTx and the other ...Tx functions) takes a
+// pgx.Tx instead.
+//
+// Service structs hold an Executor too; one shared by concurrent requests
+// must be given a pool, since a Tx or Conn serves one goroutine at a time.
+// Only code that needs what a pool alone offers (Close, Ping, use from
+// goroutines it starts itself) holds the concrete *pgxpool.Pool, and says
+// why.
+type Executor interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
-}
-
-// Beginner starts transactions: a pool, a connection or a transaction (savepoint).
-type Beginner interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
+
+var (
+	_ Executor = (*pgxpool.Pool)(nil)
+	_ Executor = (*pgx.Conn)(nil)
+	_ Executor = pgx.Tx(nil)
+)
 
 // Open connects a pool to connString and checks that the server answers.
 func Open(ctx context.Context, connString string, maxConns int32) (*pgxpool.Pool, error) {
@@ -64,13 +80,13 @@ func OpenTraced(ctx context.Context, connString string, maxConns int32, tracer p
 
 // WithTx runs fn in a transaction and commits when fn returns nil. It always
 // rolls back on error, even when ctx was cancelled meanwhile.
-func WithTx(ctx context.Context, db Beginner, fn func(tx pgx.Tx) error) error {
+func WithTx(ctx context.Context, db Executor, fn func(tx pgx.Tx) error) error {
 	_, err := WithTxV(ctx, db, func(tx pgx.Tx) (struct{}, error) { return struct{}{}, fn(tx) })
 	return err
 }
 
 // WithTxV is WithTx for functions that return a value.
-func WithTxV[T any](ctx context.Context, db Beginner, fn func(tx pgx.Tx) (T, error)) (T, error) {
+func WithTxV[T any](ctx context.Context, db Executor, fn func(tx pgx.Tx) (T, error)) (T, error) {
 	var zero T
 	tx, err := db.Begin(ctx)
 	if err != nil {
@@ -89,7 +105,8 @@ func WithTxV[T any](ctx context.Context, db Beginner, fn func(tx pgx.Tx) (T, err
 
 // Migrate applies every pending migration. Concurrent callers (two processes
 // starting at once) serialise on goose's session advisory lock; a waiting
-// caller tries it every second for five minutes.
+// caller tries it every second for five minutes. It takes the pool itself:
+// goose runs over a database/sql handle made from it.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()

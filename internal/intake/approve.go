@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
@@ -41,7 +40,7 @@ type Blocking struct {
 // Decisions are what reviewers do to documents: approve, reject, and (for
 // admins) mark not a duplicate. Each takes the document's group lock first.
 type Decisions struct {
-	Pool   *pgxpool.Pool
+	Pool   database.Executor
 	Outbox *Outbox
 	// lock replaces lockWholeGroup only in the mutation tests, which set a
 	// wrong lock order from export_test.go to prove the product's; nil in

@@ -79,7 +79,7 @@ func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
 // Dead letters are never pruned.
 // The page shows the first DeadLetterPage; CountDeadLetters says how many
 // there are in all.
-func DeadLetters(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter) ([]DeadLetter, error) {
+func DeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) ([]DeadLetter, error) {
 	return deadLetters(ctx, q, orgID, f, DeadLetterPage)
 }
 
@@ -87,7 +87,7 @@ func DeadLetters(ctx context.Context, q database.Querier, orgID int64, f DeadLet
 const DeadLetterPage = 500
 
 // deadLetters lists up to limit dead letters (every one when limit is 0).
-func deadLetters(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter, limit int) ([]DeadLetter, error) {
+func deadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter, limit int) ([]DeadLetter, error) {
 	where, args, err := f.where(orgID)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ type Attempt struct {
 }
 
 // JobHistory returns a job of an org with every attempt, oldest first.
-func JobHistory(ctx context.Context, q database.Querier, orgID, jobID int64) (Job, []Attempt, error) {
+func JobHistory(ctx context.Context, q database.Executor, orgID, jobID int64) (Job, []Attempt, error) {
 	job, err := GetJob(ctx, q, orgID, jobID)
 	if err != nil {
 		return Job{}, nil, err
@@ -150,7 +150,7 @@ type BulkRetry struct {
 }
 
 // CountDeadLetters counts the dead letters a filter matches.
-func CountDeadLetters(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter) (int, error) {
+func CountDeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) (int, error) {
 	where, args, err := f.where(orgID)
 	if err != nil {
 		return 0, err
@@ -178,7 +178,7 @@ type DryRun struct {
 }
 
 // DryRunRetry is the dry run of RetryMatching.
-func DryRunRetry(ctx context.Context, q database.Querier, orgID int64, f DeadLetterFilter) (DryRun, error) {
+func DryRunRetry(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) (DryRun, error) {
 	where, args, err := f.where(orgID)
 	if err != nil {
 		return DryRun{}, err

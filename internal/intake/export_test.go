@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/database"
 )
 
 // TestOptions configure Decisions for tests that prove what each part of
@@ -91,7 +92,7 @@ const (
 
 // NewPGStoreForTest returns a store whose guard locks work as mode says,
 // calling hook after each guard reads its incumbent.
-func NewPGStoreForTest(db DB, mode GuardLockMode, hook func(ctx context.Context)) *PGStore {
+func NewPGStoreForTest(db database.Executor, mode GuardLockMode, hook func(ctx context.Context)) *PGStore {
 	s := &PGStore{db: db, afterIncumbentRead: hook}
 	switch mode {
 	case GuardLockNone:

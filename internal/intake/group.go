@@ -81,7 +81,7 @@ func scanMember(r pgx.CollectableRow) (Member, error) {
 // Group returns the duplicate group of a document (itself included), by id.
 // A document that is not the org's has no group: not_found, so that no
 // caller answers for another org's id as if it were an empty group.
-func Group(ctx context.Context, q database.Querier, orgID, id int64) ([]Member, error) {
+func Group(ctx context.Context, q database.Executor, orgID, id int64) ([]Member, error) {
 	rows, err := q.Query(ctx, `SELECT `+memberColumns+` FROM intake_documents d
 		WHERE d.id IN (`+groupIDsSQL+`) AND d.org_id = $2 ORDER BY d.id`, id, orgID)
 	if err != nil {

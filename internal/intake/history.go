@@ -25,7 +25,7 @@ type HistoryItem struct {
 // step and repair, its filing, the decisions on it, each launch attempt,
 // each bookkeeping step and its journal entry — from the audit trail and the
 // run checkpoints, oldest first.
-func History(ctx context.Context, q database.Querier, orgID, id int64) ([]HistoryItem, error) {
+func History(ctx context.Context, q database.Executor, orgID, id int64) ([]HistoryItem, error) {
 	doc, err := get(ctx, q, orgID, id)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
@@ -73,7 +72,7 @@ type RunStarter interface {
 
 // Outbox launches, retries and sweeps jobs.
 type Outbox struct {
-	Pool    *pgxpool.Pool
+	Pool    database.Executor
 	Starter RunStarter
 	Logger  *slog.Logger
 	// MaxAttempts is the number of launches before a job is abandoned (5).
@@ -129,7 +128,7 @@ func scanJob(row pgx.Row) (Job, error) {
 }
 
 // JobForDocument returns a document's job, if it has one.
-func JobForDocument(ctx context.Context, q database.Querier, orgID, intakeID int64) (Job, bool, error) {
+func JobForDocument(ctx context.Context, q database.Executor, orgID, intakeID int64) (Job, bool, error) {
 	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.org_id = $1 AND j.intake_id = $2`, orgID, intakeID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Job{}, false, nil
@@ -141,7 +140,7 @@ func JobForDocument(ctx context.Context, q database.Querier, orgID, intakeID int
 }
 
 // GetJob returns a job of an org.
-func GetJob(ctx context.Context, q database.Querier, orgID, id int64) (Job, error) {
+func GetJob(ctx context.Context, q database.Executor, orgID, id int64) (Job, error) {
 	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.org_id = $1 AND j.id = $2`, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Job{}, apperr.New(apperr.NotFound, "no job %d", id)
@@ -430,7 +429,7 @@ func RunFailed(ctx context.Context, tx pgx.Tx, jobID int64, backoff time.Duratio
 }
 
 // GetJobAnyOrg returns a job whatever its org (the operator's command line).
-func GetJobAnyOrg(ctx context.Context, q database.Querier, id int64) (Job, error) {
+func GetJobAnyOrg(ctx context.Context, q database.Executor, id int64) (Job, error) {
 	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Job{}, apperr.New(apperr.NotFound, "no job %d", id)

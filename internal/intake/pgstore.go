@@ -12,16 +12,9 @@ import (
 	"greatbook/internal/database"
 )
 
-// DB is what the PostgreSQL store needs: a pool, or a transaction (then
-// its own transactions are savepoints within it).
-type DB interface {
-	database.Querier
-	database.Beginner
-}
-
 // PGStore is the PostgreSQL store.
 type PGStore struct {
-	db DB
+	db database.Executor
 	// guardLock replaces holdGuardLock only in the mutation tests, which
 	// set a wrong one from export_test.go to prove the product's; nil in
 	// the product.
@@ -65,7 +58,7 @@ func (s *PGStore) readIncumbent(ctx context.Context, release func() error) error
 }
 
 // NewPGStore returns a store over a pool or a transaction.
-func NewPGStore(db DB) *PGStore { return &PGStore{db: db} }
+func NewPGStore(db database.Executor) *PGStore { return &PGStore{db: db} }
 
 // Columns of a document, in the order scanDocument reads them.
 const documentColumns = `d.id, d.org_id, d.content_hash, d.media_type, d.filename, d.size_bytes, d.received_via, d.received_by,
@@ -280,7 +273,7 @@ func (s *PGStore) Get(ctx context.Context, orgID, id int64) (Document, error) {
 
 const getDocumentSQL = `SELECT ` + documentColumns + ` FROM intake_documents d WHERE d.id = $1 AND d.org_id = $2`
 
-func get(ctx context.Context, q database.Querier, orgID, id int64) (Document, error) {
+func get(ctx context.Context, q database.Executor, orgID, id int64) (Document, error) {
 	d, err := ScanDocument(q.QueryRow(ctx, getDocumentSQL, id, orgID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Document{}, apperr.New(apperr.NotFound, "no document %d", id)
@@ -291,8 +284,15 @@ func get(ctx context.Context, q database.Querier, orgID, id int64) (Document, er
 	return d, nil
 }
 
+// GetDocument returns one document of an org (not_found when the org has
+// no such document), like GetJob and Original: reads take the Executor, and
+// a PGStore is built only where a Store is needed, over a transaction.
+func GetDocument(ctx context.Context, q database.Executor, orgID, id int64) (Document, error) {
+	return get(ctx, q, orgID, id)
+}
+
 // Original returns a document's bytes as they arrived.
-func Original(ctx context.Context, q database.Querier, orgID, id int64) ([]byte, error) {
+func Original(ctx context.Context, q database.Executor, orgID, id int64) ([]byte, error) {
 	var b []byte
 	err := q.QueryRow(ctx, `SELECT o.content FROM intake_originals o JOIN intake_documents d ON d.id = o.document_id
 		WHERE d.id = $1 AND d.org_id = $2`, id, orgID).Scan(&b)

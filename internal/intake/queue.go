@@ -95,7 +95,7 @@ var groupSummarySQL = `LEFT JOIN LATERAL (
 ) g ON true`
 
 // Queue lists a page of an org's queue, newest first.
-func Queue(ctx context.Context, q database.Querier, orgID int64, f QueueFilter) (QueuePage, error) {
+func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter) (QueuePage, error) {
 	if f.PageSize <= 0 || f.PageSize > 200 {
 		f.PageSize = 50
 	}
@@ -250,7 +250,7 @@ func (c TabCount) String() string {
 
 // tabCounts counts each status up to CountCap rows (an index-only scan of
 // at most that many entries each) and adds them up by tab.
-func tabCounts(ctx context.Context, q database.Querier, orgID int64) (map[Tab]TabCount, error) {
+func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
 	rows, err := q.Query(ctx, `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM intake_documents
 		WHERE org_id = $1 AND status = s LIMIT $2) x) FROM unnest($3::text[]) s`, orgID, CountCap, TabAll.statuses())
 	if err != nil {

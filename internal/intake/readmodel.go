@@ -64,7 +64,7 @@ type DecisionPanel struct {
 }
 
 // ReadDocument gathers a document's page for a reader of its org.
-func ReadDocument(ctx context.Context, q database.Querier, r Reader, id int64) (DocumentPage, error) {
+func ReadDocument(ctx context.Context, q database.Executor, r Reader, id int64) (DocumentPage, error) {
 	doc, err := get(ctx, q, r.OrgID, id)
 	if err != nil {
 		return DocumentPage{}, err
@@ -96,7 +96,7 @@ func ReadDocument(ctx context.Context, q database.Querier, r Reader, id int64) (
 }
 
 // ReadDecision gathers a document's decision panel for a reader of its org.
-func ReadDecision(ctx context.Context, q database.Querier, r Reader, id int64) (DecisionPanel, error) {
+func ReadDecision(ctx context.Context, q database.Executor, r Reader, id int64) (DecisionPanel, error) {
 	doc, err := get(ctx, q, r.OrgID, id)
 	if err != nil {
 		return DecisionPanel{}, err
@@ -114,7 +114,7 @@ func undecided(doc Document) bool { return doc.Status == Pending || doc.Status =
 
 // decisionPanel decides what r may do on doc; group is doc's duplicate
 // group, read only when doc is undecided.
-func decisionPanel(ctx context.Context, q database.Querier, r Reader, doc Document, group []Member) (DecisionPanel, error) {
+func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc Document, group []Member) (DecisionPanel, error) {
 	v := DecisionPanel{Document: doc, Verdict: VerdictOf(doc), CanMarkDistinct: r.Admin && undecided(doc) && doc.DuplicateOf != 0}
 	if undecided(doc) {
 		if b, blocked := BlockedBy(group, doc.ID); blocked {
@@ -152,7 +152,7 @@ func CompareWith(doc Document, group []Member) int64 {
 
 // ReadComparison sets document id beside member with of its group; a with
 // outside the group compares with nothing.
-func ReadComparison(ctx context.Context, q database.Querier, r Reader, id, with int64) (Comparison, error) {
+func ReadComparison(ctx context.Context, q database.Executor, r Reader, id, with int64) (Comparison, error) {
 	doc, err := get(ctx, q, r.OrgID, id)
 	if err != nil {
 		return Comparison{}, err
@@ -164,7 +164,7 @@ func ReadComparison(ctx context.Context, q database.Querier, r Reader, id, with 
 	return compare(ctx, q, doc, group, with)
 }
 
-func compare(ctx context.Context, q database.Querier, doc Document, group []Member, with int64) (Comparison, error) {
+func compare(ctx context.Context, q database.Executor, doc Document, group []Member, with int64) (Comparison, error) {
 	v := Comparison{DocumentID: doc.ID, Members: group}
 	inGroup := false
 	for _, m := range group {

@@ -34,7 +34,7 @@ type SweepState struct {
 }
 
 // StrandedWork lists an org's stranded work, and the sweep's last pass.
-func StrandedWork(ctx context.Context, q database.Querier, orgID int64, leaseGrace time.Duration) ([]Stranded, SweepState, error) {
+func StrandedWork(ctx context.Context, q database.Executor, orgID int64, leaseGrace time.Duration) ([]Stranded, SweepState, error) {
 	var st SweepState
 	err := q.QueryRow(ctx, `SELECT last_pass_at, launched, failed FROM sweep_passes WHERE id = 1`).Scan(&st.LastPassAt, &st.Launched, &st.Failed)
 	if err != nil && err != pgx.ErrNoRows {

@@ -84,7 +84,7 @@ func SeedDefaultChart(ctx context.Context, tx pgx.Tx, o org.Org) error {
 }
 
 // Accounts lists an org's chart by code.
-func Accounts(ctx context.Context, q database.Querier, orgID int64) ([]Account, error) {
+func Accounts(ctx context.Context, q database.Executor, orgID int64) ([]Account, error) {
 	rows, err := q.Query(ctx, `SELECT id, code, name, type, active FROM accounts WHERE org_id = $1 ORDER BY code`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: accounts: %w", err)
@@ -98,7 +98,7 @@ func Accounts(ctx context.Context, q database.Querier, orgID int64) ([]Account, 
 
 // SetAccountActive activates or deactivates an account. Posted lines keep
 // it; new entries cannot use an inactive account.
-func SetAccountActive(ctx context.Context, q database.Querier, orgID int64, code string, active bool) error {
+func SetAccountActive(ctx context.Context, q database.Executor, orgID int64, code string, active bool) error {
 	tag, err := q.Exec(ctx, `UPDATE accounts SET active = $3 WHERE org_id = $1 AND code = $2`, orgID, code, active)
 	if err != nil {
 		return fmt.Errorf("ledger: set account active: %w", err)

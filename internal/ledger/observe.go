@@ -29,7 +29,7 @@ type Observation struct {
 // itself writes nothing on a replay; its callers record here, after the
 // post's transaction, without waiting for the WAL flush (an observation
 // lost in a crash is only a line less in the explorer).
-func Observe(ctx context.Context, db database.Beginner, req Request, res Result, postErr error) {
+func Observe(ctx context.Context, db database.Executor, req Request, res Result, postErr error) {
 	args, ok := observation(req, res, postErr)
 	if !ok {
 		return
@@ -108,7 +108,7 @@ func checkKey(k SourceKey) error {
 }
 
 // Observations returns what writers saw under a source key, oldest first.
-func Observations(ctx context.Context, q database.Querier, k SourceKey) ([]Observation, error) {
+func Observations(ctx context.Context, q database.Executor, k SourceKey) ([]Observation, error) {
 	if err := checkKey(k); err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func Observations(ctx context.Context, q database.Querier, k SourceKey) ([]Obser
 }
 
 // ByKey returns the entry stored under a source key, if any.
-func ByKey(ctx context.Context, q database.Querier, k SourceKey) (Entry, bool, error) {
+func ByKey(ctx context.Context, q database.Executor, k SourceKey) (Entry, bool, error) {
 	if err := checkKey(k); err != nil {
 		return Entry{}, false, err
 	}

@@ -17,8 +17,11 @@ import (
 )
 
 // Post writes the entry req asks for, in its own transaction, or returns the
-// entry that exists under req's source key. See PostTx.
-func Post(ctx context.Context, db database.Beginner, req Request) (Result, error) {
+// entry that exists under req's source key. See PostTx. Given a caller's
+// transaction it can replay but not write a new entry: its transaction is
+// then a savepoint, and the journal_lines trigger takes an entry written in
+// a savepoint for one of an earlier transaction; such callers use PostTx.
+func Post(ctx context.Context, db database.Executor, req Request) (Result, error) {
 	res, err := database.WithTxV(ctx, db, func(tx pgx.Tx) (Result, error) { return PostTx(ctx, tx, req) })
 	if err != nil {
 		return Result{}, commitError(err)
@@ -298,7 +301,7 @@ SELECT e.id, e.org_id, e.source_type, e.source_id, e.entry_set, e.entry_date::te
 FROM journal_entries e`
 
 // lookup reads the entry stored under a source key.
-func lookup(ctx context.Context, q database.Querier, k SourceKey) (Entry, bool, error) {
+func lookup(ctx context.Context, q database.Executor, k SourceKey) (Entry, bool, error) {
 	e, err := scanEntry(q.QueryRow(ctx, lookupSQL, k.OrgID, k.SourceType, k.SourceID, k.EntrySet))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Entry{}, false, nil

@@ -16,7 +16,7 @@ import (
 )
 
 // Get returns one of an org's entries, with the id of its reversal if any.
-func Get(ctx context.Context, q database.Querier, orgID, id int64) (Entry, error) {
+func Get(ctx context.Context, q database.Executor, orgID, id int64) (Entry, error) {
 	e, err := scanEntry(q.QueryRow(ctx, entrySelect+` WHERE e.org_id = $1 AND e.id = $2`, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Entry{}, apperr.New(apperr.NotFound, "no journal entry %d", id)
@@ -42,7 +42,7 @@ type Filter struct {
 }
 
 // List returns an org's entries matching f, newest first.
-func List(ctx context.Context, q database.Querier, orgID int64, f Filter) ([]Entry, error) {
+func List(ctx context.Context, q database.Executor, orgID int64, f Filter) ([]Entry, error) {
 	for _, d := range []struct{ name, value string }{{"from", f.From}, {"to", f.To}} {
 		if err := checkDate(d.name, d.value); err != nil {
 			return nil, err
@@ -101,7 +101,7 @@ type BalanceRow struct {
 
 // TrialBalance sums every account's lines up to and including asOf (all
 // dates when empty), in base currency. Total debits equal total credits.
-func TrialBalance(ctx context.Context, q database.Querier, orgID int64, asOf string) ([]BalanceRow, error) {
+func TrialBalance(ctx context.Context, q database.Executor, orgID int64, asOf string) ([]BalanceRow, error) {
 	if err := checkDate("as_of", asOf); err != nil {
 		return nil, err
 	}

@@ -16,8 +16,8 @@ const ReversalSuffix = "/reversal"
 // post like any other, so reversing twice returns the first reversal. The
 // reversal is dated date, or the original's date when date is empty (so
 // that a retry on another day is still an exact replay).
-func Reverse(ctx context.Context, db database.Beginner, q database.Querier, orgID, entryID int64, date, actor string) (Result, error) {
-	orig, err := Get(ctx, q, orgID, entryID)
+func Reverse(ctx context.Context, db database.Executor, orgID, entryID int64, date, actor string) (Result, error) {
+	orig, err := Get(ctx, db, orgID, entryID)
 	if err != nil {
 		return Result{}, err
 	}

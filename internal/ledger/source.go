@@ -34,7 +34,7 @@ func IsReservedSourceType(t string) bool { return slices.Contains(ReservedSource
 // records what it saw for the source-key explorer. A source type the
 // product writes itself is refused as invalid, before anything is read or
 // recorded under that key.
-func PostForClient(ctx context.Context, db database.Beginner, req Request) (Result, error) {
+func PostForClient(ctx context.Context, db database.Executor, req Request) (Result, error) {
 	if IsReservedSourceType(req.SourceType) {
 		return Result{}, invalid([]Reason{{Field: "source_type", Message: fmt.Sprintf(
 			"%q is reserved to the product's own writers (%s); choose another source type",

@@ -31,7 +31,7 @@ type Seeder func(ctx context.Context, tx pgx.Tx, o Org) error
 
 // Create adds an org, or returns the existing one when an org with the same
 // slug, name and currency exists already (so that scripts may re-run).
-func Create(ctx context.Context, db database.Beginner, slug, name, currency string, seeders ...Seeder) (Org, bool, error) {
+func Create(ctx context.Context, db database.Executor, slug, name, currency string, seeders ...Seeder) (Org, bool, error) {
 	slug = strings.TrimSpace(slug)
 	name = strings.TrimSpace(name)
 	currency = strings.ToUpper(strings.TrimSpace(currency))
@@ -78,7 +78,7 @@ func Create(ctx context.Context, db database.Beginner, slug, name, currency stri
 }
 
 // BySlug returns the org with the given slug.
-func BySlug(ctx context.Context, q database.Querier, slug string) (Org, error) {
+func BySlug(ctx context.Context, q database.Executor, slug string) (Org, error) {
 	var o Org
 	err := q.QueryRow(ctx, `SELECT id, slug, name, base_currency FROM orgs WHERE slug = $1`, slug).
 		Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency)
@@ -92,7 +92,7 @@ func BySlug(ctx context.Context, q database.Querier, slug string) (Org, error) {
 }
 
 // ByID returns the org with the given id.
-func ByID(ctx context.Context, q database.Querier, id int64) (Org, error) {
+func ByID(ctx context.Context, q database.Executor, id int64) (Org, error) {
 	var o Org
 	err := q.QueryRow(ctx, `SELECT id, slug, name, base_currency FROM orgs WHERE id = $1`, id).
 		Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
@@ -41,14 +40,14 @@ type Options struct {
 
 // Pipeline files arriving documents through durable runs.
 type Pipeline struct {
-	pool   *pgxpool.Pool
+	pool   database.Executor
 	engine *runs.Engine
 	opts   Options
 	graph  runs.Graph[State]
 }
 
 // New returns the pipeline and registers its graph with the engine.
-func New(pool *pgxpool.Pool, engine *runs.Engine, opts Options) *Pipeline {
+func New(pool database.Executor, engine *runs.Engine, opts Options) *Pipeline {
 	if opts.MaxRepairs == 0 {
 		opts.MaxRepairs = DefaultMaxRepairs
 	}

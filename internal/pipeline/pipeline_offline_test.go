@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
@@ -137,7 +138,7 @@ func TestOnlyTheQueueNodeTouchesTheStore(t *testing.T) {
 	t.Parallel()
 	// By construction: nothing the stages receive can reach a store or the database.
 	forbidden := []reflect.Type{
-		reflect.TypeFor[intake.Store](), reflect.TypeFor[*pgxpool.Pool](), reflect.TypeFor[pgx.Tx](),
+		reflect.TypeFor[intake.Store](), reflect.TypeFor[database.Executor](), reflect.TypeFor[*pgxpool.Pool](), reflect.TypeFor[pgx.Tx](),
 	}
 	inputs := reflect.TypeFor[pipeline.Inputs]()
 	for i := range inputs.NumField() {

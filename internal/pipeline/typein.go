@@ -16,13 +16,13 @@ import (
 // (a scan, or a document whose extraction failed). It validates them first:
 // when a finding is fatal it returns the findings and writes nothing;
 // warnings are filed with the document, which is pending.
-func TypeIn(ctx context.Context, db intake.DB, orgID, docID int64, d einvoice.Document, actor audit.Actor) (intake.Document, []einvoice.Finding, error) {
+func (p *Pipeline) TypeIn(ctx context.Context, orgID, docID int64, d einvoice.Document, actor audit.Actor) (intake.Document, []einvoice.Finding, error) {
 	d.Format = "manual"
 	fs := einvoice.ValidateAt(d, time.Now())
 	if einvoice.HasFatal(fs) {
 		return intake.Document{}, fs, nil
 	}
-	doc, err := database.WithTxV(ctx, db, func(tx pgx.Tx) (intake.Document, error) {
+	doc, err := database.WithTxV(ctx, p.pool, func(tx pgx.Tx) (intake.Document, error) {
 		store := intake.NewPGStore(tx)
 		before, err := store.Get(ctx, orgID, docID)
 		if err != nil {

@@ -28,6 +28,10 @@ import (
 // Engine executes runs: on demand (Execute), or in the background by a
 // fixed number of workers fed through Launch.
 type Engine struct {
+	// pool is concrete, not a database.Executor: the workers and each
+	// run's lease heartbeat use it from goroutines the engine starts, and a
+	// run's checkpoints commit on their own, never inside a caller's
+	// transaction.
 	pool   *pgxpool.Pool
 	owner  string
 	log    *slog.Logger
@@ -570,7 +574,7 @@ const TakenOverNote = "taken over from "
 
 // takeoversAtNode counts the takeovers of a run since its last step forward
 // or an operator's retry.
-func takeoversAtNode(ctx context.Context, q database.Querier, runID string) (int, error) {
+func takeoversAtNode(ctx context.Context, q database.Executor, runID string) (int, error) {
 	var n int
 	err := q.QueryRow(ctx, `SELECT count(*) FROM run_checkpoints c WHERE c.run_id = $1::uuid AND c.outcome = 'resumed'
 		AND c.note LIKE $2 || '%'

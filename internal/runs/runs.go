@@ -161,7 +161,7 @@ func scanInfo(row pgx.Row) (Info, error) {
 // Get returns a run of an org. Another org's run, or an id that is no run
 // id, is not found; any other failure (the database being unreachable) is
 // returned wrapped, so that it is answered and logged as what it is.
-func Get(ctx context.Context, q database.Querier, orgID int64, id string) (Info, error) {
+func Get(ctx context.Context, q database.Executor, orgID int64, id string) (Info, error) {
 	if !uuidPattern.MatchString(id) {
 		return Info{}, apperr.New(apperr.NotFound, "no run %s", storable.Clean(id, 64))
 	}
@@ -176,7 +176,7 @@ func Get(ctx context.Context, q database.Querier, orgID int64, id string) (Info,
 }
 
 // ForSubject returns the runs of one kind about one subject, oldest first.
-func ForSubject(ctx context.Context, q database.Querier, orgID int64, kind string, subjectID int64) ([]Info, error) {
+func ForSubject(ctx context.Context, q database.Executor, orgID int64, kind string, subjectID int64) ([]Info, error) {
 	rows, err := q.Query(ctx, `SELECT `+infoColumns+` FROM runs WHERE org_id = $1 AND kind = $2 AND subject_id = $3 ORDER BY created_at, id`,
 		orgID, kind, subjectID)
 	if err != nil {
@@ -186,7 +186,7 @@ func ForSubject(ctx context.Context, q database.Querier, orgID int64, kind strin
 }
 
 // Checkpoints returns a run's history in order.
-func Checkpoints(ctx context.Context, q database.Querier, id string) ([]Checkpoint, error) {
+func Checkpoints(ctx context.Context, q database.Executor, id string) ([]Checkpoint, error) {
 	rows, err := q.Query(ctx, `SELECT seq, node, outcome, coalesce(next_node, ''), data, note, worker, duration_ms, created_at
 		FROM run_checkpoints WHERE run_id = $1::uuid ORDER BY seq`, id)
 	if err != nil {
@@ -207,7 +207,7 @@ type ListFilter struct {
 }
 
 // List returns an org's runs, the most recently changed first.
-func List(ctx context.Context, q database.Querier, orgID int64, f ListFilter) ([]Info, error) {
+func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) ([]Info, error) {
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
@@ -81,7 +80,7 @@ func (d Document) Live() *Version {
 
 // Service composes, revises and submits documents.
 type Service struct {
-	Pool     *pgxpool.Pool
+	Pool     database.Executor
 	Pipeline *pipeline.Pipeline
 }
 
@@ -275,13 +274,12 @@ func (s *Service) Submit(ctx context.Context, orgID, versionID int64, actor audi
 	if err != nil {
 		return intake.Document{}, err
 	}
-	store := intake.NewPGStore(s.Pool)
 	doc := res.Document
 	for deadline := time.Now().Add(time.Minute); doc.Status == intake.Received && time.Now().Before(deadline); {
 		if err := s.Pipeline.Process(ctx, res.RunID); err != nil {
 			return intake.Document{}, err
 		}
-		if doc, err = store.Get(ctx, orgID, doc.ID); err != nil {
+		if doc, err = intake.GetDocument(ctx, s.Pool, orgID, doc.ID); err != nil {
 			return intake.Document{}, err
 		}
 		if doc.Status == intake.Received {
