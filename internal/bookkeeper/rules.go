@@ -228,3 +228,20 @@ func ForgetSupplierRule(ctx context.Context, db database.Executor, orgID int64, 
 			Detail: map[string]any{"supplier_key": supplier, "account": from}})
 	})
 }
+
+// SupplierRulesPage is what the admin's page of supplier rules shows: the
+// rules, and the active expense accounts a rule may be changed to.
+type SupplierRulesPage struct {
+	Rules    []SupplierRule
+	Accounts []ledger.Account
+}
+
+// ReadSupplierRules reads the admin's page of supplier rules.
+func ReadSupplierRules(ctx context.Context, q database.Executor, orgID int64) (SupplierRulesPage, error) {
+	rules, err := SupplierRules(ctx, q, orgID)
+	if err != nil {
+		return SupplierRulesPage{}, err
+	}
+	accounts, err := expenseAccounts(ctx, q, orgID)
+	return SupplierRulesPage{Rules: rules, Accounts: accounts}, err
+}
