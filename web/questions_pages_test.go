@@ -84,8 +84,8 @@ func TestTheAccountListPreselectsNothingAndAMissingAccountIsRefused(t *testing.T
 	csrf := a.signIn(t, c, u)
 
 	for _, tc := range []struct{ page, selector string }{
-		{"/desk", `[data-testid=desk-question] select[name=account]`},
 		{"/intake/" + itoa(id), `[data-testid=question] select[name=account]`},
+		{"/desk", `[data-testid=desk-question] select[name=account]`},
 	} {
 		sel := doc(t, get(t, c, a.URL+tc.page)).Find(tc.selector)
 		if sel.Length() != 1 {
