@@ -2,11 +2,13 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/bookkeeper"
 	"greatbook/views"
 )
 
@@ -38,7 +40,8 @@ func csrfToken(c echo.Context) string {
 func (s *Server) answerOnDesk(c echo.Context) error {
 	u := currentUser(c)
 	runID := c.Param("run")
-	q, err := s.app.Bookkeeper.DeskAnswer(c.Request().Context(), u.OrgID, runID, answerFields(c), c.FormValue("remember") != "", u.Actor())
+	answer := answerFields(c)
+	q, err := s.app.Bookkeeper.DeskAnswer(c.Request().Context(), u.OrgID, runID, answer, c.FormValue("remember") != "", u.Actor())
 	var refusal *apperr.Error
 	if err != nil {
 		if refusal = toAppError(err); refusal.Code == apperr.Internal || refusal.Code == apperr.Unavailable {
@@ -55,7 +58,11 @@ func (s *Server) answerOnDesk(c echo.Context) error {
 	}
 	switch {
 	case refusal == nil:
-		return render(c, http.StatusOK, views.DeskQuestionAnswered(*q, "answered; the bookkeeper continues."))
+		said := "account " + strings.TrimSpace(answer["account"])
+		if q.Kind == bookkeeper.AskExchangeRate {
+			said = "rate " + strings.TrimSpace(answer["rate"])
+		}
+		return render(c, http.StatusOK, views.DeskQuestionAnswered(*q, "answered with "+said+"; the bookkeeper continues."))
 	case q == nil:
 		return render(c, statusByCode[refusal.Code], views.DeskQuestionClosed(runID, refusal.Message))
 	}

@@ -47,6 +47,7 @@ func answerDeskQuestionByKeyboard(t *testing.T, p playwright.Page, runID, accoun
 	tabTo(t, p, `[data-run-id="`+runID+`"] [data-testid=desk-answer]`)
 	must(t, p.Keyboard().Press("Enter"))
 	must(t, expect.Locator(p.Locator("#question-"+runID)).ToHaveAttribute("data-testid", "desk-question-answered"))
+	must(t, expect.Locator(p.Locator("#question-"+runID)).ToContainText("answered with account "+account))
 }
 
 // Two of the bookkeeper's questions answered in a row on the desk with the
@@ -66,6 +67,7 @@ func TestBrowserKeyboardAnswersQuestionsOnTheDesk(t *testing.T) {
 	must(t, expect.Locator(p.GetByTestId("desk-question")).ToHaveCount(2))
 	kb := p.Keyboard()
 	tabTo(t, p, `[data-run-id="`+q1.RunID+`"] [data-testid=desk-answer-account]`)
+	screenshot(t, p, "desk-questions.png")
 
 	// Nothing is preselected: Enter on Answer is refused by the browser,
 	// which puts focus back on the empty account list.
