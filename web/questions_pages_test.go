@@ -129,6 +129,23 @@ func TestTheAccountListPreselectsNothingAndAMissingAccountIsRefused(t *testing.T
 	if d := doc(t, resp); resp.StatusCode != http.StatusOK || d.Find("[data-testid=desk-question-answered]").Length() != 1 {
 		t.Fatalf("desk answer: %d %q", resp.StatusCode, d.Text())
 	}
+	// Answered already (another tab, another reviewer): the row says so.
+	resp = postHTMX(t, c, a.URL+"/desk/questions/"+q.RunID+"/answer", url.Values{"_csrf": {csrf}, "account": {"6300"}})
+	if d := doc(t, resp); resp.StatusCode != http.StatusConflict || !strings.Contains(d.Find("[data-testid=desk-question-closed]").Text(), "answered already") {
+		t.Fatalf("answering twice: %d %q", resp.StatusCode, d.Text())
+	}
+	// Without htmx the form posts and the desk comes back with the outcome.
+	resp, err := c.PostForm(a.URL+"/desk/questions/"+q.RunID+"/answer", url.Values{"_csrf": {csrf}, "account": {"6300"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/desk" {
+		t.Fatalf("a plain form post: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if flash := doc(t, get(t, c, a.URL+"/desk")).Find("body").Text(); !strings.Contains(flash, "answered already") {
+		t.Error("the desk does not say the plain post's outcome")
+	}
 	waitPosted(t, a, o, id)
 }
 
