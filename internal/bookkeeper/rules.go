@@ -201,7 +201,7 @@ func ChangeSupplierRule(ctx context.Context, db database.Executor, orgID int64, 
 				FROM accounts a WHERE s.org_id = $1 AND s.supplier_key = $2 AND a.org_id = $1 AND a.code = $3`, orgID, supplier, code, actor.Label)
 		}
 		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.New(apperr.NotFound, "no rule for %s", DescribeSupplier(supplier))
+			return apperr.New(apperr.NotFound, "no rule for %s", clip(DescribeSupplier(supplier)))
 		}
 		if err != nil {
 			return fmt.Errorf("bookkeeper: change supplier rule: %w", err)
@@ -219,7 +219,7 @@ func ForgetSupplierRule(ctx context.Context, db database.Executor, orgID int64, 
 		err := tx.QueryRow(ctx, `DELETE FROM supplier_accounts s USING accounts a
 			WHERE s.org_id = $1 AND s.supplier_key = $2 AND a.id = s.account_id RETURNING a.code`, orgID, supplier).Scan(&from)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.New(apperr.NotFound, "no rule for %s", DescribeSupplier(supplier))
+			return apperr.New(apperr.NotFound, "no rule for %s", clip(DescribeSupplier(supplier)))
 		}
 		if err != nil {
 			return fmt.Errorf("bookkeeper: forget supplier rule: %w", err)
