@@ -148,3 +148,19 @@ document.addEventListener("click", function (e) {
   const row = e.target.closest && e.target.closest("[data-testid=queue-row]");
   if (row && !e.target.closest("a, button, input, select")) window.location.href = row.dataset.href;
 });
+
+// Desk questions: once one is answered in place (its row swapped for its
+// outcome, marked data-focus-next), focus moves to the next open question's
+// first control, so that several are answered in a row; with none left, to
+// the outcome itself. A refused answer comes back with its field autofocused.
+document.addEventListener("htmx:afterSettle", function () {
+  const done = document.querySelector("[data-focus-next]");
+  if (!done) return;
+  done.removeAttribute("data-focus-next");
+  const open = Array.from(document.querySelectorAll("[data-testid=desk-question]"));
+  const next = open.find(function (q) {
+    return done.compareDocumentPosition(q) & Node.DOCUMENT_POSITION_FOLLOWING;
+  }) || open[0];
+  const control = next && next.querySelector("select, input:not([type=hidden]), button");
+  (control || done).focus();
+});

@@ -10,6 +10,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/auth"
+	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
 	"greatbook/views"
 )
@@ -25,6 +26,10 @@ func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views
 	}
 	var err error
 	v.Question, v.Accounts, err = s.app.Bookkeeper.OpenQuestion(c.Request().Context(), p.Document.OrgID, p.Document.ID)
+	if err == nil && p.Document.Status == intake.Posted {
+		v.AccountChoice, err = bookkeeper.ChoiceForDocument(c.Request().Context(), s.pool, p.Document.OrgID, p.Document.ID)
+		v.CanChangeRules = currentUser(c).IsAdmin()
+	}
 	return v, err
 }
 
@@ -151,8 +156,7 @@ func (s *Server) notADuplicate(c echo.Context) error {
 
 func (s *Server) answer(c echo.Context) error {
 	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
-		err := s.app.Bookkeeper.Answer(ctx, u.OrgID, c.FormValue("run_id"),
-			map[string]string{"account": c.FormValue("account"), "rate": c.FormValue("rate")}, c.FormValue("remember") != "", u.Actor())
+		err := s.app.Bookkeeper.Answer(ctx, u.OrgID, c.FormValue("run_id"), answerFields(c), c.FormValue("remember") != "", u.Actor())
 		return &views.Outcome{Kind: "answered", Message: "Answered; the bookkeeper continues."}, err
 	})
 }

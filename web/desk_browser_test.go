@@ -208,11 +208,12 @@ func TestBrowserAPausedRunIsAnsweredInTheBrowser(t *testing.T) {
 	must(t, p.GetByTestId("approve").Click())
 	must(t, expect.Locator(p.GetByTestId("question")).ToBeVisible())
 	must(t, expect.Locator(p.GetByTestId("question-prompt")).ToContainText("Which expense account"))
-	// The question is on the desk too.
+	// The question is on the desk too (answered there in place, or on its
+	// document, which the desk links to).
 	_, err = p.Goto("/desk")
 	must(t, err)
 	must(t, expect.Locator(p.GetByTestId("desk-question")).ToHaveCount(1))
-	must(t, p.GetByTestId("desk-question").GetByRole("link", playwright.LocatorGetByRoleOptions{Name: "Answer"}).Click())
+	must(t, p.GetByTestId("desk-question").GetByRole("link", playwright.LocatorGetByRoleOptions{Name: "Document " + itoa(id)}).Click())
 	_, err = p.GetByTestId("answer-account").SelectOption(playwright.SelectOptionValues{Values: &[]string{"6200"}})
 	must(t, err)
 	must(t, p.GetByTestId("answer").Click())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"greatbook/internal/bookkeeper"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 	"greatbook/views"
@@ -37,7 +38,11 @@ func (s *Server) entryPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.EntryPage(s.chrome(c, "Entry "+strconv.FormatInt(id, 10), "ledger"), e))
+	choice, err := bookkeeper.ChoiceForEntry(c.Request().Context(), s.pool, e.OrgID, e.ID)
+	if err != nil {
+		return err
+	}
+	return page(c, views.EntryPage(s.chrome(c, "Entry "+strconv.FormatInt(id, 10), "ledger"), e, choice))
 }
 
 func (s *Server) reverseEntry(c echo.Context) error {

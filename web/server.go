@@ -143,6 +143,7 @@ func (s *Server) routes() {
 	u.POST("/intake/:id/approve", s.approve)
 	u.POST("/intake/:id/reject", s.reject)
 	u.POST("/intake/:id/answer", s.answer)
+	u.POST("/desk/questions/:run/answer", s.answerOnDesk)
 	u.POST("/intake/:id/not-a-duplicate", s.notADuplicate, requireAdmin)
 	u.POST("/jobs/:id/retry", s.retryJob, requireAdmin)
 
@@ -156,6 +157,9 @@ func (s *Server) routes() {
 	adm.GET("/runs/:id", s.runPage)
 	adm.POST("/runs/:id/retry", s.runRetry)
 	adm.POST("/runs/:id/abandon", s.runAbandon)
+	adm.GET("/supplier-rules", s.supplierRules)
+	adm.POST("/supplier-rules/change", s.changeSupplierRule)
+	adm.POST("/supplier-rules/forget", s.forgetSupplierRule)
 	u.GET("/typewriter", s.typewriterList)
 	u.GET("/typewriter/new", s.composeForm)
 	u.POST("/typewriter", s.compose)
@@ -214,7 +218,7 @@ func (s *Server) desk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	qs, err := s.app.Bookkeeper.Questions(ctx, u.OrgID)
+	qs, err := s.app.Bookkeeper.DeskQuestions(ctx, u.OrgID)
 	if err != nil {
 		return err
 	}

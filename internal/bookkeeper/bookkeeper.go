@@ -54,8 +54,14 @@ type State struct {
 	IssueDate    string `json:"issue_date,omitempty"`
 	Account      string `json:"account,omitempty"`
 	AccountFrom  string `json:"account_from,omitempty"`
-	Rate         string `json:"rate,omitempty"`
-	RateFrom     string `json:"rate_from,omitempty"`
+	// ChosenBy, AccountSetBy and AccountSetAt say which rule chose the
+	// account (recorded in account_choices when the bill is posted).
+	ChosenBy     string     `json:"chosen_by,omitempty"`
+	AccountSetBy string     `json:"account_set_by,omitempty"`
+	AccountSetAt *time.Time `json:"account_set_at,omitempty"`
+	Remembered   bool       `json:"remembered,omitempty"`
+	Rate         string     `json:"rate,omitempty"`
+	RateFrom     string     `json:"rate_from,omitempty"`
 }
 
 // AccountAnswer answers an expense_account question.
@@ -160,7 +166,10 @@ func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step
 		if err := checkExpenseAccount(ctx, b.pool, r.OrgID, a.Account); err != nil {
 			return runs.Step{Pause: b.accountQuestion(r, err.Error())}, nil
 		}
+		now := time.Now().UTC()
 		r.State.Account, r.State.AccountFrom = a.Account, "answered by "+a.By
+		r.State.ChosenBy, r.State.AccountSetBy, r.State.AccountSetAt = ChosenByAnswer, a.By, &now
+		r.State.Remembered = a.Remember && r.State.Supplier != ""
 		step := runs.Step{Next: "rate", Note: "account " + a.Account + " answered by " + a.By}
 		if a.Remember && r.State.Supplier != "" {
 			step.Note += ", remembered for the supplier"
@@ -170,11 +179,13 @@ func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step
 		}
 		return step, nil
 	}
-	var code string
-	err := b.pool.QueryRow(ctx, `SELECT a.code FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
-		WHERE s.org_id = $1 AND s.supplier_key = $2 AND a.active`, r.OrgID, r.State.Supplier).Scan(&code)
+	var code, setBy string
+	var setAt time.Time
+	err := b.pool.QueryRow(ctx, `SELECT a.code, s.created_by, s.created_at FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
+		WHERE s.org_id = $1 AND s.supplier_key = $2 AND a.active`, r.OrgID, r.State.Supplier).Scan(&code, &setBy, &setAt)
 	if err == nil {
 		r.State.Account, r.State.AccountFrom = code, "supplier"
+		r.State.ChosenBy, r.State.AccountSetBy, r.State.AccountSetAt = ChosenByRule, setBy, &setAt
 		return runs.Step{Next: "rate", Note: "account " + code + " mapped for the supplier"}, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
@@ -183,7 +194,7 @@ func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step
 	err = b.pool.QueryRow(ctx, `SELECT a.code FROM orgs o JOIN accounts a ON a.id = o.default_expense_account_id
 		WHERE o.id = $1 AND a.active`, r.OrgID).Scan(&code)
 	if err == nil {
-		r.State.Account, r.State.AccountFrom = code, "default"
+		r.State.Account, r.State.AccountFrom, r.State.ChosenBy = code, "default", ChosenByDefault
 		return runs.Step{Next: "rate", Note: "account " + code + ", the org's default"}, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
@@ -295,6 +306,9 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 		if err := ledger.ObserveTx(ctx, tx, req, res); err != nil {
 			return err
 		}
+		if err := recordChoice(ctx, tx, r.OrgID, res.Entry.ID, *s); err != nil {
+			return err
+		}
 		tag, err := tx.Exec(ctx, `UPDATE intake_documents SET status = 'posted', result_entry_id = $2, updated_at = now()
 			WHERE id = $1 AND status = 'active'`, doc.ID, res.Entry.ID)
 		if err != nil {
@@ -348,6 +362,12 @@ type Question struct {
 	IntakeID int64
 	runs.Question
 	AskedAt time.Time
+	// Suggested is the account used for the supplier before, for an
+	// expense account question (filled by OpenQuestion and DeskQuestions).
+	Suggested *Suggestion
+	// Choices are the accounts a person may answer an expense account
+	// question with (filled by DeskQuestions).
+	Choices []ledger.Account
 }
 
 // Questions lists an org's paused bookkeeper runs, oldest first.
@@ -383,6 +403,9 @@ func (b *Bookkeeper) Answer(ctx context.Context, orgID int64, runID string, answ
 	switch info.Question.Kind {
 	case AskExpenseAccount:
 		code := strings.TrimSpace(answer["account"])
+		if code == "" {
+			return apperr.New(apperr.Invalid, "choose an expense account")
+		}
 		if err := checkExpenseAccount(ctx, b.pool, orgID, code); err != nil {
 			return err
 		}

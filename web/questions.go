@@ -1,0 +1,70 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/bookkeeper"
+	"greatbook/views"
+)
+
+// answerFields is a question's answer as a form sends it. The button that
+// offers the account used for the supplier before sends use_account, which
+// wins over the (then empty) account select.
+func answerFields(c echo.Context) map[string]string {
+	account := c.FormValue("account")
+	if suggested := c.FormValue("use_account"); suggested != "" {
+		account = suggested
+	}
+	return map[string]string{"account": account, "rate": c.FormValue("rate")}
+}
+
+// csrfToken is the session's CSRF token, for a fragment's forms (without
+// taking the flash that s.chrome would).
+func csrfToken(c echo.Context) string {
+	if sess, ok := c.Get(ctxSession).(*sessions.Session); ok {
+		if t, ok := sess.Values["csrf"].(string); ok {
+			return t
+		}
+	}
+	return ""
+}
+
+// answerOnDesk answers one of the bookkeeper's questions in place on the
+// desk: htmx swaps the question's row for its outcome (or for the row again
+// with the problem said); without htmx the desk is shown again.
+func (s *Server) answerOnDesk(c echo.Context) error {
+	u := currentUser(c)
+	runID := c.Param("run")
+	answer := answerFields(c)
+	q, err := s.app.Bookkeeper.DeskAnswer(c.Request().Context(), u.OrgID, runID, answer, c.FormValue("remember") != "", u.Actor())
+	var refusal *apperr.Error
+	if err != nil {
+		if refusal = toAppError(err); refusal.Code == apperr.Internal || refusal.Code == apperr.Unavailable {
+			return err
+		}
+	}
+	if !isHTMX(c) {
+		if refusal != nil {
+			flash(c, refusal.Message)
+		} else {
+			flash(c, "Answered; the bookkeeper continues.")
+		}
+		return c.Redirect(http.StatusSeeOther, "/desk")
+	}
+	switch {
+	case refusal == nil:
+		said := "account " + strings.TrimSpace(answer["account"])
+		if q.Kind == bookkeeper.AskExchangeRate {
+			said = "rate " + strings.TrimSpace(answer["rate"])
+		}
+		return render(c, http.StatusOK, views.DeskQuestionAnswered(*q, "answered with "+said+"; the bookkeeper continues."))
+	case q == nil:
+		return render(c, statusByCode[refusal.Code], views.DeskQuestionClosed(runID, refusal.Message))
+	}
+	return render(c, statusByCode[refusal.Code], views.DeskQuestion(csrfToken(c), *q, refusal.Message))
+}
