@@ -133,6 +133,7 @@ func (s *Server) routes() {
 	u.GET("/desk", s.desk)
 	u.GET("/upload", s.uploadPage)
 	u.POST("/upload", s.upload)
+	u.GET("/upload/documents/:id", s.uploadOutcome)
 	u.GET("/intake/:id", s.documentPage)
 	u.GET("/intake/:id/original", s.original)
 	u.GET("/intake/:id/type-in", s.typeInForm)
