@@ -103,6 +103,12 @@ function enhanceDropZone(form, input) {
   });
 }
 
+// A page restored from the back-forward cache shows the state it was left
+// in; every page here shows state (statuses, the desk's counts): ask again.
+window.addEventListener("pageshow", function (e) {
+  if (e.persisted) window.location.reload();
+});
+
 document.addEventListener("DOMContentLoaded", function () {
   const upload = document.getElementById("upload-form");
   if (upload) enhanceUpload(upload);
