@@ -48,6 +48,8 @@ function enhanceUpload(form) {
         const result = tpl.content.firstElementChild;
         if (result && result.matches("li")) {
           item.replaceWith(result);
+          // The result keeps asking for its document's state until it is filed.
+          if (window.htmx) window.htmx.process(result);
         } else {
           item.setAttribute("data-outcome", "refused");
           bar.remove();
@@ -71,7 +73,41 @@ function enhanceUpload(form) {
     });
     form.reset();
   });
+  enhanceDropZone(form, input);
 }
+
+// Drop zone: files dropped on the form are uploaded as if chosen with the
+// input, which stays the keyboard's way to choose them.
+function enhanceDropZone(form, input) {
+  const zone = form.querySelector(".drop-zone");
+  if (!zone) return;
+  ["dragenter", "dragover"].forEach(function (type) {
+    form.addEventListener(type, function (e) {
+      if (!e.dataTransfer || Array.from(e.dataTransfer.types || []).indexOf("Files") < 0) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = "copy";
+      zone.classList.add("dragging");
+    });
+  });
+  ["dragleave", "dragend"].forEach(function (type) {
+    form.addEventListener(type, function (e) {
+      if (!e.relatedTarget || !form.contains(e.relatedTarget)) zone.classList.remove("dragging");
+    });
+  });
+  form.addEventListener("drop", function (e) {
+    zone.classList.remove("dragging");
+    if (!e.dataTransfer || !e.dataTransfer.files || e.dataTransfer.files.length === 0) return;
+    e.preventDefault();
+    input.files = e.dataTransfer.files;
+    form.requestSubmit();
+  });
+}
+
+// A page restored from the back-forward cache shows the state it was left
+// in; every page here shows state (statuses, the desk's counts): ask again.
+window.addEventListener("pageshow", function (e) {
+  if (e.persisted) window.location.reload();
+});
 
 document.addEventListener("DOMContentLoaded", function () {
   const upload = document.getElementById("upload-form");

@@ -46,7 +46,7 @@ func TestBrowserConformancePanelAndTheRejectionForTheSupplier(t *testing.T) {
 	// The business term leads to its field on the page.
 	must(t, violation.GetByTestId("finding-term").Click())
 	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`#bt-115$`)))
-	must(t, expect.Locator(p.Locator("#bt-115")).ToContainText("24331.00"))
+	must(t, expect.Locator(p.Locator("#bt-115")).ToContainText("24,331.00 SEK"))
 	must(t, expect.Locator(violation.GetByTestId("finding-message")).ToContainText("amount due 24331.00 ≠ total with VAT 24321.07 − paid 0.00 + rounding -0.07"))
 	// The findings are listed once, in the panel.
 	must(t, expect.Locator(p.GetByTestId("findings")).ToHaveCount(1))

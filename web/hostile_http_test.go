@@ -112,6 +112,7 @@ func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 		{"GET", "/intake/" + doc + "/decision"},
 		{"GET", "/intake/" + doc + "/compare?with=" + doc},
 		{"GET", "/intake/" + doc + "/watch?sig=stale"},
+		{"GET", "/upload/documents/" + doc + "?arrival=new&poll=1"},
 		{"POST", "/intake/" + doc + "/approve"},
 		{"POST", "/intake/" + doc + "/reject"},
 		{"POST", "/intake/" + doc + "/answer"},

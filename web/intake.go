@@ -48,7 +48,8 @@ func (s *Server) upload(c echo.Context) error {
 			res, err = s.app.Pipeline.Ingest(ctx, intake.Arrival{OrgID: u.OrgID, Content: content,
 				MediaType: contentType, Filename: name, Via: "upload", Actor: u.Email})
 			if err == nil {
-				r.DocumentID, r.Status, r.Outcome = res.Document.ID, string(res.Document.Status), "known"
+				r = uploadResult(res.Document, "known", 0)
+				r.Filename = name
 				if res.Created {
 					r.Outcome = "new"
 				}
@@ -75,6 +76,28 @@ func (s *Server) upload(c echo.Context) error {
 		return render(c, status, views.UploadResultItem(results[0]))
 	}
 	return page(c, views.UploadPage(s.chrome(c, "Upload", "upload"), results))
+}
+
+// uploadOutcome answers an upload result that is still being read with its
+// document's state now (the item swaps itself; it stops asking once the
+// document is filed, or at views.UploadPollCap asks).
+func (s *Server) uploadOutcome(c echo.Context) error {
+	doc, err := s.pathDocument(c)
+	if err != nil {
+		return err
+	}
+	arrival := c.QueryParam("arrival")
+	if arrival != "known" {
+		arrival = "new"
+	}
+	poll, _ := strconv.Atoi(c.QueryParam("poll"))
+	return render(c, http.StatusOK, views.UploadResultItem(uploadResult(doc, arrival, min(max(poll, 0), views.UploadPollCap))))
+}
+
+// uploadResult is an uploaded document's item on the upload page.
+func uploadResult(doc intake.Document, arrival string, poll int) views.UploadResult {
+	return views.UploadResult{Filename: doc.Filename, Outcome: arrival, DocumentID: doc.ID, Status: string(doc.Status),
+		FlagReason: doc.FlagReason, DuplicateOf: doc.DuplicateOf, Poll: poll}
 }
 
 // eachFile calls fn for every part named "file" of a multipart request,

@@ -29,6 +29,9 @@ func render(c echo.Context, status int, comp templ.Component) error {
 	if err := comp.Render(ctx, &body); err != nil {
 		return fmt.Errorf("web: render page: %w", err)
 	}
+	// Every page and fragment shows state that actions change (statuses,
+	// the desk's counts): a browser must ask again, also going back.
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return c.HTMLBlob(status, body.Bytes())
 }
 

@@ -7,8 +7,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -133,6 +131,7 @@ func (s *Server) routes() {
 	u.GET("/desk", s.desk)
 	u.GET("/upload", s.uploadPage)
 	u.POST("/upload", s.upload)
+	u.GET("/upload/documents/:id", s.uploadOutcome)
 	u.GET("/intake/:id", s.documentPage)
 	u.GET("/intake/:id/original", s.original)
 	u.GET("/intake/:id/type-in", s.typeInForm)
@@ -207,14 +206,7 @@ func (s *Server) apiMe(c echo.Context) error {
 func (s *Server) desk(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	before, _ := strconv.ParseInt(c.QueryParam("before"), 10, 64)
-	after, _ := strconv.ParseInt(c.QueryParam("after"), 10, 64)
-	tab := intake.Tab(c.QueryParam("tab"))
-	if !slices.Contains(intake.Tabs, tab) {
-		tab = intake.TabNeedsReview
-	}
-	p, err := intake.Queue(ctx, s.pool, u.OrgID, intake.QueueFilter{Tab: tab, Query: c.QueryParam("q"),
-		DocType: c.QueryParam("type"), FlagReason: c.QueryParam("flag"), Before: before, After: after})
+	p, err := intake.Queue(ctx, s.pool, u.OrgID, intake.ParseQueueFilter(c.QueryParams()))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"greatbook/internal/money"
 )
 
 // FieldPair is one field of two documents side by side.
@@ -38,7 +40,7 @@ func SideBySide(a, b Document) []FieldPair {
 			return ""
 		}
 		l := d.Lines[i]
-		return fmt.Sprintf("%s: %s × %s = %s at %s%%", l.Description, l.Quantity, l.UnitPrice, l.Net, l.TaxRate)
+		return fmt.Sprintf("%s: %s × %s = %s at %s%%", l.Description, l.Quantity, l.UnitPrice, money.DisplayNumber(l.Net, d.Currency), l.TaxRate)
 	}
 	for i := 0; i < max(len(a.Lines), len(b.Lines)); i++ {
 		add(fmt.Sprintf("line %d", i+1), line(a, i), line(b, i))
@@ -48,14 +50,14 @@ func SideBySide(a, b Document) []FieldPair {
 			return ""
 		}
 		s := d.TaxSubtotals[i]
-		return fmt.Sprintf("%s%% on %s = %s", s.Rate, s.Taxable, s.Tax)
+		return fmt.Sprintf("%s%% on %s = %s", s.Rate, money.DisplayNumber(s.Taxable, d.Currency), money.DisplayNumber(s.Tax, d.Currency))
 	}
 	for i := 0; i < max(len(a.TaxSubtotals), len(b.TaxSubtotals)); i++ {
 		add(fmt.Sprintf("VAT %d", i+1), sub(a, i), sub(b, i))
 	}
-	add("net", a.Totals.Net.String(), b.Totals.Net.String())
-	add("tax", a.Totals.Tax.String(), b.Totals.Tax.String())
-	add("payable", a.Totals.Payable.String(), b.Totals.Payable.String())
+	add("net", money.Display(a.Totals.Net, a.Currency), money.Display(b.Totals.Net, b.Currency))
+	add("tax", money.Display(a.Totals.Tax, a.Currency), money.Display(b.Totals.Tax, b.Currency))
+	add("payable", money.Display(a.Totals.Payable, a.Currency), money.Display(b.Totals.Payable, b.Currency))
 	return out
 }
 

@@ -1,9 +1,13 @@
 package intake
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"net/url"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,16 +50,118 @@ func (t Tab) statuses() []string {
 	return []string{"pending", "flagged"}
 }
 
-// QueueFilter selects rows of the queue.
+// SortKey is a column the desk sorts by.
+type SortKey string
+
+// The desk's sortable columns.
+const (
+	SortReceived SortKey = "received" // arrival: the document id's order
+	SortIssued   SortKey = "issued"   // the invoice's issue date (BT-2)
+	SortDue      SortKey = "due"      // its due date (BT-9)
+	SortAmount   SortKey = "amount"   // the amount payable
+)
+
+// SortKeys are the keys a desk URL may name.
+var SortKeys = []SortKey{SortReceived, SortIssued, SortDue, SortAmount}
+
+// sortColumn is the SQL a key orders by; each has an index per status
+// (org_id, status, column, id), so a tab's first page is an ordered scan.
+var sortColumn = map[SortKey]string{
+	SortIssued: "(d.fields->>'issue_date')",
+	SortDue:    "(d.fields->>'due_date')",
+	SortAmount: "d.payable",
+}
+
+// QueueOrder is the desk's order: a column and a direction; ties are
+// broken by document id in the same direction, so the order is stable.
+type QueueOrder struct {
+	Key  SortKey
+	Desc bool
+}
+
+// DefaultOrder is the desk's order when the URL names none: newest first.
+var DefaultOrder = QueueOrder{Key: SortReceived, Desc: true}
+
+// keyset says the order pages by document id cursors (Before/After);
+// every other order pages by Offset.
+func (o QueueOrder) keyset() bool { return o == DefaultOrder }
+
+// String is the order as a URL names it: "due" or "-due" (descending).
+func (o QueueOrder) String() string {
+	if o.Desc {
+		return "-" + string(o.Key)
+	}
+	return string(o.Key)
+}
+
+// ParseQueueOrder reads an order as String writes it; anything else is the default.
+func ParseQueueOrder(s string) QueueOrder {
+	o := QueueOrder{Key: SortKey(strings.TrimPrefix(s, "-")), Desc: strings.HasPrefix(s, "-")}
+	if !slices.Contains(SortKeys, o.Key) {
+		return DefaultOrder
+	}
+	return o
+}
+
+// MaxQueueOffset bounds how deep a sorted (non-default) order pages: each
+// page reads the rows before it, so a far offset would cost a scan of
+// the tab; past it the desk asks for a search instead.
+const MaxQueueOffset = 10_000
+
+// QueueFilter selects rows of the queue and orders them: the desk's
+// state as its URL carries it (ParseQueueFilter, Values).
 type QueueFilter struct {
 	Tab Tab
 	// Query searches supplier (substring), number (prefix) and amount (exact).
 	Query      string
 	DocType    string
 	FlagReason string
-	// Before and After are keyset cursors (document ids); PageSize rows.
+	Order      QueueOrder
+	// Before and After are keyset cursors (document ids) of the default
+	// order; Offset pages any other order. PageSize rows.
 	Before, After int64
+	Offset        int
 	PageSize      int
+}
+
+// ParseQueueFilter reads the desk's URL parameters (tab, q, type, flag,
+// order, before, after, offset); what it does not know falls back to the
+// defaults, as a hand-edited URL should.
+func ParseQueueFilter(v url.Values) QueueFilter {
+	f := QueueFilter{Tab: Tab(v.Get("tab")), Query: v.Get("q"), DocType: v.Get("type"), FlagReason: v.Get("flag"),
+		Order: ParseQueueOrder(v.Get("order"))}
+	if !slices.Contains(Tabs, f.Tab) {
+		f.Tab = TabNeedsReview
+	}
+	f.Before, _ = strconv.ParseInt(v.Get("before"), 10, 64)
+	f.After, _ = strconv.ParseInt(v.Get("after"), 10, 64)
+	f.Offset, _ = strconv.Atoi(v.Get("offset"))
+	return f
+}
+
+// Values are the URL parameters that ParseQueueFilter reads back to f
+// (the page size is the server's and is left out).
+func (f QueueFilter) Values() url.Values {
+	v := url.Values{}
+	v.Set("tab", string(cmp.Or(f.Tab, TabNeedsReview)))
+	for name, value := range map[string]string{"q": f.Query, "type": f.DocType, "flag": f.FlagReason} {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	if f.Order != (QueueOrder{}) && f.Order != DefaultOrder {
+		v.Set("order", f.Order.String())
+	}
+	if f.Before > 0 {
+		v.Set("before", strconv.FormatInt(f.Before, 10))
+	}
+	if f.After > 0 {
+		v.Set("after", strconv.FormatInt(f.After, 10))
+	}
+	if f.Offset > 0 {
+		v.Set("offset", strconv.Itoa(f.Offset))
+	}
+	return v
 }
 
 // QueueRow is a row of the desk.
@@ -71,6 +177,8 @@ type QueueRow struct {
 	FlagReason   string
 	DuplicateOf  int64
 	ReceivedAt   time.Time
+	IssueDate    string // as filed, ISO 8601; empty when unknown
+	DueDate      string
 	GroupSize    int
 	GroupAccepts bool // another member is accepted
 	Version      int  // typewriter version number, 0 when not composed
@@ -82,7 +190,9 @@ type QueuePage struct {
 	Rows         []QueueRow
 	Counts       map[Tab]TabCount
 	Older, Newer int64 // cursors for the next pages, 0 when none
-	Filter       QueueFilter
+	// NextOffset and PrevOffset page a sorted order: -1 when there is none.
+	NextOffset, PrevOffset int
+	Filter                 QueueFilter
 }
 
 var amountPattern = regexp.MustCompile(`^-?[0-9]+([.,][0-9]{1,4})?$`)
@@ -106,6 +216,15 @@ func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter)
 	if f.Tab == "" {
 		f.Tab = TabNeedsReview
 	}
+	if f.Order == (QueueOrder{}) {
+		f.Order = DefaultOrder
+	}
+	if f.Order.keyset() {
+		f.Offset = 0
+	} else {
+		f.Before, f.After = 0, 0
+		f.Offset = min(max(f.Offset, 0), MaxQueueOffset)
+	}
 	sql, args, order := queueQuery(orgID, f)
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
@@ -124,8 +243,17 @@ func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter)
 			list[i], list[j] = list[j], list[i]
 		}
 	}
-	p := QueuePage{Rows: list, Filter: f}
-	p.Older, p.Newer = queueCursors(list, f, more)
+	p := QueuePage{Rows: list, Filter: f, NextOffset: -1, PrevOffset: -1}
+	if f.Order.keyset() {
+		p.Older, p.Newer = queueCursors(list, f, more)
+	} else {
+		if more && f.Offset+f.PageSize <= MaxQueueOffset {
+			p.NextOffset = f.Offset + f.PageSize
+		}
+		if f.Offset > 0 {
+			p.PrevOffset = max(f.Offset-f.PageSize, 0)
+		}
+	}
 	var err2 error
 	p.Counts, err2 = tabCounts(ctx, q, orgID)
 	return p, err2
@@ -154,6 +282,10 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 	if f.FlagReason != "" {
 		where = append(where, "d.flag_reason = "+arg(f.FlagReason))
 	}
+	if !f.Order.keyset() {
+		sql = sortedQueueQuery(where, arg, f)
+		return sql, args, ""
+	}
 	order = "DESC"
 	switch {
 	case f.Before > 0:
@@ -180,22 +312,55 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 		}
 		inner = `SELECT * FROM (` + strings.Join(branches, " UNION ALL ") + `) d ORDER BY d.id ` + order + ` LIMIT ` + limit
 	}
-	sql = `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
+	return queueRowsSQL(inner, "d.id "+order), args, order
+}
+
+// sortedQueueQuery is queueQuery for an order other than the default: the
+// same merge of one ordered scan per status, ordered by the column and
+// then the id, paged by offset (at most MaxQueueOffset rows skipped). Its
+// rows come in the page's order (no direction to turn).
+func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) string {
+	dir := "ASC"
+	if f.Order.Desc {
+		dir = "DESC"
+	}
+	col := sortColumn[f.Order.Key]
+	orderBy := col + " " + dir + ", d.id " + dir
+	if f.Order.Key == SortReceived {
+		orderBy = "d.id " + dir
+	}
+	limit := arg(f.Offset + f.PageSize + 1)
+	page := func(extra string) string {
+		return `SELECT * FROM intake_documents d WHERE ` + strings.Join(where, " AND ") + extra + ` ORDER BY ` + orderBy + ` LIMIT ` + limit
+	}
+	var branches []string
+	statuses := f.Tab.statuses()
+	for _, st := range statuses {
+		branches = append(branches, "("+page(" AND d.status = "+arg(st))+")")
+	}
+	inner := `SELECT * FROM (` + strings.Join(branches, " UNION ALL ") + `) d ORDER BY ` + orderBy +
+		` OFFSET ` + arg(f.Offset) + ` LIMIT ` + arg(f.PageSize+1)
+	return queueRowsSQL(inner, orderBy)
+}
+
+// queueRowsSQL selects the desk's columns of the rows inner gives, in orderBy.
+func queueRowsSQL(inner, orderBy string) string {
+	return `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
 	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), coalesce(d.flag_reason, ''),
-	        coalesce(d.duplicate_of, 0), d.received_at, g.members, g.accepted, coalesce(v.number, 0),
+	        coalesce(d.duplicate_of, 0), d.received_at, coalesce(d.fields->>'issue_date', ''), coalesce(d.fields->>'due_date', ''),
+	        g.members, g.accepted, coalesce(v.number, 0),
 	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0)
 	FROM (` + inner + `) d
 	` + groupSummarySQL + `
 	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
-	ORDER BY d.id ` + order
-	return sql, args, order
+	ORDER BY ` + orderBy
 }
 
 func scanQueueRow(r pgx.CollectableRow) (QueueRow, error) {
 	var x QueueRow
 	var payable *string
 	err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &x.FlagReason,
-		&x.DuplicateOf, &x.ReceivedAt, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions)
+		&x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions)
 	if payable != nil {
 		if v, err := decimal.NewFromString(*payable); err == nil {
 			x.Payable = &v
