@@ -139,6 +139,27 @@ func TrialBalance(ctx context.Context, q database.Executor, orgID int64, asOf st
 	})
 }
 
+// BalanceTotals are a trial balance's column sums, in base currency.
+type BalanceTotals struct {
+	Debit, Credit decimal.Decimal
+	// Difference is Debit − Credit: zero when the ledger balances.
+	Difference decimal.Decimal
+}
+
+// Balanced says whether total debits equal total credits.
+func (t BalanceTotals) Balanced() bool { return t.Difference.IsZero() }
+
+// Totals sums a trial balance's debits and credits.
+func Totals(rows []BalanceRow) BalanceTotals {
+	var t BalanceTotals
+	for _, r := range rows {
+		t.Debit = t.Debit.Add(r.Debit)
+		t.Credit = t.Credit.Add(r.Credit)
+	}
+	t.Difference = t.Debit.Sub(t.Credit)
+	return t
+}
+
 // checkDate accepts an empty string or a date YYYY-MM-DD.
 func checkDate(field, d string) error {
 	if d == "" {
