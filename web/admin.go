@@ -146,7 +146,11 @@ func (s *Server) runsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep}))
+	counts, err := runs.Counts(ctx, s.pool, u.OrgID)
+	if err != nil {
+		return err
+	}
+	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep, Counts: counts}))
 }
 
 // runRetry is an operator's retry of a stranded pipeline run, from the runs page.
