@@ -64,3 +64,24 @@ func TestTrialBalanceTotalsShowTheDifference(t *testing.T) {
 		t.Error("an empty trial balance balances")
 	}
 }
+
+// The API's reversal keeps its contract (no body needed) and takes an
+// optional reason, recorded in the audit trail like the page's.
+func TestTheReversalAPITakesAnOptionalReason(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c, u := a.api(t, auth.RoleReviewer)
+	first := postEUR(t, a, u.OrgID, "r1", "6000", "2000", "10.00")
+	second := postEUR(t, a, u.OrgID, "r2", "6000", "2000", "20.00")
+	if status, body := c.postJSON("/api/v1/journal-entries/"+itoa(first.ID)+"/reverse", ""); status != 201 {
+		t.Fatalf("reverse without a body: %d %v", status, body)
+	}
+	status, body := c.postJSON("/api/v1/journal-entries/"+itoa(second.ID)+"/reverse", `{"reason": "billed twice"}`)
+	if status != 201 {
+		t.Fatalf("reverse with a reason: %d %v", status, body)
+	}
+	if n := testkit.Count(t, a.db, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'reverse_entry'
+		AND subject_id = $2 AND detail->>'reason' = 'billed twice'`, u.OrgID, int64(body["id"].(float64))); n != 1 {
+		t.Errorf("%d audit events with the API's reason", n)
+	}
+}

@@ -28,6 +28,11 @@ func Get(ctx context.Context, q database.Executor, orgID, id int64) (Entry, erro
 	if err != nil {
 		return Entry{}, fmt.Errorf("ledger: get entry %d: %w", id, err)
 	}
+	if e.ReversesID != 0 {
+		if e.ReversalReason, err = reversalReason(ctx, q, orgID, id); err != nil {
+			return Entry{}, err
+		}
+	}
 	return e, nil
 }
 
