@@ -33,11 +33,16 @@ func (s *Server) entryPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := ledger.Get(c.Request().Context(), s.pool, currentUser(c).OrgID, id)
+	ctx := c.Request().Context()
+	e, err := ledger.Get(ctx, s.pool, currentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
-	return page(c, views.EntryPage(s.chrome(c, "Entry "+strconv.FormatInt(id, 10), "ledger"), e))
+	rate, _, err := ledger.RateOf(ctx, s.pool, e)
+	if err != nil {
+		return err
+	}
+	return page(c, views.EntryPage(s.chrome(c, "Entry "+strconv.FormatInt(id, 10), "ledger"), e, rate))
 }
 
 // reverseEntry is the reversal form's two steps: with a reason it asks for
