@@ -736,7 +736,7 @@ func DeadLettersPage(c Chrome, p DeadLettersProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if len(p.Letters) > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "<form id=\"dl-selected\" class=\"card inline-form\" method=\"post\" action=\"/admin/dead-letters/retry-selected\" data-testid=\"selected-form\"><input type=\"hidden\" name=\"_csrf\" value=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "<form id=\"dl-selected\" class=\"card\" method=\"post\" action=\"/admin/dead-letters/retry-selected\" data-testid=\"selected-form\"><input type=\"hidden\" name=\"_csrf\" value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

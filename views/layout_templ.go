@@ -387,7 +387,7 @@ func deadLettersNavItem(c Chrome) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if c.DeadLetters > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<span class=\"badge failed\" data-testid=\"nav-dead-letter-count\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<span class=\"badge severity-fatal\" data-testid=\"nav-dead-letter-count\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
