@@ -54,6 +54,9 @@ func TestTheNavCountsDeadLettersForAdmins(t *testing.T) {
 		t.Errorf("nav count %q, want 2", got)
 	}
 
+	// The retried job's bookkeeper run pauses at the account question (a
+	// test org has no default expense account, the supplier no mapping), so
+	// the job stays launched while the nav is read.
 	resp, err := c.PostForm(a.URL+fmt.Sprintf("/admin/jobs/%d/retry", first), url.Values{"_csrf": {csrf}, "reason": {"service back"}})
 	if err != nil {
 		t.Fatal(err)
