@@ -78,6 +78,42 @@ func (s *Server) bulkRetry(c echo.Context) error {
 	return render(c, status, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
 }
 
+// retrySelected retries the dead letters ticked on the page, with a reason.
+func (s *Server) retrySelected(c echo.Context) error {
+	u := currentUser(c)
+	form, err := c.FormParams()
+	if err != nil {
+		return apperr.New(apperr.Invalid, "the form could not be read")
+	}
+	if len(form["job"]) > intake.MaxSelected {
+		return apperr.New(apperr.Invalid, "at most %d dead letters can be retried at once", intake.MaxSelected)
+	}
+	ids := make([]int64, 0, len(form["job"]))
+	for _, v := range form["job"] {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return apperr.New(apperr.Invalid, "job ids are positive integers")
+		}
+		ids = append(ids, id)
+	}
+	props := views.DeadLettersProps{Filter: deadLetterFilter(c)}
+	status := http.StatusOK
+	res, err := s.app.Outbox.RetrySelected(c.Request().Context(), u.OrgID, ids, c.FormValue("reason"), u.Actor())
+	if err != nil {
+		e := toAppError(err)
+		if e.Code == apperr.Internal {
+			return err
+		}
+		props.Error, status = e.Message, statusByCode[e.Code]
+	} else {
+		props.Result = &res
+	}
+	if err := s.listDeadLetters(c, &props); err != nil {
+		return err
+	}
+	return render(c, status, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
+}
+
 func (s *Server) jobPage(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -146,7 +182,11 @@ func (s *Server) runsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep}))
+	counts, err := runs.Counts(ctx, s.pool, u.OrgID)
+	if err != nil {
+		return err
+	}
+	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep, Counts: counts}))
 }
 
 // runRetry is an operator's retry of a stranded pipeline run, from the runs page.

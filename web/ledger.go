@@ -34,29 +34,52 @@ func (s *Server) entryPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := ledger.Get(c.Request().Context(), s.pool, currentUser(c).OrgID, id)
+	ctx := c.Request().Context()
+	e, err := ledger.Get(ctx, s.pool, currentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
-	choice, err := bookkeeper.ChoiceForEntry(c.Request().Context(), s.pool, e.OrgID, e.ID)
+	rate, _, err := ledger.RateOf(ctx, s.pool, e)
 	if err != nil {
 		return err
 	}
-	return page(c, views.EntryPage(s.chrome(c, "Entry "+strconv.FormatInt(id, 10), "ledger"), e, choice))
+	choice, err := bookkeeper.ChoiceForEntry(ctx, s.pool, e.OrgID, e.ID)
+	if err != nil {
+		return err
+	}
+	return page(c, views.EntryPage(s.chrome(c, "Entry "+strconv.FormatInt(id, 10), "ledger"), e, rate, choice))
 }
 
+// reverseEntry is the reversal form's two steps: with a reason it asks for
+// confirmation; confirmed, it posts the reversal.
 func (s *Server) reverseEntry(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
 	u := currentUser(c)
-	res, err := ledger.Reverse(c.Request().Context(), s.pool, u.OrgID, id, "", u.Email)
+	reason := c.FormValue("reason")
+	if c.FormValue("confirm") == "yes" {
+		if err := ledger.NeedReversalReason(reason); err != nil {
+			return err
+		}
+		res, err := ledger.Reverse(ctx, s.pool, u.OrgID, id, ledger.Reversal{Reason: reason, Actor: u.Actor()})
+		if err != nil {
+			return err
+		}
+		flash(c, "Reversal posted as entry "+strconv.FormatInt(res.Entry.ID, 10)+".")
+		return c.Redirect(http.StatusSeeOther, "/ledger/entries/"+strconv.FormatInt(res.Entry.ID, 10))
+	}
+	e, err := ledger.Get(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
 	}
-	flash(c, "Reversal posted as entry "+strconv.FormatInt(res.Entry.ID, 10)+".")
-	return c.Redirect(http.StatusSeeOther, "/ledger/entries/"+strconv.FormatInt(res.Entry.ID, 10))
+	status, problem := http.StatusOK, ""
+	if err := ledger.NeedReversalReason(reason); err != nil {
+		status, problem = http.StatusUnprocessableEntity, toAppError(err).Message
+	}
+	return render(c, status, views.ReverseConfirmPage(s.chrome(c, "Reverse entry "+strconv.FormatInt(id, 10), "ledger"), e, reason, problem))
 }
 
 func (s *Server) trialBalancePage(c echo.Context) error {

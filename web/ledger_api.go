@@ -170,6 +170,9 @@ func (s *Server) apiListEntries(c echo.Context) error {
 // reverseRequest is the optional body of POST .../reverse.
 type reverseRequest struct {
 	Date string `json:"date"`
+	// Reason is optional here (the contract had none); it is recorded in
+	// the audit trail like the page's.
+	Reason string `json:"reason"`
 }
 
 func (s *Server) apiReverseEntry(c echo.Context) error {
@@ -184,7 +187,7 @@ func (s *Server) apiReverseEntry(c echo.Context) error {
 		}
 	}
 	u := currentUser(c)
-	res, err := ledger.Reverse(c.Request().Context(), s.pool, u.OrgID, id, body.Date, u.Email)
+	res, err := ledger.Reverse(c.Request().Context(), s.pool, u.OrgID, id, ledger.Reversal{Date: body.Date, Reason: body.Reason, Actor: u.Actor()})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -48,11 +49,44 @@ func TestLedgerPages(t *testing.T) {
 		t.Errorf("%d lines shown", rows)
 	}
 
-	// Reverse from the page; the reversal links back.
-	resp, err = c.PostForm(a.URL+"/ledger/entries/"+id+"/reverse", map[string][]string{"_csrf": {csrf}})
-	if err != nil {
-		t.Fatal(err)
+	// Reverse from the page: a reason, then a confirmation; the reversal
+	// links back and shows the reason.
+	if d.Find("[data-testid=reverse-form] input[name=reason][required]").Length() != 1 {
+		t.Fatal("the reversal form asks for no reason")
 	}
+	reverse := func(form url.Values) *http.Response {
+		t.Helper()
+		form.Set("_csrf", csrf)
+		resp, err := c.PostForm(a.URL+"/ledger/entries/"+id+"/reverse", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	reversals := func() int {
+		return testkit.Count(t, a.db, `SELECT count(*) FROM journal_entries WHERE org_id = $1 AND reverses_id IS NOT NULL`, o.ID)
+	}
+	resp = reverse(url.Values{})
+	if d := doc(t, resp); resp.StatusCode != 422 || d.Find("[data-testid=reverse-problem]").Length() != 1 {
+		t.Fatalf("reversing without a reason: %d", resp.StatusCode)
+	}
+	resp = reverse(url.Values{"reason": {"wrong supplier"}})
+	d = doc(t, resp)
+	button := d.Find("[data-testid=reverse-confirm-button]")
+	if resp.StatusCode != 200 || !strings.Contains(button.Text(), "Reverse entry #"+id+" — this cannot be undone") {
+		t.Fatalf("the confirmation step: %d %q", resp.StatusCode, button.Text())
+	}
+	if v, _ := button.Closest("form").Find("input[name=reason]").Attr("value"); v != "wrong supplier" {
+		t.Fatalf("the confirmation carries the reason: %q", v)
+	}
+	if n := reversals(); n != 0 {
+		t.Fatalf("asking for confirmation posted %d reversals", n)
+	}
+	if resp = reverse(url.Values{"confirm": {"yes"}}); resp.StatusCode != 422 {
+		t.Fatalf("a confirmation without a reason: %d", resp.StatusCode)
+	}
+	resp.Body.Close()
+	resp = reverse(url.Values{"reason": {"wrong supplier"}, "confirm": {"yes"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("reverse: %d", resp.StatusCode)
@@ -61,8 +95,16 @@ func TestLedgerPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if href, _ := doc(t, resp).Find("[data-testid=reverses-link]").Attr("href"); href != "/ledger/entries/"+id {
+	d = doc(t, resp)
+	if href, _ := d.Find("[data-testid=reverses-link]").Attr("href"); href != "/ledger/entries/"+id {
 		t.Errorf("reversal's link to the original: %q", href)
+	}
+	if got := strings.TrimSpace(d.Find("[data-testid=reversal-reason]").Text()); got != "wrong supplier" {
+		t.Errorf("reversal's reason shown: %q", got)
+	}
+	if n := testkit.Count(t, a.db, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'reverse_entry'
+		AND detail->>'reason' = 'wrong supplier' AND actor = $2`, o.ID, u.Email); n != 1 {
+		t.Errorf("%d audit events of the reversal with its reason", n)
 	}
 
 	for path, testid := range map[string]string{

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/intake"
 	"greatbook/views"
 )
 
@@ -44,6 +45,9 @@ func (s *Server) chrome(c echo.Context, title, active string) views.Chrome {
 	ch := views.Chrome{Title: title, Active: active, RequestID: c.Response().Header().Get(echo.HeaderXRequestID)}
 	if u, ok := c.Get(ctxUser).(*auth.User); ok {
 		ch.User = u
+		if u.IsAdmin() {
+			ch.DeadLetters = s.deadLetterCount(c, u.OrgID)
+		}
 	}
 	if sess, ok := c.Get(ctxSession).(*sessions.Session); ok {
 		if t, ok := sess.Values["csrf"].(string); ok {
@@ -56,6 +60,19 @@ func (s *Server) chrome(c echo.Context, title, active string) views.Chrome {
 		}
 	}
 	return ch
+}
+
+// deadLetterCount is the nav's dead-letter badge: counted on every admin
+// page, so it is right after any retry or abandon (an index-only count on
+// jobs_dead_letters_idx). A count that fails leaves the badge off rather
+// than the page.
+func (s *Server) deadLetterCount(c echo.Context, orgID int64) int {
+	n, err := intake.CountDeadLetters(c.Request().Context(), s.pool, orgID, intake.DeadLetterFilter{})
+	if err != nil {
+		s.logger.Warn("web: count dead letters for the nav", "error", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+		return 0
+	}
+	return n
 }
 
 // flash leaves a one-time message for the next page.

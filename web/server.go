@@ -150,6 +150,7 @@ func (s *Server) routes() {
 	adm := u.Group("/admin", requireAdmin)
 	adm.GET("/dead-letters", s.deadLetters)
 	adm.POST("/dead-letters/retry", s.bulkRetry)
+	adm.POST("/dead-letters/retry-selected", s.retrySelected)
 	adm.GET("/jobs/:id", s.jobPage)
 	adm.POST("/jobs/:id/retry", s.adminRetry)
 	adm.GET("/runs", s.runsPage)

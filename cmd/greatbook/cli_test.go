@@ -89,8 +89,9 @@ func TestDemoIsIdempotent(t *testing.T) {
 		t.Fatalf("users after two demo runs: %d", n)
 	}
 	// The documents: a version chain, a duplicate group with one member
-	// approved, one waiting, a credit note — filed once.
-	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents`); n != 6 {
+	// approved, one waiting, a credit note, an invalid e-invoice and an
+	// approved document whose job is a dead letter — filed once.
+	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents`); n != 8 {
 		t.Fatalf("documents after two demo runs: %d", n)
 	}
 	for reason, want := range map[string]int{"newer_version": 1, "same_reference": 1} {
@@ -98,8 +99,22 @@ func TestDemoIsIdempotent(t *testing.T) {
 			t.Errorf("%s duplicates: %d, want %d", reason, n, want)
 		}
 	}
-	if n := testkit.Count(t, db, `SELECT count(*) FROM jobs`); n != 1 {
-		t.Errorf("approved demo documents: %d, want 1", n)
+	if n := testkit.Count(t, db, `SELECT count(*) FROM jobs`); n != 2 {
+		t.Errorf("approved demo documents: %d, want 2", n)
+	}
+	// Every page alive for a newcomer: a dead letter, an invalid e-invoice,
+	// a posted (foreign-currency) entry — each once.
+	if n := testkit.Count(t, db, `SELECT count(*) FROM jobs WHERE status = 'abandoned' AND run_id IS NULL`); n != 1 {
+		t.Errorf("dead letters: %d, want 1", n)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents WHERE status = 'flagged' AND flag_reason = 'invalid_einvoice'`); n != 1 {
+		t.Errorf("invalid e-invoices: %d, want 1", n)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM journal_entries WHERE currency <> base_currency`); n != 1 {
+		t.Errorf("posted foreign-currency entries: %d, want 1", n)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM audit_events WHERE action = 'launch_failed'`); n != 1 {
+		t.Errorf("the dead letter's failed launches: %d, want 1", n)
 	}
 }
 

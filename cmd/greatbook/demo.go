@@ -2,15 +2,23 @@ package main
 
 import (
 	"context"
+	_ "embed"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
+	"greatbook/internal/ledger"
 	"greatbook/internal/org"
+	"greatbook/internal/retry"
 )
 
 // The demo sign-in details. They are printed by `greatbook demo` and
@@ -62,7 +70,20 @@ func loadDemo(ctx context.Context, d *db) error {
 			reviewer = created
 		}
 	}
-	return loadDemoDocuments(ctx, d, o, reviewer)
+	if err := loadDemoDocuments(ctx, d, o, reviewer); err != nil {
+		return err
+	}
+	// Added later (issue 14), so each is loaded on its own when missing: an
+	// existing demo database gains them too, and nothing is loaded twice.
+	a := app.New(d.pool, app.Config{Logger: slog.New(slog.DiscardHandler)})
+	defer a.Close()
+	if err := loadDemoInvalidEInvoice(ctx, a, o); err != nil {
+		return err
+	}
+	if err := loadDemoDeadLetter(ctx, a, o, reviewer); err != nil {
+		return err
+	}
+	return loadDemoPostedEntry(ctx, d, o)
 }
 
 // The demo's documents, in the project's JSON shape: composed in the
@@ -182,4 +203,107 @@ func printDemoSignIn(e env, url string) {
 	fmt.Fprintf(e.stdout, "Demo sign-in (org %q):\n", demoOrg)
 	fmt.Fprintf(e.stdout, "  reviewer: %s / %s\n", demoReviewer, demoPassword)
 	fmt.Fprintf(e.stdout, "  admin:    %s / %s\n", demoAdmin, demoPassword)
+}
+
+// demoInvalidEInvoice is a UBL invoice whose payable amount has two digits
+// transposed: the conformance panel shows the rule it breaks.
+//
+//go:embed demodata/ubl-invoice-bad-total.xml
+var demoInvalidEInvoice []byte
+
+// demoInvalidNumber is demoInvalidEInvoice's invoice number.
+const demoInvalidNumber = "NK-2026-0043"
+
+// demoDocumentID is the demo org's document numbered number, 0 when none.
+func demoDocumentID(ctx context.Context, a *app.App, o org.Org, number string) (int64, intake.Status, error) {
+	var id int64
+	var status intake.Status
+	err := a.Pool.QueryRow(ctx, `SELECT id, status FROM intake_documents WHERE org_id = $1 AND doc_number = $2 ORDER BY id LIMIT 1`,
+		o.ID, number).Scan(&id, &status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", nil
+	}
+	return id, status, err
+}
+
+// loadDemoInvalidEInvoice files an e-invoice that breaks an EN 16931 rule
+// (flagged invalid_einvoice), once.
+func loadDemoInvalidEInvoice(ctx context.Context, a *app.App, o org.Org) error {
+	if id, _, err := demoDocumentID(ctx, a, o, demoInvalidNumber); err != nil || id != 0 {
+		return err
+	}
+	if _, _, err := ingestContent(ctx, a, o.ID, "nk-2026-0043.xml", demoInvalidEInvoice); err != nil {
+		return fmt.Errorf("demo: invalid e-invoice: %w", err)
+	}
+	return nil
+}
+
+// demoDeadLetterDocument is approved while the bookkeeping cannot start,
+// so that its job is a dead letter an operator can retry.
+const demoDeadLetterDocument = `{"type": "invoice", "number": "KB-2026-311", "issue_date": "2026-11-26", "due_date": "2026-12-26", "currency": "EUR",
+	"seller": {"name": "Kontorbutiken Nord AB", "vat_id": "SE556123456701"}, "buyer": {"name": "Demo Trading AB", "vat_id": "SE556000111101"},
+	"lines": [{"description": "Whiteboard markers, 40 pack", "quantity": "3", "unit_price": "18.50", "tax_rate": "25"}]}`
+
+// unreachableBookkeeper is a run starter that always fails, as a
+// bookkeeping service that refuses work would: the demo's dead letter.
+type unreachableBookkeeper struct{}
+
+func (unreachableBookkeeper) CreateRun(context.Context, pgx.Tx, intake.Job) (string, error) {
+	return "", retry.MarkPermanent(errors.New("demo: the bookkeeping service refused the job (staged by greatbook demo; retry it from the dead-letter page)"))
+}
+
+func (unreachableBookkeeper) Start(string) error { return nil }
+
+// loadDemoDeadLetter files and approves a document whose bookkeeping job
+// cannot launch (a permanent failure: abandoned at once), once. A later
+// operator's retry launches the real bookkeeper.
+func loadDemoDeadLetter(ctx context.Context, a *app.App, o org.Org, reviewer auth.User) error {
+	id, status, err := demoDocumentID(ctx, a, o, "KB-2026-311")
+	if err != nil {
+		return err
+	}
+	actor := audit.Actor{UserID: reviewer.ID, Label: reviewer.Email}
+	if id == 0 {
+		doc, err := einvoice.ParseJSON([]byte(demoDeadLetterDocument))
+		if err != nil {
+			return fmt.Errorf("demo: dead letter document: %w", err)
+		}
+		td, err := a.Typewriter.Compose(ctx, o.ID, doc, actor)
+		if err != nil {
+			return fmt.Errorf("demo: compose %s: %w", doc.Number, err)
+		}
+		filed, err := a.Typewriter.Submit(ctx, o.ID, td.Versions[len(td.Versions)-1].ID, actor)
+		if err != nil {
+			return fmt.Errorf("demo: submit %s: %w", doc.Number, err)
+		}
+		id, status = filed.ID, filed.Status
+	}
+	if status != intake.Pending {
+		return nil // approved on an earlier run
+	}
+	staged := &intake.Decisions{Pool: a.Pool, Outbox: &intake.Outbox{Pool: a.Pool, Starter: unreachableBookkeeper{}}}
+	if _, err := staged.Approve(ctx, o.ID, id, actor); err != nil {
+		return fmt.Errorf("demo: approve the dead letter's document: %w", err)
+	}
+	return nil
+}
+
+// loadDemoPostedEntry posts a foreign-currency journal entry (its page shows
+// the base amounts and the rate): a post under a fixed source key, so a
+// second run is an exact replay that writes nothing.
+func loadDemoPostedEntry(ctx context.Context, d *db, o org.Org) error {
+	base := decimal.RequireFromString("460.65")
+	_, err := ledger.Post(ctx, d.pool, ledger.Request{
+		SourceKey: ledger.SourceKey{OrgID: o.ID, SourceType: "demo", SourceID: "hosting-2026-11", EntrySet: "main"},
+		Date:      "2026-11-30", Currency: "USD", Description: "Cloud hosting, November (USD invoice)",
+		Actor: "system:demo",
+		Lines: []ledger.Line{
+			{Account: ledger.GeneralExpenses, Debit: decimal.RequireFromString("500.00"), BaseDebit: &base},
+			{Account: ledger.AccountsPayable, Credit: decimal.RequireFromString("500.00"), BaseCredit: &base},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("demo: posted entry: %w", err)
+	}
+	return nil
 }

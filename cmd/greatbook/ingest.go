@@ -68,7 +68,12 @@ func ingestFile(ctx context.Context, a *app.App, orgID int64, path string) (int6
 	if err != nil {
 		return 0, "", err
 	}
-	res, err := a.Pipeline.Ingest(ctx, intake.Arrival{OrgID: orgID, Content: content, Filename: filepath.Base(path), Via: "cli", Actor: "cli"})
+	return ingestContent(ctx, a, orgID, filepath.Base(path), content)
+}
+
+// ingestContent is ingestFile for content already read (the demo's).
+func ingestContent(ctx context.Context, a *app.App, orgID int64, filename string, content []byte) (int64, intake.Status, error) {
+	res, err := a.Pipeline.Ingest(ctx, intake.Arrival{OrgID: orgID, Content: content, Filename: filename, Via: "cli", Actor: "cli"})
 	if err != nil {
 		return 0, "", err
 	}

@@ -256,3 +256,66 @@ func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFil
 	}
 	return res, nil
 }
+
+// MaxSelected is how many dead letters one "retry selected" may name (a
+// page lists at most DeadLetterPage).
+const MaxSelected = DeadLetterPage
+
+// RetrySelected retries the dead letters an operator ticked, with a reason.
+// Every id must be one of the org's jobs, or nothing is retried: an id of
+// another org's job (or of none) is not_found, naming it, as a single retry
+// answers. The selection is audited once (bulk_retry with the
+// ids), and each job is then retried in its own transaction like a single
+// retry; one launched meanwhile by someone else is counted as skipped.
+func (o *Outbox) RetrySelected(ctx context.Context, orgID int64, jobIDs []int64, reason string, actor audit.Actor) (BulkRetry, error) {
+	if err := needReason(reason); err != nil {
+		return BulkRetry{}, err
+	}
+	ids := slices.Clone(jobIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	switch {
+	case len(ids) == 0:
+		return BulkRetry{}, apperr.New(apperr.Invalid, "select at least one dead letter to retry").
+			With("reasons", []map[string]string{{"field": "job", "message": "is required"}})
+	case len(ids) > MaxSelected:
+		return BulkRetry{}, apperr.New(apperr.Invalid, "at most %d dead letters can be retried at once, not %d", MaxSelected, len(ids))
+	}
+	rows, err := o.Pool.Query(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND id = ANY($2)`, orgID, ids)
+	if err != nil {
+		return BulkRetry{}, fmt.Errorf("intake: retry selected: %w", err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return BulkRetry{}, fmt.Errorf("intake: retry selected: %w", err)
+	}
+	if len(found) != len(ids) {
+		for _, id := range ids {
+			if !slices.Contains(found, id) {
+				return BulkRetry{}, apperr.New(apperr.NotFound, "no job %d; nothing was retried", id)
+			}
+		}
+	}
+	// Once confirmed, the retries go ahead even if the operator's request
+	// goes away (each launch is bounded by its own timeout).
+	ctx = context.WithoutCancel(ctx)
+	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: orgID, Actor: actor, Action: "bulk_retry",
+		Detail: map[string]any{"reason": reason, "matched": len(ids), "jobs": ids}}); err != nil {
+		return BulkRetry{}, err
+	}
+	res := BulkRetry{Matched: len(ids)}
+	for _, id := range ids {
+		out, err := o.Retry(ctx, orgID, id, reason, actor)
+		switch {
+		case apperr.Is(err, apperr.InvalidState):
+			res.Skipped++
+		case err != nil:
+			return res, err
+		case out.Outcome == "launched":
+			res.Launched++
+		default:
+			res.Failed = append(res.Failed, out)
+		}
+	}
+	return res, nil
+}

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/database"
-	"greatbook/internal/runs"
 )
 
 // Stranded is work that is not finished and that no sweep or resume pass
@@ -34,6 +33,10 @@ type SweepState struct {
 }
 
 // StrandedWork lists an org's stranded work, and the sweep's last pass.
+// A running run that a live worker holds is never stranded, even after
+// failing a node again and again: it is waiting out its backoff, and the
+// retry policy fails it when its attempts are used up (then the job checks
+// see it). The runs page counts such runs as in backoff (runs.Counts).
 func StrandedWork(ctx context.Context, q database.Executor, orgID int64, leaseGrace time.Duration) ([]Stranded, SweepState, error) {
 	var st SweepState
 	err := q.QueryRow(ctx, `SELECT last_pass_at, launched, failed FROM sweep_passes WHERE id = 1`).Scan(&st.LastPassAt, &st.Launched, &st.Failed)
@@ -61,15 +64,6 @@ func StrandedWork(ctx context.Context, q database.Executor, orgID int64, leaseGr
 			        CASE r.kind WHEN 'pipeline' THEN r.id::text ELSE '' END FROM runs r
 			 WHERE r.org_id = $1 AND r.state = 'running'
 			   AND coalesce(r.lease_expires_at, r.updated_at) < now() - make_interval(secs => $2)`},
-		{"run", "running, and it has failed the same node more than once since its last step forward",
-			`SELECT r.kind || ' run ' || r.id, '/admin/runs/' || r.id, r.updated_at, coalesce(r.last_error, ''),
-			        CASE r.kind WHEN 'pipeline' THEN r.id::text ELSE '' END FROM runs r
-			 WHERE r.org_id = $1 AND r.state = 'running'
-			   AND coalesce(r.lease_expires_at, r.updated_at) >= now() - make_interval(secs => $2)
-			   AND (SELECT count(*) FROM run_checkpoints c WHERE c.run_id = r.id
-			          AND (c.outcome = 'retry' OR c.outcome = 'resumed' AND c.note LIKE '` + runs.TakenOverNote + `%')
-			          AND c.seq > coalesce((SELECT max(o.seq) FROM run_checkpoints o WHERE o.run_id = r.id
-			                                AND (o.outcome = 'ok' OR o.outcome = 'resumed' AND o.note LIKE '` + runs.RetriedNote + `%')), 0)) >= 2`},
 	}
 	var out []Stranded
 	for _, c := range checks {

@@ -2,17 +2,19 @@ package intake_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
 	"greatbook/internal/intake"
+	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
 )
 
-// A run that fails the same node twice is visible as stranded work, with its
-// last error, even while a worker holds it (it may retry for minutes).
-func TestARunThatFailsTheSameNodeTwiceIsStranded(t *testing.T) {
+// A run that fails the same node twice while a live worker holds it is
+// waiting out its backoff: not stranded (issue 14: it was a false alarm),
+// counted as in backoff on the runs page, and counted as running again
+// once it moves on.
+func TestARunWaitingItsBackoffIsNotStranded(t *testing.T) {
 	t.Parallel()
 	db := testkit.NewDB(t)
 	o := testkit.Org(t, db)
@@ -29,26 +31,29 @@ func TestARunThatFailsTheSameNodeTwiceIsStranded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stranded := func() []intake.Stranded {
+	check := func(wantRunning, wantBackoff int) {
 		t.Helper()
 		s, _, err := intake.StrandedWork(ctx, db.Pool, o.ID, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		if len(s) != 0 {
+			t.Errorf("a run its worker holds is not stranded: %+v", s)
+		}
+		c, err := runs.Counts(ctx, db.Pool, o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Running != wantRunning || c.InBackoff != wantBackoff || c.Total() != 1 {
+			t.Errorf("counts %+v, want running %d, in backoff %d", c, wantRunning, wantBackoff)
+		}
 	}
 	checkpoint(1, "ok", "classified")
+	check(1, 0)
 	checkpoint(2, "retry", "attempt 1 failed")
-	if s := stranded(); len(s) != 0 {
-		t.Fatalf("one failure is not stranded yet: %+v", s)
-	}
+	check(0, 1)
 	checkpoint(3, "retry", "attempt 2 failed")
-	s := stranded()
-	if len(s) != 1 || s[0].RunID != id || !strings.Contains(s[0].Error, "22003") || !strings.Contains(s[0].Why, "more than once") {
-		t.Fatalf("stranded: %+v", s)
-	}
+	check(0, 1)
 	checkpoint(4, "ok", "extracted")
-	if s := stranded(); len(s) != 0 {
-		t.Fatalf("a run that moved on is not stranded: %+v", s)
-	}
+	check(1, 0)
 }

@@ -83,6 +83,10 @@ type Entry struct {
 	CreatedBy    string
 	CreatedAt    time.Time
 	Lines        []EntryLine
+
+	// ReversalReason is why a reversal was posted, from the audit trail
+	// (filled by Get for a reversal; not one of the entry's facts).
+	ReversalReason string
 }
 
 // Result is the outcome of a post: the entry, and whether it existed already.

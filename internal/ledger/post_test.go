@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
 	"greatbook/internal/database"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
@@ -562,7 +563,7 @@ func TestReversal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rev, err := ledger.Reverse(ctx, db.Pool, o.ID, orig.Entry.ID, "", "tester")
+	rev, err := ledger.Reverse(ctx, db.Pool, o.ID, orig.Entry.ID, ledger.Reversal{Actor: audit.Actor{Label: "tester"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,7 +574,7 @@ func TestReversal(t *testing.T) {
 	if !e.Lines[0].Credit.Equal(dec("100")) || !e.Lines[2].Debit.Equal(dec("125")) || e.Lines[0].Dimensions["cost_center"] != "OPS" {
 		t.Fatalf("reversal lines: %+v", e.Lines)
 	}
-	again, err := ledger.Reverse(ctx, db.Pool, o.ID, orig.Entry.ID, "", "someone else")
+	again, err := ledger.Reverse(ctx, db.Pool, o.ID, orig.Entry.ID, ledger.Reversal{Actor: audit.Actor{Label: "someone else"}})
 	if err != nil || !again.Replayed || again.Entry.ID != e.ID {
 		t.Fatalf("reversing twice: %+v %v", again, err)
 	}
@@ -591,7 +592,7 @@ func TestReversal(t *testing.T) {
 		}
 	}
 	other := testkit.Org(t, db)
-	if _, err := ledger.Reverse(ctx, db.Pool, other.ID, orig.Entry.ID, "", "x"); !apperr.Is(err, apperr.NotFound) {
+	if _, err := ledger.Reverse(ctx, db.Pool, other.ID, orig.Entry.ID, ledger.Reversal{Actor: audit.Actor{Label: "x"}}); !apperr.Is(err, apperr.NotFound) {
 		t.Fatalf("another org reversing: %v", err)
 	}
 }

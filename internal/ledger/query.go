@@ -28,6 +28,11 @@ func Get(ctx context.Context, q database.Executor, orgID, id int64) (Entry, erro
 	if err != nil {
 		return Entry{}, fmt.Errorf("ledger: get entry %d: %w", id, err)
 	}
+	if e.ReversesID != 0 {
+		if e.ReversalReason, err = reversalReason(ctx, q, orgID, id); err != nil {
+			return Entry{}, err
+		}
+	}
 	return e, nil
 }
 
@@ -137,6 +142,27 @@ func TrialBalance(ctx context.Context, q database.Executor, orgID int64, asOf st
 		b.Balance = b.Debit.Sub(b.Credit)
 		return b, nil
 	})
+}
+
+// BalanceTotals are a trial balance's column sums, in base currency.
+type BalanceTotals struct {
+	Debit, Credit decimal.Decimal
+	// Difference is Debit − Credit: zero when the ledger balances.
+	Difference decimal.Decimal
+}
+
+// Balanced says whether total debits equal total credits.
+func (t BalanceTotals) Balanced() bool { return t.Difference.IsZero() }
+
+// Totals sums a trial balance's debits and credits.
+func Totals(rows []BalanceRow) BalanceTotals {
+	var t BalanceTotals
+	for _, r := range rows {
+		t.Debit = t.Debit.Add(r.Debit)
+		t.Credit = t.Credit.Add(r.Credit)
+	}
+	t.Difference = t.Debit.Sub(t.Credit)
+	return t
 }
 
 // checkDate accepts an empty string or a date YYYY-MM-DD.

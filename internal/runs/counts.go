@@ -1,0 +1,44 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+
+	"greatbook/internal/database"
+)
+
+// StateCounts is how many of an org's runs are in each state. A running run
+// whose last checkpoint is a retry and whose worker still holds it is
+// waiting out its backoff: counted as InBackoff, not as Running, and not
+// stranded (the worker runs the node again when the wait is over).
+type StateCounts struct {
+	Running   int
+	InBackoff int
+	Paused    int
+	Done      int
+	Failed    int
+}
+
+// Total is the number of runs counted.
+func (c StateCounts) Total() int { return c.Running + c.InBackoff + c.Paused + c.Done + c.Failed }
+
+// inBackoff is true for a running run held by a live worker whose last
+// checkpoint is a retry: the worker is sleeping its backoff.
+const inBackoff = `r.state = 'running' AND r.lease_owner IS NOT NULL AND r.lease_expires_at >= now()
+	AND (SELECT c.outcome FROM run_checkpoints c WHERE c.run_id = r.id ORDER BY c.seq DESC LIMIT 1) = 'retry'`
+
+// Counts counts an org's runs per state, in one statement.
+func Counts(ctx context.Context, q database.Executor, orgID int64) (StateCounts, error) {
+	var c StateCounts
+	err := q.QueryRow(ctx, `SELECT
+			count(*) FILTER (WHERE r.state = 'running' AND NOT (`+inBackoff+`)),
+			count(*) FILTER (WHERE `+inBackoff+`),
+			count(*) FILTER (WHERE r.state = 'paused'),
+			count(*) FILTER (WHERE r.state = 'done'),
+			count(*) FILTER (WHERE r.state = 'failed')
+		FROM runs r WHERE r.org_id = $1`, orgID).Scan(&c.Running, &c.InBackoff, &c.Paused, &c.Done, &c.Failed)
+	if err != nil {
+		return c, fmt.Errorf("runs: counts: %w", err)
+	}
+	return c, nil
+}
