@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -241,5 +242,63 @@ func TestAPBankAccountChangeIsAnAlert(t *testing.T) {
 		if d := s.page(t, id); d.Find(`[data-testid=iban-alert]`).Length() != 0 || len(pageCodes(d)) != 0 {
 			t.Errorf("%s: the page warns", name)
 		}
+	}
+}
+
+// An admin sets the org's identity on the settings page (audited); from
+// then on a document addressed to another buyer warns, read again, with no
+// re-filing. A reviewer may not open the page; a value out of bounds is
+// shown again with what was wrong.
+func TestOrgSettingsFormSetsTheBuyerIdentity(t *testing.T) {
+	t.Parallel()
+	s := newAPSite(t, false)
+	o, err := org.ByID(context.Background(), s.db.Pool, s.orgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.file(t, apInvoice("SET-1", "DE999999999", day(-3), day(27), "Other Trading Ltd", "GB111222333", ""))
+	if len(pageCodes(s.page(t, id))) != 0 {
+		t.Fatal("a warning before the identity is set")
+	}
+
+	if resp := get(t, s.web, s.URL+"/admin/org"); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a reviewer opens the org settings: %d", resp.StatusCode)
+	}
+	admin := testkit.User(t, s.db, o, auth.RoleAdmin)
+	c := s.client(t)
+	csrf := s.signIn(t, c, admin)
+	form := doc(t, get(t, c, s.URL+"/admin/org"))
+	if form.Find(`[data-testid=org-settings-form] input[name=max_issue_age_months]`).AttrOr("value", "") != "18" {
+		t.Fatal("the form does not show the default age of 18 months")
+	}
+	post := func(values url.Values) *http.Response {
+		values.Set("_csrf", csrf)
+		resp, err := c.PostForm(s.URL+"/admin/org", values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post(url.Values{"legal_name": {"Acme Handels GmbH"}, "vat_id": {"DE123456789"}, "max_issue_age_months": {"500"}})
+	if d := doc(t, resp); resp.StatusCode != http.StatusUnprocessableEntity ||
+		!strings.Contains(d.Find(`[data-testid=org-settings-error]`).Text(), "between 1 and 120") ||
+		d.Find(`input[name=legal_name]`).AttrOr("value", "") != "Acme Handels GmbH" {
+		t.Fatalf("an age of 500 months: %d", resp.StatusCode)
+	}
+	resp = post(url.Values{"legal_name": {"Acme Handels GmbH"}, "vat_id": {"DE123456789"}, "max_issue_age_months": {"12"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d", resp.StatusCode)
+	}
+	form = doc(t, get(t, c, s.URL+"/admin/org"))
+	if form.Find(`input[name=vat_id]`).AttrOr("value", "") != "DE123456789" || form.Find(`input[name=max_issue_age_months]`).AttrOr("value", "") != "12" {
+		t.Fatal("the form does not show what was saved")
+	}
+	if n := testkit.Count(t, s.db, `SELECT count(*) FROM audit_events WHERE action = 'org.identity_set' AND org_id = $1 AND actor = $2
+		AND detail ->> 'vat_id' = 'DE123456789'`, s.orgID, admin.Email); n != 1 {
+		t.Fatalf("%d audit events", n)
+	}
+	if msg, ok := pageCodes(s.page(t, id))[apchecks.CodeBuyerNotThisOrg]; !ok || !strings.Contains(msg, "GB111222333") {
+		t.Fatalf("after the identity is set, the page shows %v", pageCodes(s.page(t, id)))
 	}
 }

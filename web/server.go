@@ -156,6 +156,8 @@ func (s *Server) routes() {
 	adm.GET("/runs/:id", s.runPage)
 	adm.POST("/runs/:id/retry", s.runRetry)
 	adm.POST("/runs/:id/abandon", s.runAbandon)
+	adm.GET("/org", s.orgSettings)
+	adm.POST("/org", s.saveOrgSettings)
 	u.GET("/typewriter", s.typewriterList)
 	u.GET("/typewriter/new", s.composeForm)
 	u.POST("/typewriter", s.compose)
