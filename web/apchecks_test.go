@@ -64,7 +64,12 @@ func newAPSite(t *testing.T, identity bool) apSite {
 // file ingests content through the API and waits until it is pending.
 func (s apSite) file(t *testing.T, content []byte) int64 {
 	t.Helper()
-	code, body := s.api.do("POST", "/api/v1/documents", "application/json", content)
+	return s.fileAs(t, "application/json", content)
+}
+
+func (s apSite) fileAs(t *testing.T, mediaType string, content []byte) int64 {
+	t.Helper()
+	code, body := s.api.do("POST", "/api/v1/documents", mediaType, content)
 	if code != 202 {
 		t.Fatalf("upload: %d %v", code, body)
 	}
@@ -301,4 +306,65 @@ func TestOrgSettingsFormSetsTheBuyerIdentity(t *testing.T) {
 	if msg, ok := pageCodes(s.page(t, id))[apchecks.CodeBuyerNotThisOrg]; !ok || !strings.Contains(msg, "GB111222333") {
 		t.Fatalf("after the identity is set, the page shows %v", pageCodes(s.page(t, id)))
 	}
+}
+
+// The checks read every format alike: the published samples, as they are
+// (UBL, CII, a Factur-X PDF), are addressed to other buyers, issued years
+// ago, and (TOSL108) were due long before today; and a JSON invoice of the
+// UBL sample's supplier asking for another account than the posted UBL
+// one's raises the bank-account alert.
+func TestAPChecksReadEveryFormat(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, mediaType string
+		want            []string
+	}{
+		{"samples/en16931-ubl-example2.xml", "application/xml",
+			[]string{apchecks.CodeBuyerNotThisOrg, apchecks.CodeIssueDateOld, apchecks.CodeDueAtArrival}},
+		{"samples/en16931-cii-example2.xml", "application/xml",
+			[]string{apchecks.CodeBuyerNotThisOrg, apchecks.CodeIssueDateOld, apchecks.CodeDueAtArrival}},
+		{"samples/peppol-bis3-base-example.xml", "application/xml",
+			[]string{apchecks.CodeBuyerNotThisOrg, apchecks.CodeIssueDateOld, apchecks.CodeDueAtArrival}},
+		{"samples/mustang-EN16931_Einfach.pdf", "application/pdf",
+			[]string{apchecks.CodeBuyerNotThisOrg, apchecks.CodeIssueDateOld}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			s := newAPSite(t, true)
+			id := s.fileAs(t, tt.mediaType, sample(t, tt.file))
+			api, page := s.apFindings(t, id), pageCodes(s.page(t, id))
+			for _, code := range tt.want {
+				if _, ok := api[code]; !ok {
+					t.Errorf("API lacks %s: %v", code, api)
+				}
+				if _, ok := page[code]; !ok {
+					t.Errorf("page lacks %s: %v", code, page)
+				}
+			}
+			if len(api) != len(tt.want) || len(page) != len(tt.want) {
+				t.Errorf("API %v, page %v, want %v", api, page, tt.want)
+			}
+		})
+	}
+	t.Run("bank account across formats", func(t *testing.T) {
+		t.Parallel()
+		s := newAPSite(t, true)
+		posted := s.fileAs(t, "application/xml", sample(t, "samples/en16931-ubl-example2.xml"))
+		if _, err := s.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET status = 'posted', decided_at = now() WHERE id = $1`, posted); err != nil {
+			t.Fatal(err)
+		}
+		changed := s.file(t, apInvoice("TOSL109", "NO123456789MVA", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "NO02 1234 5678 903"))
+		same := s.file(t, apInvoice("TOSL110", "NO123456789MVA", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "no93 8601 1117 947"))
+		f, ok := s.apFindings(t, changed)[apchecks.CodeSupplierIBANDiff]
+		if !ok || !strings.Contains(f["message"].(string), fmt.Sprintf("•••• 7947 (on #%d)", posted)) {
+			t.Fatalf("the JSON invoice: %v", f)
+		}
+		if s.page(t, changed).Find(`[data-testid=iban-alert]`).Length() != 1 {
+			t.Error("no alert on the page")
+		}
+		if api := s.apFindings(t, same); len(api) != 0 {
+			t.Errorf("the same account warns: %v", api)
+		}
+	})
 }
