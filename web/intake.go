@@ -145,7 +145,7 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 		return views.DocumentView{}, err
 	}
 	v := views.DocumentView{Doc: p.Document, Fields: p.Fields, Findings: p.Findings, Verdict: p.Verdict, Group: p.Group,
-		Compare: compareView(p.Comparison), History: p.History, Pretty: p.Pretty, Signature: p.Signature, CanTypeIn: p.CanTypeIn}
+		Compare: compareView(p.Comparison), History: p.History, Pretty: p.Pretty, Signature: p.Signature, CanTypeIn: p.CanTypeIn, Payable: p.Payable}
 	if v.Decision, err = s.decisionView(c, p.Decision, nil); err != nil {
 		return v, err
 	}

@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
-	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 )
 
@@ -105,13 +103,10 @@ func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Me
 	if len(d.Fields) > 0 {
 		fields = d.Fields
 	}
-	findings := []einvoice.Finding{}
-	if len(d.Findings) > 0 {
-		// Every finding with its severity, fatal ones first (API.md).
-		if err := json.Unmarshal(d.Findings, &findings); err != nil {
-			return nil, fmt.Errorf("web: findings of document %d: %w", d.ID, err)
-		}
-		findings = einvoice.BySeverity(findings)
+	// Every finding with its severity, fatal ones first (API.md), the AP checks' among them.
+	findings, err := intake.Findings(c.Request().Context(), s.pool, d)
+	if err != nil {
+		return nil, err
 	}
 	job, err := s.jobJSON(c, d)
 	if err != nil {

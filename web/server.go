@@ -160,6 +160,8 @@ func (s *Server) routes() {
 	adm.GET("/supplier-rules", s.supplierRules)
 	adm.POST("/supplier-rules/change", s.changeSupplierRule)
 	adm.POST("/supplier-rules/forget", s.forgetSupplierRule)
+	adm.GET("/org", s.orgSettings)
+	adm.POST("/org", s.saveOrgSettings)
 	u.GET("/typewriter", s.typewriterList)
 	u.GET("/typewriter/new", s.composeForm)
 	u.POST("/typewriter", s.compose)

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
+	"greatbook/internal/audit"
 	"greatbook/internal/auth"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
@@ -45,6 +47,51 @@ func (e env) orgAdd(ctx context.Context, args []string) error {
 		verb = "exists"
 	}
 	fmt.Fprintf(e.stdout, "org %s %s (id %d, base currency %s)\n", o.Slug, verb, o.ID, o.BaseCurrency)
+	return nil
+}
+
+// orgSet sets the org's identity as a buyer and the age of an old invoice;
+// a flag left out keeps its value, an empty one clears it.
+func (e env) orgSet(ctx context.Context, args []string) error {
+	c := e.subcommand("org set")
+	legalName := c.flags.String("legal-name", "", "the org's legal name as suppliers write it")
+	vatID := c.flags.String("vat-id", "", "the org's VAT id")
+	maxAge := c.flags.Int("max-issue-age-months", 0, "warn of invoices issued longer ago than this (1-120)")
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New("usage: greatbook org set SLUG [--legal-name NAME] [--vat-id ID] [--max-issue-age-months 18]")
+	}
+	d, err := c.open(ctx, e.cliLogger())
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	o, err := org.BySlug(ctx, d.pool, pos[0])
+	if err != nil {
+		return errors.New(message(err))
+	}
+	id := o.Identity
+	c.flags.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "legal-name":
+			id.LegalName = *legalName
+		case "vat-id":
+			id.VATID = *vatID
+		case "max-issue-age-months":
+			id.MaxIssueAgeMonths = *maxAge
+			if *maxAge == 0 {
+				id.MaxIssueAgeMonths = -1 // zero is out of bounds here, not "the default"
+			}
+		}
+	})
+	if o, err = org.SetIdentity(ctx, d.pool, o.ID, id, audit.System("cli")); err != nil {
+		return errors.New(message(err))
+	}
+	fmt.Fprintf(e.stdout, "org %s: legal name %q, VAT id %q, invoices older than %d months warn\n",
+		o.Slug, o.Identity.LegalName, o.Identity.VATID, o.Identity.MaxIssueAgeMonths)
 	return nil
 }
 

@@ -23,6 +23,8 @@ const usage = `usage: greatbook <command> [flags]
   migrate                                          apply migrations and exit
   demo                                             load demo data (idempotent); print the sign-in details
   org add SLUG --name NAME [--currency EUR]        an org with its base currency and a default chart of accounts
+  org set SLUG [--legal-name NAME] [--vat-id ID] [--max-issue-age-months 18]
+                                                   the org's identity as a buyer, for the AP checks (audited)
   user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin
   token add --org SLUG --email EMAIL               print a new API token for that user
   sweep                                            one recovery pass; print what it launched
@@ -58,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.demo(ctx, rest)
 	case cmd == "org" && sub == "add":
 		return e.orgAdd(ctx, rest[1:])
+	case cmd == "org" && sub == "set":
+		return e.orgSet(ctx, rest[1:])
 	case cmd == "user" && sub == "add":
 		return e.userAdd(ctx, rest[1:])
 	case cmd == "token" && sub == "add":

@@ -127,11 +127,20 @@ func (w *xmlWriter) ciiLineItem(i int, l Line, amount func(decimal.Decimal) stri
 	w.close("ram:IncludedSupplyChainTradeLineItem")
 }
 
-// ciiSettlement writes the ApplicableHeaderTradeSettlement: currency, tax subtotals, payment terms
+// ciiSettlement writes the ApplicableHeaderTradeSettlement: currency, the payee's account, tax subtotals, payment terms
 // (due is the due date in format 102, or empty), the monetary summation and the billing reference.
 func (w *xmlWriter) ciiSettlement(d Document, due string, amount func(decimal.Decimal) string) {
 	w.open("ram:ApplicableHeaderTradeSettlement")
 	w.elem("ram:InvoiceCurrencyCode", d.Currency)
+	if d.PayeeIBAN != "" {
+		// BG-16: a credit transfer (UNTDID 4461 code 30) to the payee's account, BT-84.
+		w.open("ram:SpecifiedTradeSettlementPaymentMeans")
+		w.elem("ram:TypeCode", "30")
+		w.open("ram:PayeePartyCreditorFinancialAccount")
+		w.elem("ram:IBANID", d.PayeeIBAN)
+		w.close("ram:PayeePartyCreditorFinancialAccount")
+		w.close("ram:SpecifiedTradeSettlementPaymentMeans")
+	}
 	for _, s := range d.TaxSubtotals {
 		w.open("ram:ApplicableTradeTax")
 		w.elem("ram:CalculatedAmount", amount(s.Tax))

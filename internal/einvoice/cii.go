@@ -28,6 +28,7 @@ type ciiDocument struct {
 			Currency          string            `xml:"InvoiceCurrencyCode"`
 			Taxes             []ciiTax          `xml:"ApplicableTradeTax"`
 			PaymentTerms      []ciiPaymentTerms `xml:"SpecifiedTradePaymentTerms"`
+			PaymentMeans      []ciiPaymentMeans `xml:"SpecifiedTradeSettlementPaymentMeans"`
 			Summation         ciiSummation      `xml:"SpecifiedTradeSettlementHeaderMonetarySummation"`
 			InvoiceReferences []struct {
 				ID               string `xml:"-"` // ZUGFeRD 1.0 only: D16B names the invoice by IssuerAssignedID
@@ -69,6 +70,11 @@ type ciiParty struct {
 	LegalOrgID       string   `xml:"SpecifiedLegalOrganization>ID"`
 	URIs             []idText `xml:"URIUniversalCommunication>URIID"`
 	TaxRegistrations []idText `xml:"SpecifiedTaxRegistration>ID"`
+}
+
+// ciiPaymentMeans holds BT-84, the payee's account (the same element names in CII D16B and ZUGFeRD 1.0).
+type ciiPaymentMeans struct {
+	IBAN string `xml:"PayeePartyCreditorFinancialAccount>IBANID"`
 }
 
 type ciiPaymentTerms struct {
@@ -183,6 +189,11 @@ func (src ciiDocument) document(format Format, names ciiVocabulary) (Document, e
 	for i, terms := range settlement.PaymentTerms {
 		if due := r.ciiDate(fmt.Sprintf("SpecifiedTradePaymentTerms[%d]/DueDateDateTime", i), terms.DueDate); due != "" {
 			doc.DueDate = due
+			break
+		}
+	}
+	for _, m := range settlement.PaymentMeans {
+		if doc.PayeeIBAN = text(m.IBAN); doc.PayeeIBAN != "" {
 			break
 		}
 	}

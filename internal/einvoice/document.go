@@ -107,6 +107,9 @@ type Document struct {
 	TaxSubtotals     []TaxSubtotal `json:"tax_subtotals"`
 	Totals           Totals        `json:"totals"`
 	BillingReference string        `json:"billing_reference,omitempty"` // the invoice a credit note or a corrected invoice (384) refers to
+	// PayeeIBAN is the account the seller asks to be paid to (EN 16931 BT-84, the first credit transfer
+	// account the document states), as it states it: the AP checks compare it with earlier invoices'.
+	PayeeIBAN string `json:"payee_iban,omitempty"`
 	// Specification is the specification identifier the document states (EN 16931 BT-24: CII's
 	// GuidelineSpecifiedDocumentContextParameter/ID, UBL's CustomizationID), as it states it.
 	Specification string `json:"specification,omitempty"`

@@ -27,6 +27,7 @@ type jsonDocument struct {
 	TaxSubtotals     []jsonSubtotal `json:"tax_subtotals"`
 	Totals           *jsonTotals    `json:"totals"`
 	BillingReference *string        `json:"billing_reference"`
+	PayeeIBAN        string         `json:"payee_iban"`
 }
 
 type jsonLine struct {
@@ -163,6 +164,7 @@ func parseJSON(dl *deadline, data []byte) (Document, error) {
 		Buyer:        src.Buyer,
 		Lines:        []Line{},
 		TaxSubtotals: []TaxSubtotal{},
+		PayeeIBAN:    src.PayeeIBAN,
 	}
 	if src.BillingReference != nil {
 		doc.BillingReference = *src.BillingReference
@@ -330,6 +332,7 @@ type ownJSON struct {
 	TaxSubtotals     []ownJSONSubtotal `json:"tax_subtotals"`
 	Totals           ownJSONTotals     `json:"totals"`
 	BillingReference *string           `json:"billing_reference"`
+	PayeeIBAN        string            `json:"payee_iban,omitempty"`
 }
 
 type ownJSONLine struct {
@@ -379,6 +382,7 @@ func (d Document) MarshalOwnJSON() ([]byte, error) {
 		Currency:     d.Currency,
 		Seller:       d.Seller,
 		Buyer:        d.Buyer,
+		PayeeIBAN:    d.PayeeIBAN,
 		Lines:        make([]ownJSONLine, 0, len(d.Lines)),
 		TaxSubtotals: make([]ownJSONSubtotal, 0, len(d.TaxSubtotals)),
 	}

@@ -47,6 +47,8 @@ type ublBillingRef struct {
 
 type ublPaymentDueDate struct {
 	PaymentDueDate string `xml:"PaymentDueDate"`
+	// PayeeAccount is BT-84 (PaymentMeans only; PaymentTerms has none).
+	PayeeAccount string `xml:"PayeeFinancialAccount>ID"`
 }
 
 type ublParty struct {
@@ -159,6 +161,11 @@ func parseUBL(dl *deadline, data []byte) (Document, error) {
 	}
 	if doc.DueDate == "" {
 		doc.DueDate = firstDueDate(src.PaymentMeans, src.PaymentTerms)
+	}
+	for _, m := range src.PaymentMeans {
+		if doc.PayeeIBAN = text(m.PayeeAccount); doc.PayeeIBAN != "" {
+			break
+		}
 	}
 
 	lines := src.InvoiceLines

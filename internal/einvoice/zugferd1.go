@@ -32,6 +32,7 @@ type zugferd1Document struct {
 			Currency          string            `xml:"InvoiceCurrencyCode"`
 			Taxes             []zugferd1Tax     `xml:"ApplicableTradeTax"`
 			PaymentTerms      []ciiPaymentTerms `xml:"SpecifiedTradePaymentTerms"`
+			PaymentMeans      []ciiPaymentMeans `xml:"SpecifiedTradeSettlementPaymentMeans"`
 			Summation         ciiSummation      `xml:"SpecifiedTradeSettlementMonetarySummation"`
 			InvoiceReferences []struct {
 				ID               string `xml:"ID"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"greatbook/internal/apchecks"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 )
@@ -37,6 +38,8 @@ type DocumentPage struct {
 	// CanTypeIn: the document is flagged for want of fields fit to post, so
 	// a person may type them in.
 	CanTypeIn bool
+	// Payable is what the AP desk's checks found (CheckPayable).
+	Payable apchecks.Report
 }
 
 // Comparison is a document beside another member of its group (With is 0
@@ -90,6 +93,9 @@ func ReadDocument(ctx context.Context, q database.Executor, r Reader, id int64) 
 		}
 		// Capped while it is built: a deeply nested original must not cost more than its page.
 		p.Pretty = einvoice.PrettyLimit(raw, einvoice.PrettyCap)
+	}
+	if p.Payable, err = CheckPayable(ctx, q, doc); err != nil {
+		return p, err
 	}
 	p.Decision, err = decisionPanel(ctx, q, r, doc, p.Group)
 	return p, err

@@ -8,19 +8,47 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
 	"greatbook/internal/database"
 )
 
-// Org is a tenant with its base currency.
+// Org is a tenant with its base currency and its identity as a buyer.
 type Org struct {
 	ID           int64
 	Slug         string
 	Name         string
 	BaseCurrency string
+	Identity     Identity
+}
+
+// Identity is how the org appears as the buyer on its suppliers' invoices,
+// and how old an invoice may be before the desk warns. An empty LegalName
+// and VATID mean "not set": the buyer check then says nothing.
+type Identity struct {
+	LegalName string
+	VATID     string
+	// MaxIssueAgeMonths is the age past which an issue date is far in the past.
+	MaxIssueAgeMonths int
+}
+
+// Limits of an org's identity (the database checks them too).
+const (
+	MaxLegalName         = 200
+	MaxVATID             = 40
+	DefaultMaxIssueAge   = 18
+	MaxIssueAgeMonthsCap = 120
+)
+
+// selectOrg reads an org with its identity.
+const selectOrg = `SELECT id, slug, name, base_currency, legal_name, vat_id, max_issue_age_months FROM orgs`
+
+func scanOrg(row pgx.Row, o *Org) error {
+	return row.Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency, &o.Identity.LegalName, &o.Identity.VATID, &o.Identity.MaxIssueAgeMonths)
 }
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
@@ -50,10 +78,10 @@ func Create(ctx context.Context, db database.Executor, slug, name, currency stri
 	}
 	r, err := database.WithTxV(ctx, db, func(tx pgx.Tx) (result, error) {
 		var o Org
-		err := tx.QueryRow(ctx, `
+		err := scanOrg(tx.QueryRow(ctx, `
 			INSERT INTO orgs (slug, name, base_currency) VALUES ($1, $2, $3)
 			ON CONFLICT (slug) DO NOTHING
-			RETURNING id, slug, name, base_currency`, slug, name, currency).Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency)
+			RETURNING id, slug, name, base_currency, legal_name, vat_id, max_issue_age_months`, slug, name, currency), &o)
 		if errors.Is(err, pgx.ErrNoRows) {
 			existing, err := BySlug(ctx, tx, slug)
 			if err != nil {
@@ -80,8 +108,7 @@ func Create(ctx context.Context, db database.Executor, slug, name, currency stri
 // BySlug returns the org with the given slug.
 func BySlug(ctx context.Context, q database.Executor, slug string) (Org, error) {
 	var o Org
-	err := q.QueryRow(ctx, `SELECT id, slug, name, base_currency FROM orgs WHERE slug = $1`, slug).
-		Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency)
+	err := scanOrg(q.QueryRow(ctx, selectOrg+` WHERE slug = $1`, slug), &o)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Org{}, apperr.New(apperr.NotFound, "no org %q", slug)
 	}
@@ -94,8 +121,7 @@ func BySlug(ctx context.Context, q database.Executor, slug string) (Org, error) 
 // ByID returns the org with the given id.
 func ByID(ctx context.Context, q database.Executor, id int64) (Org, error) {
 	var o Org
-	err := q.QueryRow(ctx, `SELECT id, slug, name, base_currency FROM orgs WHERE id = $1`, id).
-		Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency)
+	err := scanOrg(q.QueryRow(ctx, selectOrg+` WHERE id = $1`, id), &o)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Org{}, apperr.New(apperr.NotFound, "no org %d", id)
 	}
@@ -103,4 +129,37 @@ func ByID(ctx context.Context, q database.Executor, id int64) (Org, error) {
 		return Org{}, fmt.Errorf("org: load %d: %w", id, err)
 	}
 	return o, nil
+}
+
+// SetIdentity sets how the org appears as the buyer on its suppliers'
+// invoices and the age past which an issue date is far in the past; empty
+// LegalName and VATID unset them. Audited as org.identity_set.
+func SetIdentity(ctx context.Context, db database.Executor, orgID int64, id Identity, by audit.Actor) (Org, error) {
+	id.LegalName = strings.Join(strings.Fields(id.LegalName), " ")
+	id.VATID = strings.TrimSpace(id.VATID)
+	switch {
+	case !utf8.ValidString(id.LegalName) || strings.ContainsRune(id.LegalName, 0) || len(id.LegalName) > MaxLegalName:
+		return Org{}, apperr.New(apperr.Invalid, "the legal name must be text of at most %d bytes", MaxLegalName)
+	case !utf8.ValidString(id.VATID) || strings.ContainsRune(id.VATID, 0) || len(id.VATID) > MaxVATID:
+		return Org{}, apperr.New(apperr.Invalid, "the VAT id must be text of at most %d bytes", MaxVATID)
+	case id.MaxIssueAgeMonths == 0:
+		id.MaxIssueAgeMonths = DefaultMaxIssueAge
+	case id.MaxIssueAgeMonths < 1 || id.MaxIssueAgeMonths > MaxIssueAgeMonthsCap:
+		return Org{}, apperr.New(apperr.Invalid, "the age of an old invoice must be between 1 and %d months", MaxIssueAgeMonthsCap)
+	}
+	return database.WithTxV(ctx, db, func(tx pgx.Tx) (Org, error) {
+		var o Org
+		err := scanOrg(tx.QueryRow(ctx, `UPDATE orgs SET legal_name = $2, vat_id = $3, max_issue_age_months = $4 WHERE id = $1
+			RETURNING id, slug, name, base_currency, legal_name, vat_id, max_issue_age_months`,
+			orgID, id.LegalName, id.VATID, id.MaxIssueAgeMonths), &o)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Org{}, apperr.New(apperr.NotFound, "no org %d", orgID)
+		}
+		if err != nil {
+			return Org{}, fmt.Errorf("org: set identity of %d: %w", orgID, err)
+		}
+		return o, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: by, Action: "org.identity_set",
+			SubjectType: "org", SubjectID: orgID, Detail: map[string]any{"legal_name": o.Identity.LegalName,
+				"vat_id": o.Identity.VATID, "max_issue_age_months": o.Identity.MaxIssueAgeMonths}})
+	})
 }

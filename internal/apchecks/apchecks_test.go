@@ -1,0 +1,113 @@
+package apchecks
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"greatbook/internal/einvoice"
+)
+
+var arrival = time.Date(2026, 12, 3, 9, 30, 0, 0, time.UTC)
+
+func codes(r Report) string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.Severity != einvoice.SeverityWarning {
+			return "not a warning: " + f.Code
+		}
+		out = append(out, f.Code)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestChecks(t *testing.T) {
+	t.Parallel()
+	acme := Org{LegalName: "Acme Handels GmbH", VATID: "DE 123 456 789", MaxIssueAgeMonths: 18}
+	doc := func(change func(*einvoice.Document)) einvoice.Document {
+		d := einvoice.Document{IssueDate: "2026-11-20", DueDate: "2026-12-20",
+			Buyer: einvoice.Party{Name: "ACME Handels GmbH", VATID: "DE123456789"}}
+		if change != nil {
+			change(&d)
+		}
+		return d
+	}
+	tests := []struct {
+		name     string
+		in       Input
+		want     string
+		contains string
+	}{
+		{name: "a proper invoice", in: Input{Document: doc(nil), Org: acme}},
+		{name: "no identity set says nothing", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer = einvoice.Party{Name: "Someone Else Ltd", VATID: "GB999"}
+		}), Org: Org{MaxIssueAgeMonths: 18}}},
+		{name: "VAT id without country prefix and with dots is ours", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer.VATID = "123.456.789"
+		}), Org: acme}},
+		{name: "another VAT id", in: Input{Document: doc(func(d *einvoice.Document) { d.Buyer.VATID = "DE987654321" }), Org: acme},
+			want: CodeBuyerNotThisOrg, contains: "DE987654321"},
+		{name: "another country, same digits", in: Input{Document: doc(func(d *einvoice.Document) { d.Buyer.VATID = "AT123456789" }), Org: acme},
+			want: CodeBuyerNotThisOrg},
+		{name: "name with punctuation and legal form is ours", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer = einvoice.Party{Name: "acme handels, gmbh."}
+		}), Org: acme}},
+		{name: "another name", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer = einvoice.Party{Name: "Acme Logistics GmbH"}
+		}), Org: acme}, want: CodeBuyerNotThisOrg, contains: "Acme Logistics GmbH"},
+		{name: "old", in: Input{Document: doc(func(d *einvoice.Document) { d.IssueDate, d.DueDate = "2025-06-02", "" }), Org: acme},
+			want: CodeIssueDateOld, contains: "more than 18 months"},
+		{name: "just within the age", in: Input{Document: doc(func(d *einvoice.Document) { d.IssueDate, d.DueDate = "2025-06-03", "" }), Org: acme}},
+		{name: "a shorter configured age", in: Input{Document: doc(nil), Org: Org{MaxIssueAgeMonths: 18}}},
+		{name: "tomorrow is allowed", in: Input{Document: doc(func(d *einvoice.Document) { d.IssueDate = "2026-12-04" }), Org: acme}},
+		{name: "the day after tomorrow is in the future", in: Input{Document: doc(func(d *einvoice.Document) { d.IssueDate = "2026-12-05" }), Org: acme},
+			want: CodeIssueDateFuture},
+		{name: "due before arrival", in: Input{Document: doc(func(d *einvoice.Document) { d.DueDate = "2026-12-02" }), Org: acme},
+			want: CodeDueAtArrival, contains: "2026-12-02"},
+		{name: "due before issue is prepaid, not overdue", in: Input{Document: doc(func(d *einvoice.Document) { d.DueDate = "2026-11-01" }), Org: acme}},
+		{name: "due on the day of arrival", in: Input{Document: doc(func(d *einvoice.Document) { d.DueDate = "2026-12-03" }), Org: acme}},
+		{name: "same IBAN, spaced and lower case", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "de89 3704 0044 0532 0130 00" }),
+			Org: acme, Previous: []PreviousAccount{{IBAN: "DE89370400440532013000", Documents: []int64{2, 1}}}}},
+		{name: "no previous posted invoice", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "DE89370400440532013000" }), Org: acme}},
+		{name: "changed IBAN", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "GB33BUKB20201555555555" }),
+			Org: acme, Previous: []PreviousAccount{{IBAN: "DE89370400440532013000", Documents: []int64{2, 1}}}},
+			want: CodeSupplierIBANDiff, contains: "•••• 3000 (on #2, #1)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.in.ReceivedAt = arrival
+			r := Check(tt.in)
+			if got := codes(r); got != tt.want {
+				t.Fatalf("findings %q, want %q (%v)", got, tt.want, r.Findings)
+			}
+			if tt.contains != "" && !strings.Contains(r.Findings[0].Message, tt.contains) {
+				t.Errorf("message %q does not say %q", r.Findings[0].Message, tt.contains)
+			}
+			if (tt.want == CodeSupplierIBANDiff) != (r.BankChange != nil) {
+				t.Errorf("bank change %v", r.BankChange)
+			}
+		})
+	}
+}
+
+func TestConfiguredAge(t *testing.T) {
+	t.Parallel()
+	d := einvoice.Document{IssueDate: "2026-05-01"}
+	if got := codes(Check(Input{Document: d, ReceivedAt: arrival, Org: Org{MaxIssueAgeMonths: 6}})); got != CodeIssueDateOld {
+		t.Errorf("six months: %q", got)
+	}
+	if got := codes(Check(Input{Document: d, ReceivedAt: arrival, Org: Org{MaxIssueAgeMonths: 18}})); got != "" {
+		t.Errorf("eighteen months: %q", got)
+	}
+}
+
+func TestMaskIBAN(t *testing.T) {
+	t.Parallel()
+	if got := MaskIBAN("de89 3704 0044 0532 0130 00"); got != "•••• 3000" {
+		t.Errorf("%q", got)
+	}
+	if strings.Contains(MaskIBAN("NO9386011117947"), "9386") {
+		t.Error("masked IBAN shows more than its last four")
+	}
+}

@@ -1,0 +1,61 @@
+package apchecks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"greatbook/internal/database"
+)
+
+// MaxPreviousInvoices caps how many of a supplier's latest posted documents
+// the bank-account check reads: enough to know its accounts, bounded however
+// long the supplier's history.
+const MaxPreviousInvoices = 200
+
+// previousAccountsSQL reads the payee accounts of a supplier's posted
+// invoices filed before this one, newest first. The supplier is the part of
+// source_ref before the first '/', the bookkeeper's supplier key (VAT id,
+// else endpoint id, else legal id, else name; '/' is escaped inside it),
+// looked up through intake_posted_supplier_idx.
+const previousAccountsSQL = `
+	SELECT id, fields ->> 'payee_iban'
+	FROM intake_documents
+	WHERE org_id = $1 AND status = 'posted' AND doc_type = 'invoice' AND id < $2
+	  AND split_part(source_ref, '/', 1) = $3
+	  AND coalesce(fields ->> 'payee_iban', '') <> ''
+	ORDER BY id DESC
+	LIMIT $4`
+
+// PreviousAccounts returns the bank accounts the supplier of sourceRef was
+// paid to on its posted documents filed before documentID, each with the
+// documents that carried it, newest first.
+func PreviousAccounts(ctx context.Context, q database.Executor, orgID, documentID int64, sourceRef string) ([]PreviousAccount, error) {
+	supplier, _, ok := strings.Cut(sourceRef, "/")
+	if !ok || supplier == "" {
+		return nil, nil
+	}
+	rows, err := q.Query(ctx, previousAccountsSQL, orgID, documentID, supplier, MaxPreviousInvoices)
+	if err != nil {
+		return nil, fmt.Errorf("apchecks: previous accounts of %s: %w", supplier, err)
+	}
+	defer rows.Close()
+	var out []PreviousAccount
+	index := map[string]int{}
+	for rows.Next() {
+		var id int64
+		var iban string
+		if err := rows.Scan(&id, &iban); err != nil {
+			return nil, fmt.Errorf("apchecks: previous accounts of %s: %w", supplier, err)
+		}
+		iban = NormalizeIBAN(iban)
+		i, seen := index[iban]
+		if !seen {
+			i = len(out)
+			index[iban] = i
+			out = append(out, PreviousAccount{IBAN: iban})
+		}
+		out[i].Documents = append(out[i].Documents, id)
+	}
+	return out, rows.Err()
+}

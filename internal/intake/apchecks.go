@@ -1,0 +1,59 @@
+package intake
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"greatbook/internal/apchecks"
+	"greatbook/internal/database"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/org"
+)
+
+// CheckPayable runs the AP desk's checks on a document as it reads now:
+// addressed to this org, a plausible issue date, not overdue on arrival,
+// paid to the account the supplier's posted invoices used. They run at read
+// time because the org's identity and the supplier's posted invoices change
+// after filing; they are warnings, so they change neither the status nor
+// the EN 16931 verdict. A document without fields has nothing to check.
+func CheckPayable(ctx context.Context, q database.Executor, doc Document) (apchecks.Report, error) {
+	fields := fieldsOf(doc)
+	if fields == nil {
+		return apchecks.Report{}, nil
+	}
+	o, err := org.ByID(ctx, q, doc.OrgID)
+	if err != nil {
+		return apchecks.Report{}, err
+	}
+	in := apchecks.Input{Document: *fields, ReceivedAt: doc.ReceivedAt, Org: apchecks.Org{
+		LegalName: o.Identity.LegalName, VATID: o.Identity.VATID, MaxIssueAgeMonths: o.Identity.MaxIssueAgeMonths}}
+	switch {
+	case fields.Type != einvoice.TypeInvoice:
+		// A credit note is paid by the buyer, not to the supplier's account:
+		// neither the bank check nor the due date concerns it.
+		in.Document.PayeeIBAN, in.Document.DueDate = "", ""
+	case fields.PayeeIBAN != "":
+		if in.Previous, err = apchecks.PreviousAccounts(ctx, q, doc.OrgID, doc.ID, doc.SourceRef); err != nil {
+			return apchecks.Report{}, err
+		}
+	}
+	return apchecks.Check(in), nil
+}
+
+// Findings are everything the API says was found on a document (API.md):
+// the pipeline's findings as filed and the AP checks' warnings as they read
+// now, fatal first.
+func Findings(ctx context.Context, q database.Executor, doc Document) ([]einvoice.Finding, error) {
+	findings := []einvoice.Finding{}
+	if len(doc.Findings) > 0 {
+		if err := json.Unmarshal(doc.Findings, &findings); err != nil {
+			return nil, fmt.Errorf("intake: findings of document %d: %w", doc.ID, err)
+		}
+	}
+	ap, err := CheckPayable(ctx, q, doc)
+	if err != nil {
+		return nil, err
+	}
+	return einvoice.BySeverity(append(findings, ap.Findings...)), nil
+}
