@@ -49,7 +49,7 @@ func (s *Server) decided(c echo.Context, id int64, status int, out *views.Outcom
 	if err != nil {
 		return err
 	}
-	return render(c, status, views.DecisionPanel(v))
+	return render(c, status, views.DecisionUpdate(v))
 }
 
 // refused answers a decision that failed: an expected refusal is shown in
@@ -88,7 +88,7 @@ func (s *Server) decisionPanel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.DecisionPanel(v))
+	return render(c, http.StatusOK, views.DecisionUpdate(v))
 }
 
 // decide runs a decision on the document the path names and answers with

@@ -14,6 +14,9 @@ import (
 type Reader struct {
 	OrgID int64
 	Admin bool
+	// Label is how the reader's decisions are recorded (decided_by): the
+	// page's group watch does not report the reader's own decisions.
+	Label string
 }
 
 // DocumentPage is what a reviewer's page of one document shows, and what
@@ -76,7 +79,7 @@ func ReadDocument(ctx context.Context, q database.Executor, r Reader, id int64) 
 	if p.Group, err = Group(ctx, q, r.OrgID, id); err != nil {
 		return p, err
 	}
-	p.Signature = GroupSignature(p.Group)
+	p.Signature = GroupSignature(p.Group, id, r.Label)
 	if p.Comparison, err = compare(ctx, q, doc, p.Group, CompareWith(doc, p.Group)); err != nil {
 		return p, err
 	}
