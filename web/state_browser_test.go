@@ -70,3 +70,44 @@ func TestBrowserOwnRejectUpdatesTheBadge(t *testing.T) {
 		t.Fatal("own reject raised an alarm that the group changed")
 	}
 }
+
+// currentTab checks that exactly one link of the tab list is current, as
+// aria-current="page", and that it looks different from the others.
+func currentTab(t *testing.T, p playwright.Page, list, label string) {
+	t.Helper()
+	tabs := p.Locator(list + " a")
+	must(t, expect.Locator(p.Locator(list+" a[aria-current]")).ToHaveCount(1))
+	current := p.Locator(list + ` a[aria-current="page"]`)
+	must(t, expect.Locator(current).ToHaveCount(1))
+	must(t, expect.Locator(current).ToContainText(label))
+	background := func(l playwright.Locator) string {
+		v, err := l.Evaluate(`el => { const s = getComputedStyle(el); return [s.backgroundColor, s.color, s.borderBottomColor, s.borderBottomWidth].join(" ") }`, nil)
+		must(t, err)
+		return v.(string)
+	}
+	other := tabs.And(p.Locator(`:not([aria-current])`)).First()
+	if background(current) == background(other) {
+		t.Fatalf("the current tab %q looks like the others (%s)", label, background(current))
+	}
+}
+
+func TestBrowserTheCurrentTabIsMarkedAndShown(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.Org(t, a.db)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	p := a.signedIn(t, u)
+
+	currentTab(t, p, `nav[aria-label="Queue views"]`, "Needs review")
+	must(t, p.GetByTestId("tab-flagged").Click())
+	currentTab(t, p, `nav[aria-label="Queue views"]`, "Flagged")
+	currentTab(t, p, `nav[aria-label="Main"]`, "Desk")
+
+	_, err := p.Goto("/ledger")
+	must(t, err)
+	currentTab(t, p, `ul[aria-label="Ledger views"]`, "Entries")
+	_, err = p.Goto("/ledger/trial-balance")
+	must(t, err)
+	currentTab(t, p, `ul[aria-label="Ledger views"]`, "Trial balance")
+	currentTab(t, p, `nav[aria-label="Main"]`, "Ledger")
+}
