@@ -111,3 +111,39 @@ func TestBrowserTheCurrentTabIsMarkedAndShown(t *testing.T) {
 	currentTab(t, p, `ul[aria-label="Ledger views"]`, "Trial balance")
 	currentTab(t, p, `nav[aria-label="Main"]`, "Ledger")
 }
+
+// A launch that fails for good: the reviewer's panel counts the attempt in
+// the singular and tells them whom to ask (no link to a page that answers
+// them 403); the admin's panel offers the retry, and the job page
+// shows the count beside its badge.
+func TestBrowserADeadLetterIsCountedAndExplainedByRole(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := bookkeepingOrg(t, a)
+	reviewer := testkit.User(t, a.db, o, auth.RoleReviewer)
+	admin := testkit.User(t, a.db, o, auth.RoleAdmin)
+	breakLaunches(a, "bookkeeper pool refused the run (injected)")
+	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, reviewer)}
+	id := filed(t, c, sample(t, "ubl-invoice-multirate.xml"), "pending")
+
+	p := a.signedIn(t, reviewer)
+	_, err := p.Goto("/intake/" + itoa(id))
+	must(t, err)
+	must(t, p.GetByTestId("approve").Click())
+	outcome := p.GetByTestId("outcome")
+	must(t, expect.Locator(outcome).ToHaveAttribute("data-outcome", "launch_failed"))
+	must(t, expect.Locator(outcome).ToContainText("ask an admin"))
+	must(t, expect.Locator(p.Locator(`#decision a[href^="/admin/"]`)).ToHaveCount(0))
+	job := p.GetByTestId("job")
+	must(t, expect.Locator(job).ToHaveAttribute("data-job-status", "abandoned"))
+	must(t, expect.Locator(job).ToContainText("after 1 attempt:"))
+
+	ap := a.signedIn(t, admin)
+	_, err = ap.Goto("/intake/" + itoa(id))
+	must(t, err)
+	must(t, expect.Locator(ap.GetByTestId("retry-form")).ToBeVisible())
+	jobID := testkit.Count(t, a.db, `SELECT id FROM jobs WHERE intake_id = $1`, id)
+	_, err = ap.Goto("/admin/jobs/" + itoa(int64(jobID)))
+	must(t, err)
+	must(t, expect.Locator(ap.GetByTestId("job-summary")).ToContainText("abandoned 1 of 5 attempts"))
+}

@@ -64,6 +64,9 @@ type DecisionPanel struct {
 	CanMarkDistinct bool
 	// CanRetry: an admin may retry a failed or abandoned bookkeeping job.
 	CanRetry bool
+	// SeesDeadLetters: the reader may open the dead-letter page (an admin);
+	// a reviewer is told whom to ask instead of a link that answers 403.
+	SeesDeadLetters bool
 }
 
 // ReadDocument gathers a document's page for a reader of its org.
@@ -118,7 +121,8 @@ func undecided(doc Document) bool { return doc.Status == Pending || doc.Status =
 // decisionPanel decides what r may do on doc; group is doc's duplicate
 // group, read only when doc is undecided.
 func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc Document, group []Member) (DecisionPanel, error) {
-	v := DecisionPanel{Document: doc, Verdict: VerdictOf(doc), CanMarkDistinct: r.Admin && undecided(doc) && doc.DuplicateOf != 0}
+	v := DecisionPanel{Document: doc, Verdict: VerdictOf(doc), CanMarkDistinct: r.Admin && undecided(doc) && doc.DuplicateOf != 0,
+		SeesDeadLetters: r.Admin}
 	if undecided(doc) {
 		if b, blocked := BlockedBy(group, doc.ID); blocked {
 			v.Blocking = &b
