@@ -1,11 +1,13 @@
 package web_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/einvoice"
 	"greatbook/internal/testkit"
 )
 
@@ -146,4 +148,61 @@ func TestBrowserADeadLetterIsCountedAndExplainedByRole(t *testing.T) {
 	_, err = ap.Goto("/admin/jobs/" + itoa(int64(jobID)))
 	must(t, err)
 	must(t, expect.Locator(ap.GetByTestId("job-summary")).ToContainText("abandoned 1 of 5 attempts"))
+}
+
+// jsonInvoice is an invoice in the project's JSON intake format: number
+// varies, seller, date, currency and total do not.
+func jsonInvoice(number string) []byte {
+	return []byte(`{"type":"invoice","number":"` + number + `","issue_date":"2026-11-20","currency":"SEK",
+		"seller":{"name":"Paper Supplier AB","vat_id":"SE556677889901"},"buyer":{"name":"Acme AB","vat_id":"SE556000000101"},
+		"lines":[{"description":"Copy paper","quantity":"10","unit_price":"45.00","tax_rate":"25"}]}`)
+}
+
+// The explanations follow why a document was flagged: a same-content
+// duplicate is not a colliding number, and a typewriter document that
+// collides with an upload by reference is no newer version of it.
+func TestBrowserDuplicateTextsFollowTheFlagReason(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := bookkeepingOrg(t, a)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
+	upload := func(content []byte, status string) int64 {
+		t.Helper()
+		code, body := c.do("POST", "/api/v1/documents", "application/json", content)
+		if code != 202 {
+			t.Fatalf("upload: %d %v", code, body)
+		}
+		id := body["intake_id"].(float64)
+		c.waitStatus(id, status)
+		return int64(id)
+	}
+	first := upload(jsonInvoice("INV-1"), "pending")
+	if code, body := c.postJSON("/api/v1/intake/"+itoa(first)+"/approve", ""); code != 200 {
+		t.Fatalf("approve: %d %v", code, body)
+	}
+	sameContent := upload(jsonInvoice("INV-2"), "flagged")
+
+	p := a.signedIn(t, u)
+	_, err := p.Goto("/intake/" + itoa(sameContent))
+	must(t, err)
+	must(t, expect.Locator(p.GetByTestId("outcome")).ToHaveAttribute("data-outcome", "conflict"))
+	way := p.GetByTestId("way-forward")
+	must(t, expect.Locator(way).ToContainText("same supplier, issue date, currency and total with document "+itoa(first)))
+	must(t, expect.Locator(way).Not().ToContainText("number collides"))
+
+	// The typewriter composes the upload's invoice again: same supplier and
+	// number, so flagged as a duplicate by reference, not as a version.
+	d, err := einvoice.ParseJSON(jsonInvoice("INV-1"))
+	must(t, err)
+	tw, err := a.app.Typewriter.Compose(context.Background(), o.ID, d, u.Actor())
+	must(t, err)
+	_, err = p.Goto("/typewriter/" + itoa(tw.ID))
+	must(t, err)
+	must(t, p.GetByTestId("submit-version").Click())
+	must(t, expect.Locator(p.GetByTestId("flash")).ToContainText("submitted"))
+	must(t, expect.Locator(p.GetByTestId("flash")).Not().ToContainText("newer version"))
+	dup := p.GetByTestId("version-duplicate-of")
+	must(t, expect.Locator(dup).ToContainText("duplicate of document "+itoa(first)+" (same supplier and number)"))
+	must(t, expect.Locator(dup).Not().ToContainText("newer version"))
 }
