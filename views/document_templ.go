@@ -77,7 +77,7 @@ func GroupGraph(members []intake.Member, current int64) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" role=\"img\" aria-labelledby=\"group-graph-title\"><title id=\"group-graph-title\">Duplicate group of ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" role=\"group\" aria-labelledby=\"group-graph-title\"><title id=\"group-graph-title\">Duplicate group of ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
