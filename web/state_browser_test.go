@@ -206,3 +206,26 @@ func TestBrowserDuplicateTextsFollowTheFlagReason(t *testing.T) {
 	must(t, expect.Locator(dup).ToContainText("duplicate of document "+itoa(first)+" (same supplier and number)"))
 	must(t, expect.Locator(dup).Not().ToContainText("newer version"))
 }
+
+// Someone else's approval of the very document one is looking at is still
+// reported, and the header follows it to posted.
+func TestBrowserSomeoneElsesApprovalOfThisDocumentIsReported(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := bookkeepingOrg(t, a)
+	ann := testkit.User(t, a.db, o, auth.RoleReviewer)
+	bob := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, ann)}
+	id := filed(t, c, sample(t, "ubl-invoice-multirate.xml"), "pending")
+
+	pb := a.signedIn(t, bob)
+	_, err := pb.Goto("/intake/" + itoa(id))
+	must(t, err)
+	must(t, expect.Locator(pb.GetByTestId("approve")).ToBeVisible())
+	if code, body := c.postJSON("/api/v1/intake/"+itoa(id)+"/approve", ""); code != 200 {
+		t.Fatalf("approve: %d %v", code, body)
+	}
+	must(t, expect.Locator(pb.GetByTestId("watch-notice")).ToContainText(ann.Email+" decided this document"))
+	must(t, expect.Locator(pb.GetByTestId("posted")).ToBeVisible())
+	must(t, expect.Locator(pb.Locator(`#doc-badges [data-testid=status]`)).ToHaveText("posted"))
+}
