@@ -126,4 +126,13 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		must(t, err)
 		assertAccessible(t, p)
 	}
+
+	// A reviewer's view: the panel of a dead letter, and the 403 of an admin page.
+	reviewer := testkit.User(t, a.db, o, auth.RoleReviewer)
+	rp := a.signedIn(t, reviewer)
+	for _, path := range []string{"/desk", "/intake/" + itoa(dead), "/admin/dead-letters"} {
+		_, err := rp.Goto(path)
+		must(t, err)
+		assertAccessible(t, rp)
+	}
 }
