@@ -6,6 +6,8 @@ SHELL := /bin/bash
 BIN               := bin/greatbook
 PLAYWRIGHT_VERSION := 1.52.0
 DRIVER_DIR        := $(CURDIR)/.cache/playwright-driver/$(PLAYWRIGHT_VERSION)
+AXE_VERSION       := 4.14.1
+AXE_DIR           := $(CURDIR)/.cache/axe-core/$(AXE_VERSION)
 CHROMIUM          ?= /usr/bin/chromium
 ADDR              ?= 127.0.0.1:8080
 DATA_DIR          ?= .greatbook
@@ -14,6 +16,7 @@ FUZZTIME          ?= 10000x
 FUZZTIME_LONG     ?= 5m
 
 export PLAYWRIGHT_DRIVER_PATH := $(DRIVER_DIR)
+export GREATBOOK_AXE_PATH := $(AXE_DIR)/package/axe.min.js
 
 .PHONY: help run build test test-deps generate check-generated vet fuzz fuzz-long bench lint clean
 
@@ -27,7 +30,7 @@ run: build ## serve the app with demo data on the embedded database (127.0.0.1:8
 	./$(BIN) demo --data-dir $(DATA_DIR)
 	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
 
-test-deps: $(DRIVER_DIR)/package/cli.js ## install what the tests need: Go modules, Chromium, pgbouncer, the Playwright driver
+test-deps: $(DRIVER_DIR)/package/cli.js $(AXE_DIR)/package/axe.min.js ## install what the tests need: Go modules, Chromium, pgbouncer, the Playwright driver, axe-core
 	go mod download
 	@missing=""; [ -x "$(CHROMIUM)" ] || missing="chromium"; \
 	  command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
@@ -48,6 +51,14 @@ $(DRIVER_DIR)/package/cli.js:
 	  && tar xzf playwright-core-$(PLAYWRIGHT_VERSION).tgz && rm playwright-core-$(PLAYWRIGHT_VERSION).tgz \
 	  && ln -sf "$$(command -v node)" node
 	test "$$($(DRIVER_DIR)/node $(DRIVER_DIR)/package/cli.js --version)" = "Version $(PLAYWRIGHT_VERSION)"
+
+# axe-core (the accessibility checks the browser tests run on every page),
+# from the npm registry like the driver; the tests inject axe.min.js.
+$(AXE_DIR)/package/axe.min.js:
+	rm -rf $(AXE_DIR) && mkdir -p $(AXE_DIR)
+	cd $(AXE_DIR) && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null \
+	  && tar xzf axe-core-$(AXE_VERSION).tgz && rm axe-core-$(AXE_VERSION).tgz
+	grep -q '"version": "$(AXE_VERSION)"' $(AXE_DIR)/package/package.json
 
 generate: ## regenerate the templ components
 	go tool templ generate

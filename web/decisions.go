@@ -20,7 +20,7 @@ import (
 // just did (nil for none: then a blocking member is said as a conflict).
 func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
 	v := views.DecisionView{Doc: p.Document, Job: p.Job, Verdict: p.Verdict, Outcome: out,
-		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry}
+		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters}
 	if out == nil && p.Blocking != nil {
 		v.Outcome = &views.Outcome{Kind: "conflict", Blocking: p.Blocking}
 	}
@@ -54,7 +54,7 @@ func (s *Server) decided(c echo.Context, id int64, status int, out *views.Outcom
 	if err != nil {
 		return err
 	}
-	return render(c, status, views.DecisionPanel(v))
+	return render(c, status, views.DecisionUpdate(v))
 }
 
 // refused answers a decision that failed: an expected refusal is shown in
@@ -93,7 +93,7 @@ func (s *Server) decisionPanel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.DecisionPanel(v))
+	return render(c, http.StatusOK, views.DecisionUpdate(v))
 }
 
 // decide runs a decision on the document the path names and answers with

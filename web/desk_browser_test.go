@@ -154,11 +154,19 @@ func TestBrowserTwoReviewersApproveTwoMembersAtOnce(t *testing.T) {
 	if outcomes["launched"] != 1 || outcomes["conflict"] != 1 {
 		t.Fatalf("outcomes %v, want one launched and one 409", outcomes)
 	}
-	// The loser's page says who won, and the approve button is gone.
+	// The loser's page says who won, and the approve button is gone; its
+	// watch reports the winner's approval. The winner's page raises no
+	// alarm about its own approval.
 	for _, p := range []playwright.Page{pa, pb} {
 		if o, _ := p.GetByTestId("outcome").GetAttribute("data-outcome"); o == "conflict" {
 			must(t, expect.Locator(p.GetByTestId("blocking-link")).ToBeVisible())
+			must(t, expect.Locator(p.GetByTestId("watch-notice")).ToContainText("approved by"))
 			screenshot(t, p, "inline-409.png")
+		} else {
+			watchedOnce(t, p)
+			if n, _ := p.GetByTestId("watch-notice").Count(); n != 0 {
+				t.Fatal("the winner's page reports its own approval as a change of the group")
+			}
 		}
 	}
 }

@@ -132,7 +132,7 @@ func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) 
 // reader is the signed-in user as the read model sees them.
 func reader(c echo.Context) intake.Reader {
 	u := currentUser(c)
-	return intake.Reader{OrgID: u.OrgID, Admin: u.IsAdmin()}
+	return intake.Reader{OrgID: u.OrgID, Admin: u.IsAdmin(), Label: u.Actor().Label}
 }
 
 // documentView gathers what a document's page shows: the document as
@@ -201,7 +201,7 @@ func (s *Server) watch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sig := intake.GroupSignature(group)
+	sig := intake.GroupSignature(group, id, u.Actor().Label)
 	if sig == c.QueryParam("sig") {
 		return c.NoContent(http.StatusNoContent)
 	}
@@ -211,6 +211,12 @@ func (s *Server) watch(c echo.Context) error {
 		if b.ApprovedBy != "" && b.ApprovedAt != nil {
 			notice = fmt.Sprintf("Document %d in this group was approved by %s at %s and is %s: this document cannot be approved now.",
 				b.ID, b.ApprovedBy, b.ApprovedAt.UTC().Format("15:04:05 UTC"), b.Status)
+		}
+	}
+	for _, m := range group {
+		if m.ID == id && m.DecidedBy != "" && m.DecidedBy != u.Actor().Label && m.DecidedAt != nil {
+			notice = fmt.Sprintf("%s decided this document (%s at %s) while you were looking at it.",
+				m.DecidedBy, m.Status, m.DecidedAt.UTC().Format("15:04:05 UTC"))
 		}
 	}
 	c.Response().Header().Set("HX-Trigger", "groupChanged")

@@ -10,6 +10,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
 	"greatbook/internal/typewriter"
 	"greatbook/views"
 )
@@ -180,7 +181,7 @@ func (s *Server) submitVersion(c echo.Context) error {
 	}
 	msg := fmt.Sprintf("Version %d submitted: intake document %d, %s.", v.Number, doc.ID, doc.Status)
 	if doc.DuplicateOf != 0 {
-		msg = fmt.Sprintf("Version %d submitted: intake document %d, flagged as a newer version of document %d.", v.Number, doc.ID, doc.DuplicateOf)
+		msg = fmt.Sprintf("Version %d submitted: intake document %d, flagged %s.", v.Number, doc.ID, intake.DuplicateClause(doc.DuplicateReason, doc.DuplicateOf))
 	}
 	flash(c, msg)
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", v.DocumentID))

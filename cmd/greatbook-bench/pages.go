@@ -285,7 +285,7 @@ func pages(ctx context.Context, e *bench.Env) error {
 		if err != nil {
 			return err
 		}
-		sigs[id] = intake.GroupSignature(g)
+		sigs[id] = intake.GroupSignature(g, id, u.Email)
 		for _, m := range g {
 			if m.ID != id {
 				other[id] = m.ID

@@ -63,6 +63,21 @@ const (
 	Manual        = "manual"         // typed in by hand and matching another
 )
 
+// DuplicateClause says, after "filed" or "flagged", what a duplicate
+// duplicates and why, as its reason has it: only a newer version of a
+// typewriter document is called a version.
+func DuplicateClause(reason string, of int64) string {
+	switch reason {
+	case NewerVersion:
+		return fmt.Sprintf("as a newer version of document %d", of)
+	case SameReference:
+		return fmt.Sprintf("as a duplicate of document %d (same supplier and number)", of)
+	case SameContent:
+		return fmt.Sprintf("as a duplicate of document %d (same supplier, issue date, currency and total under another number)", of)
+	}
+	return fmt.Sprintf("as a duplicate of document %d", of)
+}
+
 // Document is an intake row.
 type Document struct {
 	ID              int64

@@ -107,12 +107,24 @@ func orNone2(a, b string) string {
 	return b
 }
 
-// GroupSignature identifies the state of a document's group: it changes
-// whenever a member is filed, decided or posted (the page of a reviewer who
-// is looking at the group notices through it).
-func GroupSignature(members []Member) string {
+// GroupSignature identifies the state of document id's group as its reader
+// (decided_by label reader) did not make it: it changes whenever someone
+// else files, decides or posts a member, or decides document id itself. The
+// reader's own decision on document id, and the posting that follows it,
+// leave it as it was, so that a reviewer's page never reports their own
+// action as a change made while they were looking (the decision region
+// shows that outcome itself).
+func GroupSignature(members []Member, id int64, reader string) string {
 	s := ""
 	for _, m := range members {
+		if m.ID == id {
+			decider := m.DecidedBy
+			if decider == reader {
+				decider = ""
+			}
+			s += fmt.Sprintf("%d:%d:%s;", m.ID, m.DuplicateOf, decider)
+			continue
+		}
 		s += fmt.Sprintf("%d:%s:%d:%d;", m.ID, m.Status, m.DuplicateOf, m.ResultEntryID)
 	}
 	return fmt.Sprintf("%x", fnv64(s))

@@ -15,6 +15,9 @@ import (
 type Reader struct {
 	OrgID int64
 	Admin bool
+	// Label is how the reader's decisions are recorded (decided_by): the
+	// page's group watch does not report the reader's own decisions.
+	Label string
 }
 
 // DocumentPage is what a reviewer's page of one document shows, and what
@@ -64,6 +67,9 @@ type DecisionPanel struct {
 	CanMarkDistinct bool
 	// CanRetry: an admin may retry a failed or abandoned bookkeeping job.
 	CanRetry bool
+	// SeesDeadLetters: the reader may open the dead-letter page (an admin);
+	// a reviewer is told whom to ask instead of a link that answers 403.
+	SeesDeadLetters bool
 }
 
 // ReadDocument gathers a document's page for a reader of its org.
@@ -79,7 +85,7 @@ func ReadDocument(ctx context.Context, q database.Executor, r Reader, id int64) 
 	if p.Group, err = Group(ctx, q, r.OrgID, id); err != nil {
 		return p, err
 	}
-	p.Signature = GroupSignature(p.Group)
+	p.Signature = GroupSignature(p.Group, id, r.Label)
 	if p.Comparison, err = compare(ctx, q, doc, p.Group, CompareWith(doc, p.Group)); err != nil {
 		return p, err
 	}
@@ -121,7 +127,8 @@ func undecided(doc Document) bool { return doc.Status == Pending || doc.Status =
 // decisionPanel decides what r may do on doc; group is doc's duplicate
 // group, read only when doc is undecided.
 func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc Document, group []Member) (DecisionPanel, error) {
-	v := DecisionPanel{Document: doc, Verdict: VerdictOf(doc), CanMarkDistinct: r.Admin && undecided(doc) && doc.DuplicateOf != 0}
+	v := DecisionPanel{Document: doc, Verdict: VerdictOf(doc), CanMarkDistinct: r.Admin && undecided(doc) && doc.DuplicateOf != 0,
+		SeesDeadLetters: r.Admin}
 	if undecided(doc) {
 		if b, blocked := BlockedBy(group, doc.ID); blocked {
 			v.Blocking = &b

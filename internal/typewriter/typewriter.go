@@ -44,7 +44,10 @@ type IntakeRow struct {
 	ID          int64
 	Status      intake.Status
 	DuplicateOf int64
-	FlagReason  string
+	// DuplicateReason says why it is a duplicate of DuplicateOf: a newer
+	// version, or a collision with another document (intake's reasons).
+	DuplicateReason string
+	FlagReason      string
 }
 
 // Document is a composed document and its versions, oldest first.
@@ -170,7 +173,7 @@ func insertVersion(ctx context.Context, tx pgx.Tx, orgID, documentID int64, numb
 }
 
 const versionColumns = `v.id, v.document_id, v.number, coalesce(v.supersedes_id, 0), v.body, v.pdf_sha256, v.created_by, v.created_at,
-	i.id, i.status, coalesce(i.duplicate_of, 0), coalesce(i.flag_reason, '')`
+	i.id, i.status, coalesce(i.duplicate_of, 0), coalesce(i.duplicate_reason, ''), coalesce(i.flag_reason, '')`
 
 func scanVersion(row pgx.Row) (Version, error) {
 	var v Version
@@ -178,16 +181,16 @@ func scanVersion(row pgx.Row) (Version, error) {
 	var iid *int64
 	var status *string
 	var dup int64
-	var flag string
+	var reason, flag string
 	if err := row.Scan(&v.ID, &v.DocumentID, &v.Number, &v.SupersedesID, &body, &v.PDFSHA256, &v.CreatedBy, &v.CreatedAt,
-		&iid, &status, &dup, &flag); err != nil {
+		&iid, &status, &dup, &reason, &flag); err != nil {
 		return v, err
 	}
 	if err := json.Unmarshal(body, &v.Body); err != nil {
 		return v, err
 	}
 	if iid != nil {
-		v.Intake = &IntakeRow{ID: *iid, Status: intake.Status(*status), DuplicateOf: dup, FlagReason: flag}
+		v.Intake = &IntakeRow{ID: *iid, Status: intake.Status(*status), DuplicateOf: dup, DuplicateReason: reason, FlagReason: flag}
 	}
 	return v, nil
 }

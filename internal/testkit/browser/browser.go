@@ -28,6 +28,25 @@ var (
 	startErr error
 )
 
+// AxeVersion is the axe-core whose axe.min.js the accessibility checks
+// inject, laid out from the npm registry by `make test-deps`.
+const AxeVersion = "4.14.1"
+
+// AxeScript is the path of axe.min.js: GREATBOOK_AXE_PATH, else where `make
+// test-deps` lays it out. A missing file fails the test (as a missing
+// driver does): the checks must not pass by not running.
+func AxeScript(t testing.TB) string {
+	t.Helper()
+	path := os.Getenv("GREATBOOK_AXE_PATH")
+	if path == "" {
+		path = filepath.Join(testkit.RepoRoot(), ".cache", "axe-core", AxeVersion, "package", "axe.min.js")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("browser: axe-core %s is not at %s; run `make test-deps` (make test does it)", AxeVersion, path)
+	}
+	return path
+}
+
 // DriverDir is where `make test-deps` lays out the driver, unless
 // PLAYWRIGHT_DRIVER_PATH says otherwise.
 func DriverDir() string {
