@@ -7,8 +7,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -203,14 +201,7 @@ func (s *Server) apiMe(c echo.Context) error {
 func (s *Server) desk(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	before, _ := strconv.ParseInt(c.QueryParam("before"), 10, 64)
-	after, _ := strconv.ParseInt(c.QueryParam("after"), 10, 64)
-	tab := intake.Tab(c.QueryParam("tab"))
-	if !slices.Contains(intake.Tabs, tab) {
-		tab = intake.TabNeedsReview
-	}
-	p, err := intake.Queue(ctx, s.pool, u.OrgID, intake.QueueFilter{Tab: tab, Query: c.QueryParam("q"),
-		DocType: c.QueryParam("type"), FlagReason: c.QueryParam("flag"), Before: before, After: after})
+	p, err := intake.Queue(ctx, s.pool, u.OrgID, queueFilter(c.QueryParams()))
 	if err != nil {
 		return err
 	}
