@@ -231,3 +231,36 @@ func TestBrowserFocusMovesToTheQuestionAnApprovalRaised(t *testing.T) {
 	must(t, p.Keyboard().Press("a"))
 	must(t, expect.Locator(p.GetByTestId("answer-account")).ToBeFocused())
 }
+
+// A flagged duplicate is rejected in one click with a reason that names
+// what it duplicates; its side-by-side view marks the changed characters.
+func TestBrowserRejectAsDuplicateInOneClick(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := bookkeepingOrg(t, a)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
+	first, _ := twoCopies(t, c)
+	invoice := sample(t, "ubl-invoice-multirate.xml")
+	later := filed(t, c, []byte(strings.Replace(string(invoice), "<cbc:DueDate>2026-12-20", "<cbc:DueDate>2027-01-15", 1)), "flagged")
+	p := a.signedIn(t, u)
+	_, err := p.Goto("/intake/" + itoa(later))
+	must(t, err)
+
+	// Side by side with the first: the due date's changed characters are marked.
+	changed := p.Locator(`[data-testid=compare-row][data-same=false]`)
+	must(t, expect.Locator(changed).ToHaveCount(1))
+	must(t, expect.Locator(changed.GetByTestId("compare-change")).ToHaveText([]string{"7-01-15", "6-12-20"}))
+
+	want := "Duplicate of #" + itoa(first) + " (same supplier reference: Nordisk Konsult Aktiebolag NK-2026-0042)."
+	must(t, expect.Locator(p.GetByTestId("reject-duplicate-reason")).ToHaveText(want))
+	must(t, expect.Locator(p.GetByTestId("reject-duplicate")).ToHaveText("Reject as duplicate of #"+itoa(first)))
+	must(t, p.GetByTestId("reject-duplicate").Click())
+	must(t, expect.Locator(p.GetByTestId("rejected")).ToContainText(want))
+	must(t, expect.Locator(p.Locator("#decision:focus-within")).ToHaveCount(1))
+	var reason string
+	must(t, a.db.Pool.QueryRow(t.Context(), `SELECT decision_reason FROM intake_documents WHERE id = $1 AND status = 'rejected'`, later).Scan(&reason))
+	if reason != want {
+		t.Fatalf("stored reason %q, want %q", reason, want)
+	}
+}
