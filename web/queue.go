@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
 	"greatbook/views"
 )
@@ -54,8 +55,22 @@ func queueContext(v url.Values) (intake.QueueFilter, string) {
 // opened from (the query of the request).
 func (s *Server) queueNavigation(c echo.Context, id int64) (views.QueueNav, error) {
 	f, query := queueContext(c.QueryParams())
-	pos, err := intake.Position(c.Request().Context(), s.pool, currentUser(c).OrgID, f, id)
+	pos, query, err := s.position(c, f, query, id)
 	return views.QueueNav{DocumentID: id, Query: query, Position: pos}, err
+}
+
+// position is document id's place in queue f (query, its query string). A
+// queue the desk would refuse (a search it cannot store) falls back to the
+// default queue: it must fail neither the document's page nor a decision
+// already made.
+func (s *Server) position(c echo.Context, f intake.QueueFilter, query string, id int64) (intake.QueuePosition, string, error) {
+	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
+	pos, err := intake.Position(ctx, s.pool, orgID, f, id)
+	if e, ok := apperr.As(err); ok && e.Code == apperr.Invalid {
+		query = ""
+		pos, err = intake.Position(ctx, s.pool, orgID, intake.QueueFilter{}, id)
+	}
+	return pos, query, err
 }
 
 // advances reports whether a decision was asked "and next".
@@ -71,7 +86,7 @@ func (s *Server) advance(c echo.Context, id int64, out *views.Outcome) error {
 	}
 	v, _ := url.ParseQuery(raw)
 	f, query := queueContext(v)
-	pos, err := intake.Position(c.Request().Context(), s.pool, currentUser(c).OrgID, f, id)
+	pos, query, err := s.position(c, f, query, id)
 	if err != nil {
 		return err
 	}
