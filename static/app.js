@@ -175,8 +175,35 @@ function focusOn(el) {
 // Back on the desk, the row of the document the reviewer came from is
 // selected again (the document page's way back says which: ?at=ID).
 // After a decision made "and next", focus is on its outcome, the flash.
+// queueKey is a desk query as a queue: without page cursors and position,
+// the default tab spelled out, in a stable order.
+function queueKey(search) {
+  const q = new URLSearchParams(search);
+  ["before", "after", "at"].forEach(function (k) { q.delete(k); });
+  if (!q.get("tab")) q.set("tab", "review");
+  q.sort();
+  return q.toString();
+}
+
+const positionKey = "greatbook.queue-position";
+
 document.addEventListener("DOMContentLoaded", function () {
-  const at = new URLSearchParams(window.location.search).get("at");
+  // A document page opened from the desk remembers, for this tab of the
+  // browser, which row of which queue it is, so that the browser's Back
+  // finds the row again (the desk is loaded afresh).
+  const doc = document.querySelector("[data-testid=document]");
+  if (doc && document.querySelector("[data-testid=queue-nav]")) {
+    try {
+      sessionStorage.setItem(positionKey, JSON.stringify({ queue: queueKey(window.location.search), id: doc.dataset.documentId }));
+    } catch (e) { /* storage refused: the links still say where */ }
+  }
+  let at = new URLSearchParams(window.location.search).get("at");
+  if (!at && queueRows().length) {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(positionKey) || "null");
+      if (saved && saved.queue === queueKey(window.location.search)) at = saved.id;
+    } catch (e) { /* nothing remembered */ }
+  }
   if (at) {
     const rows = queueRows();
     const i = rows.findIndex(function (r) { return r.dataset.documentId === at; });

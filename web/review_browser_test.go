@@ -264,3 +264,31 @@ func TestBrowserRejectAsDuplicateInOneClick(t *testing.T) {
 		t.Fatalf("stored reason %q, want %q", reason, want)
 	}
 }
+
+// Back from a document with the browser's Back key, the desk selects the
+// row the reviewer opened, so j and k go on from there.
+func TestBrowserTheDeskKeepsThePositionOnBack(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := bookkeepingOrg(t, a)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
+	first := filed(t, c, numbered(t, 1), "pending")
+	second := filed(t, c, numbered(t, 2), "pending")
+	filed(t, c, numbered(t, 3), "pending")
+	p := a.signedIn(t, u)
+	kb := p.Keyboard()
+	must(t, expect.Locator(p.GetByTestId("queue-row")).ToHaveCount(3))
+	must(t, kb.Press("j"))
+	must(t, kb.Press("j"))
+	must(t, kb.Press("o"))
+	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(second)+`\?`)))
+	_, err := p.GoBack() // the browser's Back
+	must(t, err)
+	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/desk$`)))
+	selected := p.Locator("tr.selected")
+	must(t, expect.Locator(selected).ToHaveAttribute("data-document-id", itoa(second)))
+	must(t, expect.Locator(selected).ToBeFocused())
+	must(t, kb.Press("j"))
+	must(t, expect.Locator(selected).ToHaveAttribute("data-document-id", itoa(first)))
+}
