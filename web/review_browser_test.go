@@ -292,3 +292,24 @@ func TestBrowserTheDeskKeepsThePositionOnBack(t *testing.T) {
 	must(t, kb.Press("j"))
 	must(t, expect.Locator(selected).ToHaveAttribute("data-document-id", itoa(first)))
 }
+
+// "Approve and next" whose launch fails stays on the document: the alert
+// says what happened and has focus, instead of a flash on the next page.
+func TestBrowserApproveAndNextStaysWhenTheLaunchFails(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := bookkeepingOrg(t, a)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	breakLaunches(a, "bookkeeper pool refused the run (injected)")
+	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
+	filed(t, c, numbered(t, 1), "pending")
+	id := filed(t, c, numbered(t, 2), "pending")
+	p := a.signedIn(t, u)
+	_, err := p.Goto("/intake/" + itoa(id) + "?tab=review")
+	must(t, err)
+	must(t, p.GetByTestId("approve-next").Focus())
+	must(t, p.Keyboard().Press("Enter"))
+	must(t, expect.Locator(p.GetByTestId("outcome")).ToHaveAttribute("data-outcome", "launch_failed"))
+	must(t, expect.Locator(p.GetByTestId("outcome")).ToBeFocused())
+	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(id)+`\?tab=review$`)))
+}
