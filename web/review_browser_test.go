@@ -93,6 +93,14 @@ func TestBrowserTabIsNeverTrappedInThePDFViewer(t *testing.T) {
 	must(t, expect.Locator(p.GetByTestId("after-original")).ToBeFocused())
 }
 
+// atURL waits for the page to reach url and to finish loading, so that
+// its script listens for keys before the test presses any.
+func atURL(t *testing.T, p playwright.Page, url *regexp.Regexp) {
+	t.Helper()
+	must(t, expect.Page(p).ToHaveURL(url))
+	must(t, p.WaitForLoadState())
+}
+
 // tabTo presses Tab until focus is on the element selector names, at most
 // limit times; focus must never stay in a frame on the way.
 func tabTo(t *testing.T, p playwright.Page, selector string, limit int) {
@@ -121,7 +129,7 @@ func keyboardApproveAndNext(t *testing.T, p playwright.Page, id, next int64) {
 	t.Helper()
 	tabTo(t, p, "[data-testid=approve-next]", 80)
 	must(t, p.Keyboard().Press("Enter"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(next)+`\?`)))
+	atURL(t, p, regexp.MustCompile(`/intake/`+itoa(next)+`\?`))
 	must(t, expect.Locator(p.Locator("#flash .flash")).ToContainText("Document "+itoa(id)+": Approved"))
 	must(t, expect.Locator(p.Locator("#flash .flash")).ToBeFocused())
 }
@@ -136,7 +144,7 @@ func keyboardRejectAndNext(t *testing.T, p playwright.Page, id, next int64, reas
 	must(t, kb.Type(reason))
 	tabTo(t, p, "[data-testid=reject-next]", 5)
 	must(t, kb.Press("Enter"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(next)+`\?`)))
+	atURL(t, p, regexp.MustCompile(`/intake/`+itoa(next)+`\?`))
 	must(t, expect.Locator(p.Locator("#flash .flash")).ToContainText("Document "+itoa(id)+": Rejected"))
 }
 
@@ -162,15 +170,16 @@ func TestBrowserKeyboardOnlyReviewPass(t *testing.T) {
 	_, err := p.Goto("/desk?tab=review&q=nordisk")
 	must(t, err)
 	must(t, expect.Locator(p.GetByTestId("queue-row")).ToHaveCount(3))
+	must(t, p.WaitForLoadState())
 	must(t, kb.Press("j"))
 	must(t, kb.Press("o"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(third)+`\?q=nordisk&tab=review$`)))
+	atURL(t, p, regexp.MustCompile(`/intake/`+itoa(third)+`\?q=nordisk&tab=review$`))
 
 	// Back on the desk (g d), the row it came from is selected and focused;
 	// j goes on from there.
 	must(t, kb.Press("g"))
 	must(t, kb.Press("d"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/desk\?q=nordisk&tab=review&at=`+itoa(third)+`$`)))
+	atURL(t, p, regexp.MustCompile(`/desk\?q=nordisk&tab=review&at=`+itoa(third)+`$`))
 	selected := p.Locator("tr.selected")
 	must(t, expect.Locator(selected).ToHaveAttribute("data-document-id", itoa(third)))
 	must(t, expect.Locator(selected).ToBeFocused())
@@ -178,17 +187,18 @@ func TestBrowserKeyboardOnlyReviewPass(t *testing.T) {
 	must(t, expect.Locator(selected).ToHaveAttribute("data-document-id", itoa(second)))
 	must(t, kb.Press("k"))
 	must(t, kb.Press("Enter"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(third)+`\?q=nordisk&tab=review$`)))
+	atURL(t, p, regexp.MustCompile(`/intake/`+itoa(third)+`\?q=nordisk&tab=review$`))
 
 	keyboardApproveAndNext(t, p, third, second)
+	screenshot(t, p, "review-and-next.png")
 	// j and k move through the same queue; the document just approved has
 	// left it, so nothing is before the second now.
 	must(t, expect.Locator(p.GetByTestId("queue-previous")).ToHaveCount(0))
 	must(t, kb.Press("j"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(first)+`\?`)))
+	atURL(t, p, regexp.MustCompile(`/intake/`+itoa(first)+`\?`))
 	must(t, expect.Locator(p.GetByTestId("queue-last")).ToBeVisible())
 	must(t, kb.Press("k"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(second)+`\?`)))
+	atURL(t, p, regexp.MustCompile(`/intake/`+itoa(second)+`\?`))
 
 	keyboardRejectAndNext(t, p, second, first, "not our order")
 
@@ -201,7 +211,7 @@ func TestBrowserKeyboardOnlyReviewPass(t *testing.T) {
 	// g d: back to the desk's queue at this document's row.
 	must(t, kb.Press("g"))
 	must(t, kb.Press("d"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/desk\?q=nordisk&tab=review&at=`+itoa(first)+`$`)))
+	atURL(t, p, regexp.MustCompile(`/desk\?q=nordisk&tab=review&at=`+itoa(first)+`$`))
 	must(t, expect.Locator(p.GetByTestId("desk-empty")).ToBeVisible()) // all three decided
 
 	// Every decision is in the database as made.
@@ -279,13 +289,14 @@ func TestBrowserTheDeskKeepsThePositionOnBack(t *testing.T) {
 	p := a.signedIn(t, u)
 	kb := p.Keyboard()
 	must(t, expect.Locator(p.GetByTestId("queue-row")).ToHaveCount(3))
+	must(t, p.WaitForLoadState())
 	must(t, kb.Press("j"))
 	must(t, kb.Press("j"))
 	must(t, kb.Press("o"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(second)+`\?`)))
+	atURL(t, p, regexp.MustCompile(`/intake/`+itoa(second)+`\?`))
 	_, err := p.GoBack() // the browser's Back
 	must(t, err)
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/desk$`)))
+	atURL(t, p, regexp.MustCompile(`/desk$`))
 	selected := p.Locator("tr.selected")
 	must(t, expect.Locator(selected).ToHaveAttribute("data-document-id", itoa(second)))
 	must(t, expect.Locator(selected).ToBeFocused())
@@ -311,5 +322,5 @@ func TestBrowserApproveAndNextStaysWhenTheLaunchFails(t *testing.T) {
 	must(t, p.Keyboard().Press("Enter"))
 	must(t, expect.Locator(p.GetByTestId("outcome")).ToHaveAttribute("data-outcome", "launch_failed"))
 	must(t, expect.Locator(p.GetByTestId("outcome")).ToBeFocused())
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(id)+`\?tab=review$`)))
+	atURL(t, p, regexp.MustCompile(`/intake/`+itoa(id)+`\?tab=review$`))
 }
