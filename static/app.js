@@ -143,7 +143,12 @@ document.addEventListener("keydown", function (e) {
   const current = rows.findIndex(function (r) { return r.classList.contains("selected"); });
   if (pendingG) {
     pendingG = false;
-    if (e.key === "d") { window.location.href = "/desk"; e.preventDefault(); }
+    if (e.key === "d") {
+      // Back to the queue this page was opened from, at its row.
+      const back = document.querySelector("[data-testid=queue-back]");
+      window.location.href = back ? back.href : "/desk";
+      e.preventDefault();
+    }
     return;
   }
   switch (e.key) {
@@ -152,9 +157,11 @@ document.addEventListener("keydown", function (e) {
       return;
     case "j":
       if (rows.length) { select(rows, Math.min(current + 1, rows.length - 1)); e.preventDefault(); }
+      else if (follow("queue-next")) e.preventDefault();
       return;
     case "k":
       if (rows.length) { select(rows, Math.max(current - 1, 0)); e.preventDefault(); }
+      else if (follow("queue-previous")) e.preventDefault();
       return;
     case "o":
       if (current >= 0) { window.location.href = rows[current].dataset.href; e.preventDefault(); }
@@ -199,4 +206,89 @@ document.addEventListener("htmx:afterSettle", function () {
   }) || open[0];
   const control = next && next.querySelector("select, input:not([type=hidden]), button");
   (control || done).focus();
+});
+
+// On a document page, j and k follow the queue's next and previous links.
+function follow(testid) {
+  const link = document.querySelector("[data-testid=" + testid + "]");
+  if (!link) return false;
+  window.location.href = link.href;
+  return true;
+}
+
+// focusOn moves focus to el (made focusable from script only) and shows it.
+function focusOn(el) {
+  if (!el) return;
+  if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
+  el.focus();
+  el.scrollIntoView({ block: "nearest" });
+}
+
+// Back on the desk, the row of the document the reviewer came from is
+// selected again (the document page's way back says which: ?at=ID).
+// After a decision made "and next", focus is on its outcome, the flash.
+// queueKey is a desk query as a queue: without page cursors and position,
+// the default tab spelled out, in a stable order.
+function queueKey(search) {
+  const q = new URLSearchParams(search);
+  ["before", "after", "at"].forEach(function (k) { q.delete(k); });
+  if (!q.get("tab")) q.set("tab", "review");
+  q.sort();
+  return q.toString();
+}
+
+const positionKey = "greatbook.queue-position";
+
+document.addEventListener("DOMContentLoaded", function () {
+  // A document page opened from the desk remembers, for this tab of the
+  // browser, which row of which queue it is, so that the browser's Back
+  // finds the row again (the desk is loaded afresh).
+  const doc = document.querySelector("[data-testid=document]");
+  if (doc && document.querySelector("[data-testid=queue-nav]")) {
+    try {
+      sessionStorage.setItem(positionKey, JSON.stringify({ queue: queueKey(window.location.search), id: doc.dataset.documentId }));
+    } catch (e) { /* storage refused: the links still say where */ }
+  }
+  let at = new URLSearchParams(window.location.search).get("at");
+  if (!at && queueRows().length) {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(positionKey) || "null");
+      if (saved && saved.queue === queueKey(window.location.search)) at = saved.id;
+    } catch (e) { /* nothing remembered */ }
+  }
+  if (at) {
+    const rows = queueRows();
+    const i = rows.findIndex(function (r) { return r.dataset.documentId === at; });
+    if (i >= 0) select(rows, i);
+  }
+  focusOn(document.querySelector("#flash .flash"));
+});
+
+// After a decision on the page, focus moves to what it led to: the
+// question the bookkeeper asks, or the outcome. A question that appears
+// later (the panel refreshes itself while the bookkeeper works) takes
+// focus only when it still sits in the panel; polls never move it.
+let decided = false;
+let focusWasInPanel = false;
+function aboutPanel(e) {
+  return e.detail && e.detail.target && e.detail.target.id === "decision";
+}
+document.addEventListener("htmx:beforeRequest", function (e) {
+  if (aboutPanel(e) && e.detail.requestConfig && e.detail.requestConfig.verb === "post") decided = true;
+});
+document.addEventListener("htmx:beforeSwap", function (e) {
+  if (!aboutPanel(e)) return;
+  const active = document.activeElement;
+  focusWasInPanel = !!active && active !== document.body && e.detail.target.contains(active);
+});
+document.addEventListener("htmx:afterSettle", function (e) {
+  const panel = document.getElementById("decision");
+  if (!panel || !aboutPanel(e)) return;
+  if (panel.contains(document.activeElement)) { decided = false; return; }
+  const lost = focusWasInPanel || document.activeElement === document.body || document.activeElement === null;
+  const question = panel.querySelector("[data-testid=question] select, [data-testid=question] input:not([type=hidden])");
+  if (question && (decided || lost)) focusOn(question);
+  else if (decided || focusWasInPanel) focusOn(panel.querySelector("[data-testid=outcome]") || panel);
+  decided = false;
+  focusWasInPanel = false;
 });

@@ -107,6 +107,11 @@ func (s *Server) decide(c echo.Context, do func(ctx context.Context, u *auth.Use
 	if err != nil {
 		return s.refused(c, id, err)
 	}
+	// "And next" moves on only when the decision went through cleanly: a
+	// launch that failed stays on the page, where its alert says what to do.
+	if advances(c) && (out.Kind == "launched" || out.Kind == "rejected") {
+		return s.advance(c, id, out)
+	}
 	return s.decided(c, id, http.StatusOK, out)
 }
 

@@ -246,7 +246,8 @@ func TestBrowserKeyboardOnlyApproval(t *testing.T) {
 	must(t, kb.Press("j"))
 	must(t, expect.Locator(p.Locator("tr.selected")).ToHaveAttribute("data-document-id", itoa(id)))
 	must(t, kb.Press("o"))
-	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(id)+`$`)))
+	// The document's page carries the desk's queue along (for j, k and "and next").
+	must(t, expect.Page(p).ToHaveURL(regexp.MustCompile(`/intake/`+itoa(id)+`\?tab=review$`)))
 	must(t, kb.Press("a"))
 	must(t, expect.Locator(p.GetByTestId("outcome")).ToHaveAttribute("data-outcome", "launched"))
 	must(t, expect.Locator(p.GetByTestId("posted")).ToBeVisible())

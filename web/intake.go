@@ -149,6 +149,9 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 	if v.Decision, err = s.decisionView(c, p.Decision, nil); err != nil {
 		return v, err
 	}
+	if v.Queue, err = s.queueNavigation(c, id); err != nil {
+		return v, err
+	}
 	if p.Document.VersionGroup != 0 {
 		chain, err := s.app.Typewriter.Get(ctx, p.Document.OrgID, p.Document.VersionGroup)
 		if err != nil {

@@ -9,22 +9,6 @@ import (
 	"greatbook/internal/testkit"
 )
 
-// tabTo presses Tab (keyboard only) until the focused element matches
-// selector; a bounded number of presses, so a trap or a missing control
-// fails instead of hanging.
-func tabTo(t *testing.T, p playwright.Page, selector string) {
-	t.Helper()
-	for range 60 {
-		hit, err := p.Evaluate(`s => !!document.activeElement && document.activeElement.matches(s)`, selector)
-		must(t, err)
-		if hit == true {
-			return
-		}
-		must(t, p.Keyboard().Press("Tab"))
-	}
-	t.Fatalf("Tab never reached %s", selector)
-}
-
 // answerDeskQuestionByKeyboard answers the desk question that has focus in
 // its account select with account, keyboard only: ArrowDown walks the list
 // to the option, Tab reaches the row's Answer button, Enter sends it. The
@@ -44,7 +28,7 @@ func answerDeskQuestionByKeyboard(t *testing.T, p playwright.Page, runID, accoun
 		must(t, p.Keyboard().Press("ArrowDown"))
 	}
 	must(t, expect.Locator(row.GetByTestId("desk-answer-account")).ToHaveValue(account))
-	tabTo(t, p, `[data-run-id="`+runID+`"] [data-testid=desk-answer]`)
+	tabTo(t, p, `[data-run-id="`+runID+`"] [data-testid=desk-answer]`, 60)
 	must(t, p.Keyboard().Press("Enter"))
 	must(t, expect.Locator(p.Locator("#question-"+runID)).ToHaveAttribute("data-testid", "desk-question-answered"))
 	must(t, expect.Locator(p.Locator("#question-"+runID)).ToContainText("answered with account "+account))
@@ -66,12 +50,12 @@ func TestBrowserKeyboardAnswersQuestionsOnTheDesk(t *testing.T) {
 	p := a.signedIn(t, u)
 	must(t, expect.Locator(p.GetByTestId("desk-question")).ToHaveCount(2))
 	kb := p.Keyboard()
-	tabTo(t, p, `[data-run-id="`+q1.RunID+`"] [data-testid=desk-answer-account]`)
+	tabTo(t, p, `[data-run-id="`+q1.RunID+`"] [data-testid=desk-answer-account]`, 60)
 	screenshot(t, p, "desk-questions.png")
 
 	// Nothing is preselected: Enter on Answer is refused by the browser,
 	// which puts focus back on the empty account list.
-	tabTo(t, p, `[data-run-id="`+q1.RunID+`"] [data-testid=desk-answer]`)
+	tabTo(t, p, `[data-run-id="`+q1.RunID+`"] [data-testid=desk-answer]`, 60)
 	must(t, kb.Press("Enter"))
 	must(t, expect.Locator(p.Locator(`[data-run-id="`+q1.RunID+`"] [data-testid=desk-answer-account]`)).ToBeFocused())
 	must(t, expect.Locator(p.GetByTestId("desk-question")).ToHaveCount(2))

@@ -209,7 +209,7 @@ func (s *Server) apiMe(c echo.Context) error {
 func (s *Server) desk(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	p, err := intake.Queue(ctx, s.pool, u.OrgID, intake.ParseQueueFilter(c.QueryParams()))
+	p, err := intake.Queue(ctx, s.pool, u.OrgID, queueFilter(c.QueryParams()))
 	if err != nil {
 		return err
 	}

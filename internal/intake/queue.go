@@ -263,28 +263,10 @@ func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter)
 // page, to tell whether there is a next one) and its arguments; order is the direction it reads ids
 // in, ASC when paging towards newer rows.
 func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order string) {
-	where := []string{"d.org_id = $1"}
-	args = []any{orgID}
-	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
-	if q := strings.TrimSpace(f.Query); q != "" {
-		terms := []string{"lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(likeEscape(q))+"%"),
-			"upper(d.doc_number) LIKE " + arg(strings.ToUpper(likeEscape(q))+"%")}
-		if amountPattern.MatchString(q) {
-			if v, err := decimal.NewFromString(strings.ReplaceAll(q, ",", ".")); err == nil {
-				terms = append(terms, "d.payable = "+arg(v.String())+"::numeric")
-			}
-		}
-		where = append(where, "("+strings.Join(terms, " OR ")+")")
-	}
-	if f.DocType != "" {
-		where = append(where, "d.doc_type = "+arg(f.DocType))
-	}
-	if f.FlagReason != "" {
-		where = append(where, "d.flag_reason = "+arg(f.FlagReason))
-	}
+	where, arg, argsOf := queueWhere(orgID, f)
 	if !f.Order.keyset() {
 		sql = sortedQueueQuery(where, arg, f)
-		return sql, args, ""
+		return sql, argsOf(), ""
 	}
 	order = "DESC"
 	switch {
@@ -312,7 +294,46 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 		}
 		inner = `SELECT * FROM (` + strings.Join(branches, " UNION ALL ") + `) d ORDER BY d.id ` + order + ` LIMIT ` + limit
 	}
-	return queueRowsSQL(inner, "d.id "+order), args, order
+	return queueRowsSQL(inner, "d.id "+order), argsOf(), order
+}
+
+// queueWhere is the search and filters of f as SQL conditions on d, with
+// the function that adds an argument and the one that returns them all.
+func queueWhere(orgID int64, f QueueFilter) (where []string, arg func(any) string, argsOf func() []any) {
+	where = []string{"d.org_id = $1"}
+	args := []any{orgID}
+	arg = func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	argsOf = func() []any { return args }
+	if q := strings.TrimSpace(f.Query); q != "" {
+		terms := []string{"lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(likeEscape(q))+"%"),
+			"upper(d.doc_number) LIKE " + arg(strings.ToUpper(likeEscape(q))+"%")}
+		if amountPattern.MatchString(q) {
+			if v, err := decimal.NewFromString(strings.ReplaceAll(q, ",", ".")); err == nil {
+				terms = append(terms, "d.payable = "+arg(v.String())+"::numeric")
+			}
+		}
+		where = append(where, "("+strings.Join(terms, " OR ")+")")
+	}
+	if f.DocType != "" {
+		where = append(where, "d.doc_type = "+arg(f.DocType))
+	}
+	if f.FlagReason != "" {
+		where = append(where, "d.flag_reason = "+arg(f.FlagReason))
+	}
+	return where, arg, argsOf
+}
+
+// sortedOrderBy is the ORDER BY of an order other than the default: the
+// column, then the id, both in the order's direction.
+func sortedOrderBy(o QueueOrder) string {
+	dir := "ASC"
+	if o.Desc {
+		dir = "DESC"
+	}
+	if o.Key == SortReceived {
+		return "d.id " + dir
+	}
+	return sortColumn[o.Key] + " " + dir + ", d.id " + dir
 }
 
 // sortedQueueQuery is queueQuery for an order other than the default: the
@@ -320,15 +341,7 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 // then the id, paged by offset (at most MaxQueueOffset rows skipped). Its
 // rows come in the page's order (no direction to turn).
 func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) string {
-	dir := "ASC"
-	if f.Order.Desc {
-		dir = "DESC"
-	}
-	col := sortColumn[f.Order.Key]
-	orderBy := col + " " + dir + ", d.id " + dir
-	if f.Order.Key == SortReceived {
-		orderBy = "d.id " + dir
-	}
+	orderBy := sortedOrderBy(f.Order)
 	limit := arg(f.Offset + f.PageSize + 1)
 	page := func(extra string) string {
 		return `SELECT * FROM intake_documents d WHERE ` + strings.Join(where, " AND ") + extra + ` ORDER BY ` + orderBy + ` LIMIT ` + limit

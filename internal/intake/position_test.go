@@ -1,0 +1,115 @@
+package intake_test
+
+import (
+	"context"
+	"testing"
+
+	"greatbook/internal/app"
+	"greatbook/internal/intake"
+)
+
+// The next and previous documents are the rows below and above on the
+// desk, for the tab and the search the desk showed, and still so when the
+// document has left the queue (approved, rejected) in between.
+func TestPositionFollowsTheDesksQueue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	a := w.doc(t, 0)
+	b := w.doc(t, a) // flagged
+	c := w.doc(t, 0)
+	d := w.doc(t, 0)
+	e := w.doc(t, a) // flagged
+	w.named(t, a, "Acme AB", "A-1", "")
+	w.named(t, b, "Other AB", "B-1", "")
+	w.named(t, c, "Acme AB", "C-1", "")
+	w.named(t, d, "Other AB", "D-1", "")
+	w.named(t, e, "Acme AB", "E-1", "")
+	cases := []struct {
+		name string
+		f    intake.QueueFilter
+		at   int64
+		want intake.QueuePosition
+	}{
+		{"needs review, in the middle", intake.QueueFilter{Tab: intake.TabNeedsReview}, c, intake.QueuePosition{Previous: d, Next: b}},
+		{"needs review, the newest", intake.QueueFilter{}, e, intake.QueuePosition{Previous: 0, Next: d}},
+		{"needs review, the oldest", intake.QueueFilter{Tab: intake.TabNeedsReview}, a, intake.QueuePosition{Previous: b, Next: 0}},
+		{"flagged tab skips the pending", intake.QueueFilter{Tab: intake.TabFlagged}, e, intake.QueuePosition{Next: b}},
+		{"a search skips the others", intake.QueueFilter{Tab: intake.TabNeedsReview, Query: "acme"}, c, intake.QueuePosition{Previous: e, Next: a}},
+		{"a document outside the tab", intake.QueueFilter{Tab: intake.TabFlagged}, c, intake.QueuePosition{Previous: e, Next: b}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := intake.Position(ctx, w.db.Pool, w.org.ID, tc.f, tc.at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("position of %d: %+v, want %+v", tc.at, got, tc.want)
+			}
+		})
+	}
+
+	// Rejecting c takes it out of "Needs review": its neighbours stay.
+	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, c, "not ours", w.actor); err != nil {
+		t.Fatal(err)
+	}
+	got, err := intake.Position(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != (intake.QueuePosition{Previous: d, Next: b}) {
+		t.Fatalf("after rejecting %d: %+v, want previous %d, next %d", c, got, d, b)
+	}
+
+	// Another org's documents are never neighbours.
+	if got, err := intake.Position(ctx, w.db.Pool, w.org.ID+1000, intake.QueueFilter{}, c); err != nil || got != (intake.QueuePosition{}) {
+		t.Fatalf("another org: %+v, %v", got, err)
+	}
+}
+
+// In every order the desk can sort by, a document's neighbours are the rows
+// above and below it on the desk's page in that order (ties and missing
+// values included), and a document that left the tab keeps its place.
+func TestPositionFollowsEverySortedOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	first := w.doc(t, 0)
+	for range 5 {
+		w.doc(t, 0)
+	}
+	w.doc(t, first) // flagged
+	w.doc(t, first) // flagged
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(coalesce(fields, '{}'), '{due_date}',
+			to_jsonb('2026-12-0' || (id % 3 + 1)::text)), '{totals}', CASE WHEN id % 3 = 0 THEN '{}'::jsonb
+			ELSE jsonb_build_object('payable', ((id % 4) * 10)::text) END)
+		WHERE org_id = $1`, w.org.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range intake.SortKeys {
+		for _, desc := range []bool{false, true} {
+			f := intake.QueueFilter{Tab: intake.TabNeedsReview, Order: intake.QueueOrder{Key: key, Desc: desc}, PageSize: 50}
+			page, err := intake.Queue(ctx, w.db.Pool, w.org.ID, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range page.Rows {
+				want := intake.QueuePosition{}
+				if i > 0 {
+					want.Previous = page.Rows[i-1].ID
+				}
+				if i+1 < len(page.Rows) {
+					want.Next = page.Rows[i+1].ID
+				}
+				got, err := intake.Position(ctx, w.db.Pool, w.org.ID, f, r.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Fatalf("order %s: position of %d: %+v, want %+v (desk: %v)", f.Order, r.ID, got, want, ids(page.Rows))
+				}
+			}
+		}
+	}
+}
