@@ -39,10 +39,7 @@ func navDeadLetters(t *testing.T, a *site, c *http.Client) string {
 func TestTheNavCountsDeadLettersForAdmins(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	admin := testkit.User(t, a.db, o, auth.RoleAdmin)
-	c := a.client(t)
-	csrf := a.signIn(t, c, admin)
+	o, _, c, csrf := a.signedInClient(t, auth.RoleAdmin)
 	if got := navDeadLetters(t, a, c); got != "" {
 		t.Errorf("no dead letters, yet the nav counts %q", got)
 	}

@@ -273,10 +273,7 @@ func TestHostileFilenamesAreCleanedAtTheDoor(t *testing.T) {
 func TestARefusedUploadShowsItsFilenameCleaned(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := a.client(t)
-	csrf := a.signIn(t, c, u)
+	_, _, c, csrf := a.signedInClient(t, auth.RoleReviewer)
 	const boundary = "refused-boundary"
 	body := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n" + csrf + "\r\n" +
 		"--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename*=utf-8''invoice%E2%80%AEfdp.exe\r\n" +

@@ -15,10 +15,7 @@ import (
 func TestUploadFormWithoutScriptAndTypeIn(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := a.client(t)
-	csrf := a.signIn(t, c, u)
+	_, u, c, csrf := a.signedInClient(t, auth.RoleReviewer)
 
 	// The form as a browser without the script sends it: the token first, then every file.
 	var buf bytes.Buffer

@@ -17,10 +17,7 @@ import (
 func TestLedgerPages(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := a.client(t)
-	csrf := a.signIn(t, c, u)
+	o, u, c, csrf := a.signedInClient(t, auth.RoleReviewer)
 	res, err := ledger.Post(context.Background(), a.db.Pool, ledger.Request{
 		SourceKey: ledger.SourceKey{OrgID: o.ID, SourceType: "intake", SourceID: "42", EntrySet: "bill"},
 		Date:      "2026-11-20", Currency: "EUR", Description: "Supplier AB INV-1",

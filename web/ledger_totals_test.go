@@ -29,10 +29,7 @@ func postEUR(t *testing.T, a *site, orgID int64, sourceID, debit, credit, amount
 func TestTheTrialBalanceHasTotalsAndSaysItBalances(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := a.client(t)
-	a.signIn(t, c, u)
+	o, _, c, _ := a.signedInClient(t, auth.RoleReviewer)
 	postEUR(t, a, o.ID, "1", "6000", "2000", "1200.50")
 	postEUR(t, a, o.ID, "2", "5000", "2000", "99.50")
 

@@ -104,10 +104,7 @@ func TestMetricsAreForLoopbackAndAdmins(t *testing.T) {
 func TestTheDeskSearchesFiltersAndPages(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := a.client(t)
-	a.signIn(t, c, u)
+	o, _, c, _ := a.signedInClient(t, auth.RoleReviewer)
 	for i := range 60 {
 		seedDoc(t, a, o, "pending", fmt.Sprintf("Nordic Paper %02d", i), fmt.Sprintf("NP-%03d", i), fmt.Sprintf("%d.00", 1000+i))
 	}
@@ -174,10 +171,7 @@ func TestTheDeskSearchesFiltersAndPages(t *testing.T) {
 func TestBulkRetryAsksForACountThenAReason(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	admin := testkit.User(t, a.db, o, auth.RoleAdmin)
-	c := a.client(t)
-	csrf := a.signIn(t, c, admin)
+	o, _, c, csrf := a.signedInClient(t, auth.RoleAdmin)
 	for i := range 3 {
 		id := seedDoc(t, a, o, "active", "Acme Oy", fmt.Sprintf("A-%d", i), "10.00")
 		if _, err := a.db.Pool.Exec(context.Background(), `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts,

@@ -17,10 +17,7 @@ import (
 func TestSelectedDeadLettersAreRetriedTogetherWithinTheOrg(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	admin := testkit.User(t, a.db, o, auth.RoleAdmin)
-	c := a.client(t)
-	csrf := a.signIn(t, c, admin)
+	o, admin, c, csrf := a.signedInClient(t, auth.RoleAdmin)
 	j1, j2, j3 := seedDeadLetter(t, a, o, "S-1"), seedDeadLetter(t, a, o, "S-2"), seedDeadLetter(t, a, o, "S-3")
 	foreign := seedDeadLetter(t, a, testkit.Org(t, a.db), "F-1")
 

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/testkit"
 )
 
 // The runs page counts runs per state, and a run that a live worker holds
@@ -15,10 +14,7 @@ import (
 func TestTheRunsPageCountsPerStateAndABackoffIsNotStranded(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	admin := testkit.User(t, a.db, o, auth.RoleAdmin)
-	c := a.client(t)
-	a.signIn(t, c, admin)
+	o, _, c, _ := a.signedInClient(t, auth.RoleAdmin)
 	ctx := context.Background()
 	for _, q := range []string{
 		`INSERT INTO runs (id, org_id, kind, subject_id, next_node, data, last_error, lease_owner, lease_expires_at)

@@ -19,6 +19,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
+	"greatbook/internal/org"
 	"greatbook/internal/testkit"
 	"greatbook/web"
 )
@@ -68,6 +69,16 @@ func doc(t *testing.T, resp *http.Response) *goquery.Document {
 }
 
 // signIn signs u in with c and returns the CSRF token of the new session.
+// signedInClient is a new org with one user of role, signed in on a new client:
+// the org, the user, the client and its CSRF token.
+func (a *site) signedInClient(t *testing.T, role auth.Role) (org.Org, auth.User, *http.Client, string) {
+	t.Helper()
+	o := testkit.Org(t, a.db)
+	u := testkit.User(t, a.db, o, role)
+	c := a.client(t)
+	return o, u, c, a.signIn(t, c, u)
+}
+
 func (a *site) signIn(t *testing.T, c *http.Client, u auth.User) string {
 	t.Helper()
 	resp, err := c.Get(a.URL + "/signin")
@@ -97,10 +108,7 @@ func (a *site) signIn(t *testing.T, c *http.Client, u auth.User) string {
 func TestCSRF(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := a.client(t)
-	csrf := a.signIn(t, c, u)
+	_, _, c, csrf := a.signedInClient(t, auth.RoleReviewer)
 
 	post := func(t *testing.T, form url.Values, header map[string]string) int {
 		req, _ := http.NewRequest("POST", a.URL+"/signout", strings.NewReader(form.Encode()))
@@ -159,10 +167,7 @@ func TestCSRF(t *testing.T) {
 func TestSignOutRevokesACopiedCookie(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := a.client(t)
-	csrf := a.signIn(t, c, u)
+	_, _, c, csrf := a.signedInClient(t, auth.RoleReviewer)
 	base, _ := url.Parse(a.URL)
 	copied := c.Jar.Cookies(base)
 	if len(copied) == 0 {
@@ -323,10 +328,7 @@ func TestHealthz(t *testing.T) {
 func TestNoGETChangesState(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := a.client(t)
-	a.signIn(t, c, u)
+	_, _, c, _ := a.signedInClient(t, auth.RoleReviewer)
 	resp, err := c.Get(a.URL + "/signout")
 	if err != nil {
 		t.Fatal(err)
