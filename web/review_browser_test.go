@@ -102,13 +102,24 @@ func atURL(t *testing.T, p playwright.Page, url *regexp.Regexp) {
 }
 
 // tabTo presses Tab until focus is on the element selector names (at once
-// when it is already there), at most
-// limit times; focus must never stay in a frame on the way.
+// when it is already there), at most limit times; focus must never stay in
+// a frame on the way.
 func tabTo(t *testing.T, p playwright.Page, selector string, limit int) {
+	t.Helper()
+	tabWith(t, p, "Tab", selector, limit)
+}
+
+// tabBackTo is tabTo with Shift+Tab, for what comes before focus.
+func tabBackTo(t *testing.T, p playwright.Page, selector string, limit int) {
+	t.Helper()
+	tabWith(t, p, "Shift+Tab", selector, limit)
+}
+
+func tabWith(t *testing.T, p playwright.Page, key, selector string, limit int) {
 	t.Helper()
 	for i := 0; i <= limit; i++ {
 		if i > 0 {
-			must(t, p.Keyboard().Press("Tab"))
+			must(t, p.Keyboard().Press(key))
 		}
 		v, err := p.Evaluate(`(sel) => {
 			const a = document.activeElement;
@@ -120,10 +131,10 @@ func tabTo(t *testing.T, p playwright.Page, selector string, limit int) {
 		case "there":
 			return
 		case "frame":
-			t.Fatalf("Tab went into a frame on the way to %s", selector)
+			t.Fatalf("%s went into a frame on the way to %s", key, selector)
 		}
 	}
-	t.Fatalf("%d Tab presses did not reach %s", limit, selector)
+	t.Fatalf("%d %s presses did not reach %s", limit, key, selector)
 }
 
 // keyboardApproveAndNext approves the open document with "Approve and
@@ -151,15 +162,18 @@ func keyboardRejectAndNext(t *testing.T, p playwright.Page, id, next int64, reas
 	must(t, expect.Locator(p.Locator("#flash .flash")).ToContainText("Document "+itoa(id)+": Rejected"))
 }
 
-// A reviewer's pass through a searched queue with the keyboard alone:
-// open the first row, approve and next, j and k, reject with a reason and
-// next, approve in place (focus on the outcome), and back to the desk at
-// the row they came from. (Answering the bookkeeper's questions on the
-// desk is TestBrowserKeyboardAnswersQuestionsOnTheDesk's part.)
+// A reviewer's whole pass through a searched queue with the keyboard alone
+// (no click, no fill): open the first row, approve and next, j and k,
+// reject with a reason and next, approve in place (focus moves to the
+// question it raised), then to the desk by its link and answer both
+// questions the approvals raised there, in place and in a row. Focus is
+// never trapped: tabTo fails when it enters a frame. The org has no
+// default expense account and the supplier no remembered one, so every
+// approval makes the bookkeeper ask for the account.
 func TestBrowserKeyboardOnlyReviewPass(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	o := bookkeepingOrg(t, a)
+	o := testkit.OrgWith(t, a.db, "keyboard-pass", "SEK") // no default expense account: the bookkeeper asks
 	u := testkit.User(t, a.db, o, auth.RoleReviewer)
 	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
 	first := filed(t, c, numbered(t, 1), "pending")
@@ -205,23 +219,56 @@ func TestBrowserKeyboardOnlyReviewPass(t *testing.T) {
 
 	keyboardRejectAndNext(t, p, second, first, "not our order")
 
-	// Approve in place: focus moves to the outcome (the decision region).
+	// Approve in place: the bookkeeper asks, and focus moves to its question.
 	tabTo(t, p, "[data-testid=approve]", 80)
 	must(t, kb.Press("Enter"))
-	must(t, expect.Locator(p.Locator("#decision:focus-within")).ToHaveCount(1))
-	must(t, expect.Locator(p.GetByTestId("posted")).ToBeVisible())
+	must(t, expect.Locator(p.GetByTestId("answer-account")).ToBeFocused())
 
-	// g d: back to the desk's queue at this document's row.
-	must(t, kb.Press("g"))
-	must(t, kb.Press("d"))
-	atURL(t, p, regexp.MustCompile(`/desk\?q=nordisk&tab=review&at=`+itoa(first)+`$`))
-	must(t, expect.Locator(p.GetByTestId("desk-empty")).ToBeVisible()) // all three decided
+	// To the desk by its link in the navigation, and answer there both
+	// questions the approvals raised.
+	q1, q2 := openQuestion(t, a, o, third), openQuestion(t, a, o, first)
+	tabBackTo(t, p, `nav a[href="/desk"]`, 120)
+	must(t, kb.Press("Enter"))
+	atURL(t, p, regexp.MustCompile(`/desk$`))
+	must(t, expect.Locator(p.GetByTestId("desk-question")).ToHaveCount(2))
+	tabTo(t, p, `[data-run-id="`+q1.RunID+`"] [data-testid=desk-answer-account]`, 60)
+	screenshot(t, p, "desk-questions.png")
 
-	// Every decision is in the database as made.
-	for id, want := range map[int64]string{third: "posted", second: "rejected", first: "posted", other: "pending"} {
+	// Nothing is preselected: Enter on Answer is refused by the browser,
+	// which puts focus back on the empty account list.
+	tabTo(t, p, `[data-run-id="`+q1.RunID+`"] [data-testid=desk-answer]`, 60)
+	must(t, kb.Press("Enter"))
+	must(t, expect.Locator(p.Locator(`[data-run-id="`+q1.RunID+`"] [data-testid=desk-answer-account]`)).ToBeFocused())
+	must(t, expect.Locator(p.GetByTestId("desk-question")).ToHaveCount(2))
+	if invalid, err := p.Evaluate(`() => document.activeElement.matches(":invalid")`); err != nil || invalid != true {
+		t.Fatalf("the empty account list is not invalid: %v %v", invalid, err)
+	}
+
+	answerDeskQuestionByKeyboard(t, p, q1.RunID, "6200")
+	// Focus went to the next question's first control by itself.
+	answerDeskQuestionByKeyboard(t, p, q2.RunID, "6300")
+	must(t, expect.Locator(p.GetByTestId("desk-question")).ToHaveCount(0))
+	// With none left, focus is on the last outcome, and Tab moves on from it.
+	must(t, expect.Locator(p.Locator("#question-"+q2.RunID)).ToBeFocused())
+	must(t, kb.Press("Tab"))
+	if still, err := p.Evaluate(`id => document.activeElement === document.getElementById(id)`, "question-"+q2.RunID); err != nil || still != false {
+		t.Fatalf("focus stayed on the last outcome: %v %v", still, err)
+	}
+	screenshot(t, p, "desk-questions-answered.png")
+
+	// Every decision is in the database as made: the approved ones posted
+	// to the accounts chosen on the desk, the rejected one with its reason.
+	for id, account := range map[int64]string{third: "6200", first: "6300"} {
+		d := waitPosted(t, a, o, id)
+		if n := testkit.Count(t, a.db, `SELECT count(*) FROM journal_lines WHERE entry_id = $1 AND account_id = (SELECT id FROM accounts WHERE org_id = $2 AND code = $3)`,
+			d.ResultEntryID, o.ID, account); n == 0 {
+			t.Errorf("document %d: not booked to %s", id, account)
+		}
+	}
+	for id, want := range map[int64]string{second: "rejected", other: "pending"} {
 		var got, reason string
 		must(t, a.db.Pool.QueryRow(t.Context(), `SELECT status, coalesce(decision_reason, '') FROM intake_documents WHERE id = $1`, id).Scan(&got, &reason))
-		if got != want && !(want == "posted" && got == "active") {
+		if got != want {
 			t.Errorf("document %d is %s, want %s", id, got, want)
 		}
 		if id == second && reason != "not our order" {
@@ -230,19 +277,28 @@ func TestBrowserKeyboardOnlyReviewPass(t *testing.T) {
 	}
 }
 
-// An approval that makes the bookkeeper ask moves focus to the question.
-func TestBrowserFocusMovesToTheQuestionAnApprovalRaised(t *testing.T) {
-	t.Parallel()
-	a := newApp(t)
-	o := testkit.OrgWith(t, a.db, "asks-org", "SEK") // no default expense account: the bookkeeper asks
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
-	id := filed(t, c, sample(t, "ubl-invoice-multirate.xml"), "pending")
-	p := a.signedIn(t, u)
-	_, err := p.Goto("/intake/" + itoa(id))
+// answerDeskQuestionByKeyboard answers the desk question that has focus in
+// its account select with account, keyboard only: ArrowDown walks the list
+// to the option, Tab reaches the row's Answer button, Enter sends it. The
+// row becomes its outcome.
+func answerDeskQuestionByKeyboard(t *testing.T, p playwright.Page, runID, account string) {
+	t.Helper()
+	row := p.Locator(`[data-run-id="` + runID + `"]`)
+	must(t, expect.Locator(row.GetByTestId("desk-answer-account")).ToBeFocused())
+	index, err := p.Evaluate(`code => Array.from(document.activeElement.options).findIndex(o => o.value === code)`, account)
 	must(t, err)
-	must(t, p.Keyboard().Press("a"))
-	must(t, expect.Locator(p.GetByTestId("answer-account")).ToBeFocused())
+	n, _ := index.(int)
+	if n <= 0 {
+		t.Fatalf("account %s is not offered (%v)", account, index)
+	}
+	for range n {
+		must(t, p.Keyboard().Press("ArrowDown"))
+	}
+	must(t, expect.Locator(row.GetByTestId("desk-answer-account")).ToHaveValue(account))
+	tabTo(t, p, `[data-run-id="`+runID+`"] [data-testid=desk-answer]`, 60)
+	must(t, p.Keyboard().Press("Enter"))
+	must(t, expect.Locator(p.Locator("#question-"+runID)).ToHaveAttribute("data-testid", "desk-question-answered"))
+	must(t, expect.Locator(p.Locator("#question-"+runID)).ToContainText("answered with account "+account))
 }
 
 // A flagged duplicate is rejected in one click with a reason that names
