@@ -162,7 +162,7 @@ func DriveEndToEnd(ctx context.Context, db *pgxpool.Pool, seed EndToEndSeed, app
 		select {
 		case <-ctx.Done():
 			return res, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond):
 		}
 		if posted, active, err = count(); err != nil {
 			return res, err
