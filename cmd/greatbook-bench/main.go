@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,8 +29,19 @@ func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("greatbook-bench", flag.ContinueOnError)
 	d := fs.Duration("duration", 5*time.Second, "how long each measurement runs")
 	only := fs.String("only", "", "comma-separated benchmarks to run (default all): "+strings.Join(names(), ","))
+	fs.IntVar(&endToEnd.Documents, "e2e-documents", 5000, "e2e: documents approved at each approver count")
+	approvers := fs.String("e2e-approvers", "1,4,16", "e2e: comma-separated approver counts")
+	fs.StringVar(&endToEnd.RiverPeer, "e2e-river", "cmd/greatbook-bench/riverpeer", "e2e: folder of the River peer module (empty: no River rows)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	endToEnd.Approvers = nil
+	for _, a := range strings.Split(*approvers, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(a))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-e2e-approvers: %q is not a count", a)
+		}
+		endToEnd.Approvers = append(endToEnd.Approvers, n)
 	}
 	selected := func(name string) bool { return *only == "" || strings.Contains(","+*only+",", ","+name+",") }
 	env := bench.InProcess(os.Stdout, *d)
@@ -66,7 +78,11 @@ var benchmarks = []struct {
 	{"rules", bench.Rules, false},
 	{"approve", bench.Approve, true},
 	{"pages", pages, true},
+	{"e2e", func(ctx context.Context, e *bench.Env) error { return bench.EndToEnd(ctx, e, endToEnd) }, true},
 }
+
+// endToEnd is what the e2e flags set.
+var endToEnd bench.EndToEndOptions
 
 func names() []string {
 	var n []string
