@@ -58,7 +58,7 @@ func (r *roundTrips) take() []string {
 
 // maxRoundTripsPerDocument bounds the exchanges with the database that one
 // valid e-invoice costs from ingest to filed (issue 15: about 40 before).
-const maxRoundTripsPerDocument = 23
+const maxRoundTripsPerDocument = 18
 
 func TestAPipelineRunCostsAtMostTwelveRoundTrips(t *testing.T) {
 	t.Parallel()
