@@ -577,11 +577,11 @@ func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], 
 	if step.Next == "" {
 		sql, args = e.fencedCheckpoint(r.ID, `UPDATE runs SET state = 'done', next_node = NULL, data = $3, answer = NULL,
 			last_error = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
-			WHERE id = $1::uuid AND lease_owner = $2`, []any{data}, r.Node, "ok", step.Next, data, step.Note, ms)
+			WHERE id = $1::uuid AND lease_owner = $2`, []any{data}, r.Node, "ok", step.Next, step.Note, ms)
 	} else {
 		sql, args = e.fencedCheckpoint(r.ID, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
 			lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
-			[]any{step.Next, data, e.LeaseTTL.Seconds()}, r.Node, "ok", step.Next, data, step.Note, ms)
+			[]any{step.Next, data, e.LeaseTTL.Seconds()}, r.Node, "ok", step.Next, step.Note, ms)
 	}
 	if step.Commit == nil {
 		b := &pgx.Batch{}
@@ -614,15 +614,15 @@ func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], 
 }
 
 // fencedCheckpoint is one statement that writes the run row with update (whose $1 is the run, $2 this
-// worker, $3... updateArgs) only while this worker holds the lease, and the checkpoint row only when
-// it did: it inserts nothing, and says so, when the lease was lost.
-func (e *Engine) fencedCheckpoint(runID, update string, updateArgs []any, node, outcome, next string, data []byte, note string, ms int) (string, []any) {
+// worker, $3... updateArgs) only while this worker holds the lease, and the checkpoint row, with the
+// state update wrote, only when it did: it inserts nothing, and says so, when the lease was lost.
+func (e *Engine) fencedCheckpoint(runID, update string, updateArgs []any, node, outcome, next, note string, ms int) (string, []any) {
 	args := append([]any{runID, e.owner}, updateArgs...)
 	p := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
-	sql := `WITH run AS (` + update + ` RETURNING id)
+	sql := `WITH run AS (` + update + ` RETURNING id, data)
 		INSERT INTO run_checkpoints (run_id, seq, node, outcome, next_node, data, note, worker, duration_ms)
 		SELECT run.id, (SELECT coalesce(max(seq), 0) + 1 FROM run_checkpoints WHERE run_id = $1::uuid), ` +
-		p(node) + `, ` + p(outcome) + `, NULLIF(` + p(next) + `, ''), ` + p(data) + `, ` + p(note) + `, $2, ` + p(ms) + ` FROM run`
+		p(node) + `, ` + p(outcome) + `, NULLIF(` + p(next) + `, ''), run.data, ` + p(note) + `, $2, ` + p(ms) + ` FROM run`
 	return sql, args
 }
 
