@@ -57,10 +57,11 @@ func (r *roundTrips) take() []string {
 }
 
 // maxRoundTripsPerDocument bounds the exchanges with the database that one
-// valid e-invoice costs from ingest to filed (issue 15: about 40 before).
+// valid e-invoice costs from ingest to filed: 41 before issue 15, whose goal
+// is 12; lower it as the filing transaction shrinks.
 const maxRoundTripsPerDocument = 18
 
-func TestAPipelineRunCostsAtMostTwelveRoundTrips(t *testing.T) {
+func TestAPipelineRunsRoundTripsStayBounded(t *testing.T) {
 	t.Parallel()
 	db := testkit.NewDB(t)
 	o := testkit.Org(t, db)
