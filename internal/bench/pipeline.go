@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
@@ -62,13 +64,15 @@ func Pipeline(ctx context.Context, e *Env) error {
 	var next atomic.Int64
 	table := &Table{
 		Title:   fmt.Sprintf("pipeline: documents per second, UBL invoice with 10 lines, 4 checkpointed nodes (%s each)", e.Duration),
-		Columns: []string{"workers", "documents/s", "ms/document", "nodes", "checkpoints", "ingest and leases", "checkpoint share"},
+		Columns: []string{"workers", "documents/s", "ms/document", "round trips/document", "nodes", "checkpoints", "ingest and leases", "checkpoint share"},
 	}
 	for _, workers := range []int{1, 4} {
-		pool, err := e.NewPool(ctx, workers+2)
+		trips := &pipelineRoundTrips{}
+		pool, err := e.NewTracedPool(ctx, workers+2, trips)
 		if err != nil {
 			return err
 		}
+		var documents atomic.Int64
 		engine := runs.NewEngine(pool, runs.Options{})
 		p := pipeline.New(pool, engine, pipeline.Options{})
 		rate, err := Measure(ctx, workers, e.Duration, func(ctx context.Context, _, _ int) error {
@@ -79,6 +83,7 @@ func Pipeline(ctx context.Context, e *Env) error {
 			if err := p.Process(ctx, res.RunID); err != nil {
 				return err
 			}
+			documents.Add(1)
 			return nil
 		})
 		pool.Close()
@@ -91,7 +96,11 @@ func Pipeline(ctx context.Context, e *Env) error {
 		st := engine.Stats()
 		wall := time.Duration(workers) * e.Duration // time the workers spent, all of it
 		share := func(d time.Duration) string { return fmt.Sprintf("%.0f%%", 100*float64(d)/float64(wall)) }
-		table.Add(strconv.Itoa(workers), Rate(rate), fmt.Sprintf("%.1f", 1000*float64(workers)/rate),
+		perDocument := "-"
+		if n := documents.Load(); n > 0 {
+			perDocument = fmt.Sprintf("%.1f", float64(trips.n.Load())/float64(n))
+		}
+		table.Add(strconv.Itoa(workers), Rate(rate), fmt.Sprintf("%.1f", 1000*float64(workers)/rate), perDocument,
 			share(st.Nodes), share(st.Checkpoints), share(wall-st.Nodes-st.Checkpoints), share(st.Checkpoints))
 	}
 	var pending int
@@ -103,6 +112,30 @@ func Pipeline(ctx context.Context, e *Env) error {
 		return fmt.Errorf("bench: %d benchmark documents were not filed pending", pending)
 	}
 	fmt.Fprintln(e.Out, "shares of the workers' time: nodes (parsing and validation in Go), checkpoints (each checkpoint's transaction,")
-	fmt.Fprintln(e.Out, "with the queue's filing in the last), ingest and leases (the first write, claiming the run)")
+	fmt.Fprintln(e.Out, "with the queue's filing in the last), ingest and leases (the first write, claiming the run);")
+	fmt.Fprintln(e.Out, "round trips: exchanges with the server per filed document (a statement, a prepare, or a batch, which counts once)")
 	return nil
 }
+
+// pipelineRoundTrips counts a pool's exchanges with the server: each
+// statement sent alone (BEGIN and COMMIT included), each prepare, and each
+// batch once however many statements it carries. A statement still running
+// when the measurement ends is counted without its document.
+type pipelineRoundTrips struct{ n atomic.Int64 }
+
+func (r *pipelineRoundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *pipelineRoundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (r *pipelineRoundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *pipelineRoundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *pipelineRoundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+func (r *pipelineRoundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, _ pgx.TracePrepareStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *pipelineRoundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}

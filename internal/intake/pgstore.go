@@ -92,31 +92,42 @@ func (s *PGStore) Ingest(ctx context.Context, a Arrival) (Document, bool, error)
 		doc     Document
 		created bool
 	}
-	r, err := database.WithTxV(ctx, s.db, func(tx pgx.Tx) (result, error) {
-		var id int64
-		err := tx.QueryRow(ctx, `
-			INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id,
-			                              typewriter_version_id, version_group)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
-			ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
-			RETURNING id`, a.OrgID, hash, a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
-			a.TypewriterVersionID, a.VersionGroup).Scan(&id)
-		created := err == nil
-		if errors.Is(err, pgx.ErrNoRows) {
-			err = tx.QueryRow(ctx, `SELECT id FROM intake_documents WHERE content_hash = $1 AND org_id = $2`, hash, a.OrgID).Scan(&id)
+	r, err := withinTx(ctx, s.db, func(tx pgx.Tx) (result, error) {
+		// The row and its bytes in one statement, which returns the row.
+		d, err := ScanDocument(tx.QueryRow(ctx, `
+			WITH d AS (
+				INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id,
+				                              typewriter_version_id, version_group)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
+				ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
+				RETURNING *),
+			original AS (INSERT INTO intake_originals (document_id, content) SELECT id, $11 FROM d)
+			SELECT `+documentColumns+` FROM d`, a.OrgID, hash, a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
+			a.TypewriterVersionID, a.VersionGroup, a.Content))
+		if err == nil {
+			return result{doc: d, created: true}, nil
 		}
-		if err != nil {
+		if !errors.Is(err, pgx.ErrNoRows) {
 			return result{}, fmt.Errorf("intake: ingest: %w", err)
 		}
-		if created {
-			if _, err := tx.Exec(ctx, `INSERT INTO intake_originals (document_id, content) VALUES ($1, $2)`, id, a.Content); err != nil {
-				return result{}, fmt.Errorf("intake: store original: %w", err)
-			}
+		var id int64
+		if err := tx.QueryRow(ctx, `SELECT id FROM intake_documents WHERE content_hash = $1 AND org_id = $2`, hash, a.OrgID).Scan(&id); err != nil {
+			return result{}, fmt.Errorf("intake: ingest: %w", err)
 		}
-		d, err := get(ctx, tx, a.OrgID, id)
-		return result{doc: d, created: created}, err
+		d, err = get(ctx, tx, a.OrgID, id)
+		return result{doc: d}, err
 	})
 	return r.doc, r.created, err
+}
+
+// withinTx runs fn in the store's transaction when it was given one, and in
+// a new one otherwise. A savepoint in the caller's transaction would protect
+// nothing: fn's error fails the caller's transaction with it.
+func withinTx[T any](ctx context.Context, db database.Executor, fn func(tx pgx.Tx) (T, error)) (T, error) {
+	if tx, ok := db.(pgx.Tx); ok {
+		return fn(tx)
+	}
+	return database.WithTxV(ctx, db, fn)
 }
 
 // Queue implements Store.
@@ -167,21 +178,18 @@ func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, err
 		if findings == nil {
 			findings = []byte("[]")
 		}
-		err := tx.QueryRow(ctx, `
-			UPDATE intake_documents SET status = $2, doc_type = NULLIF($3, ''), source_ref = NULLIF($4, ''),
+		doc, err := ScanDocument(tx.QueryRow(ctx, `
+			UPDATE intake_documents d SET status = $2, doc_type = NULLIF($3, ''), source_ref = NULLIF($4, ''),
 			       content_key = NULLIF($5, ''), format = NULLIF($6, ''), fields = $7, findings = $8,
 			       flag_reason = NULLIF($9, ''), duplicate_of = NULLIF($10, 0), duplicate_reason = NULLIF($11, ''),
 			       profile = NULLIF($12, ''), queued_at = now(), updated_at = now()
 			WHERE id = $1 AND `+from+`
-			RETURNING org_id`, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
-			f.FlagReason, f.DuplicateOf, f.DuplicateReason, f.Profile).Scan(&orgID)
+			RETURNING `+documentColumns, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
+			f.FlagReason, f.DuplicateOf, f.DuplicateReason, f.Profile))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return Document{}, errWrongState
 		}
-		if err != nil {
-			return Document{}, err
-		}
-		return get(ctx, tx, orgID, id)
+		return doc, err
 	})
 	if database.IsUniqueViolation(err, "intake_natural_key") {
 		// Another row holds the key (it committed while we waited on the

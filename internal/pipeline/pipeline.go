@@ -81,11 +81,36 @@ func (p *Pipeline) inputs(orgID, docID int64) Inputs {
 	return in
 }
 
+// runInputs are the inputs of r's nodes: the document's bytes are read once
+// per execution of the run, by the first node that needs them.
+func (p *Pipeline) runInputs(r *runs.Run[State]) Inputs {
+	in := p.inputs(r.OrgID, r.SubjectID)
+	read := in.Original
+	in.Original = func(ctx context.Context) ([]byte, error) {
+		if b, ok := r.Scratch[originalKey].([]byte); ok {
+			return b, nil
+		}
+		b, err := read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if r.Scratch == nil {
+			r.Scratch = map[string]any{}
+		}
+		r.Scratch[originalKey] = b
+		return b, nil
+	}
+	return in
+}
+
+// originalKey holds a run's document bytes in its Scratch.
+const originalKey = "original"
+
 func (p *Pipeline) buildGraph() runs.Graph[State] {
 	nodes := map[string]runs.NodeFunc[State]{}
 	for name, st := range stages {
 		nodes[name] = func(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
-			next, note, err := st(ctx, p.inputs(r.OrgID, r.SubjectID), &r.State)
+			next, note, err := st(ctx, p.runInputs(r), &r.State)
 			return runs.Step{Next: next, Note: note}, err
 		}
 	}

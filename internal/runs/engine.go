@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/apperr"
@@ -288,7 +289,42 @@ func (e *Engine) Execute(ctx context.Context, runID string) error {
 	return x.execute(ctx, e, c)
 }
 
+// claimFreeSQL takes the lease of a running run that no worker holds (or
+// this one does): the claim of a run launched fresh, in one statement.
+const claimFreeSQL = `UPDATE runs SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+	WHERE id = $1::uuid AND state = 'running' AND (lease_owner IS NULL OR lease_owner = $2)
+	RETURNING kind, org_id, subject_id, next_node, data, answer`
+
+// asyncCommitSQL, first in a batch, lets the batch's implicit transaction
+// commit without waiting for its WAL flush (set_config, not SET LOCAL, which
+// warns outside an explicit transaction block).
+const asyncCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
+
 func (e *Engine) claim(ctx context.Context, runID string) (claim, bool, error) {
+	// The common case, a run nobody holds, is one round trip: the lease is
+	// taken by the statement that reads the run. A claim lost in a database
+	// crash costs nothing (the worker's next fenced write fails and the run
+	// is resumed), so it does not wait for its WAL flush. A batch runs as one
+	// implicit transaction.
+	b := &pgx.Batch{}
+	b.Queue(asyncCommitSQL)
+	c := claim{id: runID}
+	b.Queue(claimFreeSQL, runID, e.owner, e.LeaseTTL.Seconds()).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&c.kind, &c.orgID, &c.subjectID, &c.node, &c.data, &c.answer)
+	})
+	err := e.pool.SendBatch(ctx, b).Close()
+	if err == nil {
+		return c, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return claim{}, false, fmt.Errorf("runs: claim %s: %w", runID, err)
+	}
+	return e.claimHeld(ctx, runID)
+}
+
+// claimHeld claims a run another worker holds, or held: it takes the lease
+// over when it expired or its owner died, and says from whom.
+func (e *Engine) claimHeld(ctx context.Context, runID string) (claim, bool, error) {
 	var current string
 	err := e.pool.QueryRow(ctx, `SELECT coalesce(lease_owner, '') FROM runs WHERE id = $1::uuid`, runID).Scan(&current)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -303,9 +339,6 @@ func (e *Engine) claim(ctx context.Context, runID string) (claim, bool, error) {
 	}
 	c := claim{id: runID}
 	err = database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-		// A claim lost in a database crash costs nothing: the worker's next
-		// fenced write fails and the run is resumed. So it does not wait
-		// for its WAL flush.
 		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
 			return err
 		}
@@ -536,36 +569,69 @@ func (x graphExecutor[S]) pause(ctx context.Context, e *Engine, r *Run[S], quest
 }
 
 // checkpoint commits a finished node in one transaction: the step's own effects, then the run's next
-// node (or its end) and state, then the checkpoint row.
+// node (or its end) and state with the checkpoint row, in one fenced statement. A step without effects
+// is that one statement, one round trip.
 func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], step Step, data []byte, ms int) error {
-	return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-		if step.Commit == nil && step.Next != "" {
+	var sql string
+	var args []any
+	if step.Next == "" {
+		sql, args = e.fencedCheckpoint(r.ID, `UPDATE runs SET state = 'done', next_node = NULL, data = $3, answer = NULL,
+			last_error = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
+			WHERE id = $1::uuid AND lease_owner = $2`, []any{data}, r.Node, "ok", step.Next, step.Note, ms)
+	} else {
+		sql, args = e.fencedCheckpoint(r.ID, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
+			lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
+			[]any{step.Next, data, e.LeaseTTL.Seconds()}, r.Node, "ok", step.Next, step.Note, ms)
+	}
+	if step.Commit == nil {
+		b := &pgx.Batch{}
+		if step.Next != "" {
 			// A checkpoint between pure nodes need not wait for its WAL
 			// flush: if the database itself crashed and lost it, the run
 			// would resume from the one before and recompute the same
 			// state. Effects, pauses, failures and ends stay synchronous.
-			if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-				return err
-			}
+			b.Queue(asyncCommitSQL)
 		}
-		if step.Commit != nil {
-			if err := step.Commit(ctx, tx); err != nil {
+		b.Queue(sql, args...).Exec(func(tag pgconn.CommandTag) error { return fenced(tag) })
+		if err := e.pool.SendBatch(ctx, b).Close(); err != nil {
+			if errors.Is(err, ErrLeaseLost) {
 				return err
 			}
+			return fmt.Errorf("runs: checkpoint %s: %w", r.ID, err)
 		}
-		if step.Next == "" {
-			if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET state = 'done', next_node = NULL, data = $3, answer = NULL,
-				last_error = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
-				WHERE id = $1::uuid AND lease_owner = $2`, data); err != nil {
-				return err
-			}
-		} else if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
-			lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
-			step.Next, data, e.LeaseTTL.Seconds()); err != nil {
+		return nil
+	}
+	return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
+		if err := step.Commit(ctx, tx); err != nil {
 			return err
 		}
-		return insertCheckpoint(ctx, tx, r.ID, r.Node, "ok", step.Next, data, step.Note, e.owner, ms)
+		tag, err := tx.Exec(ctx, sql, args...)
+		if err != nil {
+			return fmt.Errorf("runs: checkpoint %s: %w", r.ID, err)
+		}
+		return fenced(tag)
 	})
+}
+
+// fencedCheckpoint is one statement that writes the run row with update (whose $1 is the run, $2 this
+// worker, $3... updateArgs) only while this worker holds the lease, and the checkpoint row, with the
+// state update wrote, only when it did: it inserts nothing, and says so, when the lease was lost.
+func (e *Engine) fencedCheckpoint(runID, update string, updateArgs []any, node, outcome, next, note string, ms int) (string, []any) {
+	args := append([]any{runID, e.owner}, updateArgs...)
+	p := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
+	sql := `WITH run AS (` + update + ` RETURNING id, data)
+		INSERT INTO run_checkpoints (run_id, seq, node, outcome, next_node, data, note, worker, duration_ms)
+		SELECT run.id, (SELECT coalesce(max(seq), 0) + 1 FROM run_checkpoints WHERE run_id = $1::uuid), ` +
+		p(node) + `, ` + p(outcome) + `, NULLIF(` + p(next) + `, ''), run.data, ` + p(note) + `, $2, ` + p(ms) + ` FROM run`
+	return sql, args
+}
+
+// fenced says whether a fenced statement found the lease still held.
+func fenced(tag pgconn.CommandTag) error {
+	if tag.RowsAffected() == 0 {
+		return ErrLeaseLost
+	}
+	return nil
 }
 
 // TakenOverNote starts the note of the checkpoint a run's takeover from a

@@ -66,6 +66,11 @@ type Run[S any] struct {
 	// Answer is the answer to the question the run paused on, when it is
 	// resumed; nil otherwise.
 	Answer json.RawMessage
+	// Scratch is what the nodes of one execution share without
+	// checkpointing it (what they would otherwise read again, as the
+	// document's bytes): a run resumed by another execution starts with it
+	// empty, so nothing may depend on it but the cost of reading again.
+	Scratch map[string]any
 }
 
 // NodeFunc is one node of a graph.

@@ -1,0 +1,106 @@
+package pipeline_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/bench"
+	"greatbook/internal/intake"
+	"greatbook/internal/pipeline"
+	"greatbook/internal/runs"
+	"greatbook/internal/testkit"
+)
+
+// roundTrips counts the network exchanges a pool's connections make with
+// the server: each statement sent alone (BEGIN and COMMIT included), each
+// prepare, and each batch once however many statements it carries.
+type roundTrips struct {
+	mu   sync.Mutex
+	sent []string
+}
+
+func (r *roundTrips) add(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent = append(r.sent, s)
+}
+
+func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	r.add(strings.Join(strings.Fields(d.SQL), " "))
+	return ctx
+}
+func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	r.add("batch of " + strings.Repeat("x", d.Batch.Len()))
+	return ctx
+}
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+func (r *roundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
+	r.add("prepare " + strings.Join(strings.Fields(d.SQL), " "))
+	return ctx
+}
+func (r *roundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
+
+func (r *roundTrips) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sent
+	r.sent = nil
+	return s
+}
+
+// maxRoundTripsPerDocument bounds the exchanges with the database that one
+// valid e-invoice costs from ingest to filed: 41 before issue 15, whose goal
+// is 12; lower it as the filing transaction shrinks.
+const maxRoundTripsPerDocument = 18
+
+func TestAPipelineRunsRoundTripsStayBounded(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	rt := &roundTrips{}
+	cfg := db.Pool.Config().Copy()
+	cfg.ConnConfig.Tracer = rt
+	cfg.MaxConns = 1 // one connection: its statement cache is warm after the first document
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	// A long lease: no heartbeat falls inside the measured document.
+	e := runs.NewEngine(pool, runs.Options{Logger: testkit.Logger(t), LeaseTTL: time.Hour})
+	p := pipeline.New(pool, e, pipeline.Options{Logger: testkit.Logger(t)})
+	file := func(n int64) {
+		t.Helper()
+		ctx := context.Background()
+		res, err := p.Ingest(ctx, intake.Arrival{OrgID: o.ID, Content: bench.UBLInvoice(n), MediaType: "application/xml", Via: "api", Actor: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Process(ctx, res.RunID); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := intake.NewPGStore(db.Pool).Get(ctx, o.ID, res.Document.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Status != intake.Pending {
+			t.Fatalf("document %d filed %s (%s), want pending", n, doc.Status, doc.FlagReason)
+		}
+	}
+	file(1) // warms the connection's statement cache
+	rt.take()
+	file(2)
+	sent := rt.take()
+	if len(sent) > maxRoundTripsPerDocument {
+		t.Errorf("one document took %d round trips, want at most %d:\n%s", len(sent), maxRoundTripsPerDocument, strings.Join(sent, "\n"))
+	}
+	t.Logf("%d round trips per document", len(sent))
+}
