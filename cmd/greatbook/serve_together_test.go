@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/database"
+	"greatbook/internal/intake"
+	"greatbook/internal/testkit"
+)
+
+// startServes starts n `greatbook serve` processes of the real binary on one
+// database (DATABASE_URL), each with the extra environment, as a deployment
+// of several machines behind a load balancer runs them.
+func startServes(t *testing.T, n int, databaseURL string, env ...string) []*serveProcess {
+	t.Helper()
+	serves := make([]*serveProcess, n)
+	for i := range serves {
+		serves[i] = startServeWith(t, binary, append([]string{"DATABASE_URL=" + databaseURL}, env...))
+	}
+	return serves
+}
+
+// leftByACrash writes what a crash between approve's commit and its launch
+// leaves: the document active and its job pending, never launched (approve's
+// own statements, in one transaction). Only a sweep launches such a job.
+func leftByACrash(t *testing.T, db *testkit.DB, ids []int64) {
+	t.Helper()
+	err := database.WithTx(context.Background(), db.Pool, func(tx pgx.Tx) error {
+		for _, id := range ids {
+			var orgID int64
+			if err := tx.QueryRow(context.Background(), `SELECT org_id FROM intake_documents WHERE id = $1`, id).Scan(&orgID); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(context.Background(), intake.Statements.Activate, id, "user:crashed-approver"); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(context.Background(), intake.Statements.InsertJob, orgID, id, "user:crashed-approver", 5); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice runs two serve
+// processes on one PostgreSQL, uploads through both and approves through both
+// at once (every document of a third set through both at the same moment),
+// with both sweeps running every few milliseconds, and proves from the tables
+// that the pipeline, the sweep and the bookkeeper of the two processes shared
+// the work and did none of it twice.
+func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
+	t.Parallel()
+	const (
+		documents = 36
+		crashed   = 6  // approved before the serves start, launched by a sweep
+		both      = 10 // approved through both processes at the same moment
+	)
+	db := testkit.NewDB(t)
+	token := books(t, db, true)
+	// A sweep every 20 ms races every approval's own launch.
+	serves := startServes(t, 2, db.URL, "GREATBOOK_SWEEP_INTERVAL=20ms")
+	clients := make([]client, len(serves))
+	pids := make([]string, len(serves))
+	for i, s := range serves {
+		clients[i] = client{t: t, url: s.url, token: token}
+		pids[i] = strconv.Itoa(s.cmd.Process.Pid)
+	}
+
+	// Upload: document i through serve i%2, four at a time on each.
+	ids := make([]int64, documents)
+	var wg sync.WaitGroup
+	errs := make(chan error, documents)
+	sem := make(chan struct{}, 8)
+	for i := range documents {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			_, content := distinctInvoice(t, i+1)
+			status, body, err := clients[i%2].call("POST", "/api/v1/documents", content)
+			if err != nil || status != 202 {
+				errs <- fmt.Errorf("upload %d: %d %v %v", i, status, body, err)
+				return
+			}
+			ids[i] = int64(body["intake_id"].(float64))
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 60*time.Second, "every upload filed pending", func() (bool, error) {
+		var n int
+		err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM intake_documents WHERE status = 'pending'`).Scan(&n)
+		return n == documents, err
+	})
+
+	// A crash left some approvals unlaunched: only the sweeps launch them.
+	leftByACrash(t, db, ids[:crashed])
+
+	// Approve the rest concurrently: document i through serve i%2, and the
+	// last `both` through both serves at the same moment.
+	type answer struct {
+		id     int64
+		serve  int
+		status int
+		body   map[string]any
+		err    error
+	}
+	answers := make(chan answer, 2*documents)
+	start := make(chan struct{})
+	approve := func(id int64, serve int) {
+		wg.Go(func() {
+			<-start
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			status, body, err := clients[serve].call("POST", "/api/v1/intake/"+strconv.FormatInt(id, 10)+"/approve", nil)
+			answers <- answer{id, serve, status, body, err}
+		})
+	}
+	for i := crashed; i < documents; i++ {
+		if i >= documents-both {
+			approve(ids[i], 0)
+			approve(ids[i], 1)
+		} else {
+			approve(ids[i], i%2)
+		}
+	}
+	close(start)
+	wg.Wait()
+	close(answers)
+	approved := map[int64]int{}
+	for a := range answers {
+		switch {
+		case a.err != nil:
+			t.Fatalf("approve %d through serve %d: %v", a.id, a.serve, a.err)
+		case a.status == 200:
+			approved[a.id]++
+			if launch, _ := a.body["launch"].(map[string]any); launch["outcome"] != "launched" {
+				t.Errorf("approve %d through serve %d: launch %v", a.id, a.serve, launch)
+			}
+		case a.status == 409 && errorCode(a.body) == "invalid_state":
+			// the other serve approved it first
+		default:
+			t.Fatalf("approve %d through serve %d: %d %v", a.id, a.serve, a.status, a.body)
+		}
+	}
+	for _, id := range ids[crashed:] {
+		if approved[id] != 1 {
+			t.Errorf("document %d approved %d times", id, approved[id])
+		}
+	}
+
+	testkit.Eventually(t, 60*time.Second, "every approved document posted", func() (bool, error) {
+		var n int
+		err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM intake_documents WHERE status = 'posted'`).Scan(&n)
+		return n == documents, err
+	})
+
+	// Nothing done twice. Every check counts rows that should not exist.
+	for _, c := range []struct{ what, sql string }{
+		{"documents not posted", `SELECT count(*) FROM intake_documents WHERE status <> 'posted'`},
+		{"documents without exactly one pipeline run", `SELECT count(*) FROM intake_documents d
+			WHERE (SELECT count(*) FROM runs r WHERE r.kind = 'pipeline' AND r.subject_id = d.id) <> 1`},
+		{"documents without exactly one bookkeeper run", `SELECT count(*) FROM intake_documents d
+			WHERE (SELECT count(*) FROM runs r WHERE r.kind = 'bookkeeper' AND r.subject_id = d.id) <> 1`},
+		{"runs not done", `SELECT count(*) FROM runs WHERE state <> 'done'`},
+		{"nodes that finished twice in one run", `SELECT count(*) FROM (SELECT 1 FROM run_checkpoints
+			WHERE outcome = 'ok' GROUP BY run_id, node HAVING count(*) > 1) twice`},
+		{"checkpoints of a takeover, a retry, a pause or a failure", `SELECT count(*) FROM run_checkpoints WHERE outcome <> 'ok'`},
+		{"runs finished by more than one worker", `SELECT count(*) FROM (SELECT 1 FROM run_checkpoints
+			GROUP BY run_id HAVING count(DISTINCT worker) > 1) shared`},
+		{"documents without exactly one journal entry", `SELECT count(*) FROM intake_documents d
+			WHERE (SELECT count(*) FROM journal_entries e WHERE e.source_type = 'intake' AND e.source_id = d.id::text) <> 1`},
+		{"journal entries beyond one per document", fmt.Sprintf(`SELECT count(*) - %d FROM journal_entries`, documents)},
+		{"replays or conflicts observed by the ledger", `SELECT count(*) FROM ledger_observations`},
+		{"jobs not done after exactly one launch", `SELECT count(*) FROM jobs WHERE status <> 'done' OR attempts <> 1`},
+		{"launch attempts beyond one per job", `SELECT count(*) - (SELECT count(*) FROM jobs) FROM job_attempts`},
+		{"launch attempts that were not launches", `SELECT count(*) FROM job_attempts WHERE outcome <> 'launched'`},
+		{"jobs whose run is not their document's bookkeeper run", `SELECT count(*) FROM jobs j
+			WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = j.run_id AND r.kind = 'bookkeeper' AND r.subject_id = j.intake_id)`},
+	} {
+		if n := testkit.Count(t, db, c.sql); n != 0 {
+			t.Errorf("%s: %d", c.what, n)
+		}
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents`); n != documents {
+		t.Errorf("%d documents for %d uploads", n, documents)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM job_attempts WHERE trigger = 'sweep'`); n < crashed {
+		t.Errorf("the sweeps launched %d jobs; %d were left for them", n, crashed)
+	} else {
+		t.Logf("the sweeps launched %d jobs (%d left by the crash, the rest won from an approval's own launch)", n, crashed)
+	}
+
+	// Shared: both processes' workers executed pipeline and bookkeeper
+	// nodes. A worker is "host|pid|start|random": the pid names the serve.
+	for _, kind := range []string{"pipeline", "bookkeeper"} {
+		for i, pid := range pids {
+			n := testkit.Count(t, db, `SELECT count(*) FROM run_checkpoints c JOIN runs r ON r.id = c.run_id
+				WHERE r.kind = $1 AND split_part(c.worker, '|', 2) = $2`, kind, pid)
+			if n == 0 {
+				t.Errorf("serve %d (pid %s) executed no %s node", i, pid, kind)
+			}
+			t.Logf("serve %d (pid %s): %d %s checkpoints", i, pid, n, kind)
+		}
+	}
+	if n := testkit.Count(t, db, `SELECT count(DISTINCT split_part(worker, '|', 2)) FROM run_checkpoints`); n != len(serves) {
+		t.Errorf("checkpoints written by %d processes, want %d", n, len(serves))
+	}
+}
+
+func errorCode(body map[string]any) string {
+	e, _ := body["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
+}
+
+// TestServeTakesSweepIntervalFromTheEnvironmentOrRefusesIt: a sweep interval
+// that is not a positive duration is refused with one line naming the flag.
+func TestServeRefusesABadSweepInterval(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"soon", "0s", "-1s"} {
+		_, errOut, err := command(t, "", []string{"GREATBOOK_SWEEP_INTERVAL=" + v, "DATABASE_URL=postgres://nobody@127.0.0.1:1/x?connect_timeout=1"}, "serve")
+		if err == nil || !strings.Contains(errOut, "--sweep-interval") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("GREATBOOK_SWEEP_INTERVAL=%s: %v, stderr %q", v, err, errOut)
+		}
+	}
+}
