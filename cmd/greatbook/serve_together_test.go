@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,21 +12,54 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"greatbook/internal/app"
 	"greatbook/internal/database"
 	"greatbook/internal/intake"
 	"greatbook/internal/testkit"
 )
 
 // startServes starts n `greatbook serve` processes of the real binary on one
-// database (DATABASE_URL), each with the extra environment, as a deployment
-// of several machines behind a load balancer runs them.
+// database (DATABASE_URL) at the same moment, each with the extra
+// environment, as a deployment of several machines behind a load balancer
+// runs them. Their start-up passes (migrations, resume, sweep) overlap.
 func startServes(t *testing.T, n int, databaseURL string, env ...string) []*serveProcess {
 	t.Helper()
 	serves := make([]*serveProcess, n)
+	outs := make([]io.ReadCloser, n)
 	for i := range serves {
-		serves[i] = startServeWith(t, binary, append([]string{"DATABASE_URL=" + databaseURL}, env...))
+		serves[i], outs[i] = launchServe(t, binary, append([]string{"DATABASE_URL=" + databaseURL}, env...))
+	}
+	for i, s := range serves {
+		s.awaitURL(t, outs[i])
 	}
 	return serves
+}
+
+// ingestedBeforeACrash ingests documents the way a serve that crashed
+// between the ingest's commit and the launch of its run leaves them: each
+// row received with its pipeline run, running, held by no worker. Only a
+// resume pass starts such a run. It returns the documents' ids.
+func ingestedBeforeACrash(t *testing.T, db *testkit.DB, seqs []int) []int64 {
+	t.Helper()
+	var orgID int64
+	if err := db.Pool.QueryRow(context.Background(), `SELECT id FROM orgs WHERE slug = 'acme'`).Scan(&orgID); err != nil {
+		t.Fatal(err)
+	}
+	a := app.New(db.Pool, app.Config{}) // no workers: its launches fail, the runs stay
+	defer a.Close()
+	ids := make([]int64, len(seqs))
+	for i, seq := range seqs {
+		_, content := distinctInvoice(t, seq)
+		res, err := a.Pipeline.Ingest(context.Background(), intake.Arrival{OrgID: orgID, Content: content, Via: "api", Actor: "user:crashed-uploader"})
+		if err != nil || !res.Created {
+			t.Fatalf("ingest %d: %v %+v", seq, err, res)
+		}
+		ids[i] = res.Document.ID
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM runs WHERE kind = 'pipeline' AND state = 'running' AND lease_owner IS NULL`); n != len(seqs) {
+		t.Fatalf("%d runs left for the resume pass, want %d", n, len(seqs))
+	}
+	return ids
 }
 
 // leftByACrash writes what a crash between approve's commit and its launch
@@ -53,21 +87,31 @@ func leftByACrash(t *testing.T, db *testkit.DB, ids []int64) {
 	}
 }
 
-// TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice runs two serve
-// processes on one PostgreSQL, uploads through both and approves through both
-// at once (every document of a third set through both at the same moment),
-// with both sweeps running every few milliseconds, and proves from the tables
-// that the pipeline, the sweep and the bookkeeper of the two processes shared
-// the work and did none of it twice.
+// TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice starts two serve
+// processes on one PostgreSQL at the same moment, with pipeline runs a crash
+// left for their resume passes, uploads through both and approves through
+// both at once (a set of documents through both at the same moment, and a
+// set a crash left to the sweeps), with both sweeps running every few
+// milliseconds, and proves from the tables that the pipeline, the resume
+// pass, the sweep and the bookkeeper of the two processes shared the work
+// and did none of it twice.
 func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
 	t.Parallel()
 	const (
-		documents = 36
-		crashed   = 6  // approved before the serves start, launched by a sweep
+		documents = 40
+		resumed   = 12 // ingested before the serves start, filed by a resume pass
+		crashed   = 6  // approved before the sweeps run, launched by a sweep
 		both      = 10 // approved through both processes at the same moment
 	)
 	db := testkit.NewDB(t)
 	token := books(t, db, true)
+	seqs := make([]int, resumed)
+	for i := range seqs {
+		seqs[i] = i + 1
+	}
+	ids := make([]int64, documents)
+	copy(ids, ingestedBeforeACrash(t, db, seqs))
+
 	// A sweep every 20 ms races every approval's own launch.
 	serves := startServes(t, 2, db.URL, "GREATBOOK_SWEEP_INTERVAL=20ms")
 	clients := make([]client, len(serves))
@@ -77,12 +121,11 @@ func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
 		pids[i] = strconv.Itoa(s.cmd.Process.Pid)
 	}
 
-	// Upload: document i through serve i%2, four at a time on each.
-	ids := make([]int64, documents)
+	// Upload the others: document i through serve i%2, eight at a time.
 	var wg sync.WaitGroup
 	errs := make(chan error, documents)
 	sem := make(chan struct{}, 8)
-	for i := range documents {
+	for i := resumed; i < documents; i++ {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -100,7 +143,7 @@ func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, 60*time.Second, "every upload filed pending", func() (bool, error) {
+	testkit.Eventually(t, 60*time.Second, "every document filed pending", func() (bool, error) {
 		var n int
 		err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM intake_documents WHERE status = 'pending'`).Scan(&n)
 		return n == documents, err
@@ -215,6 +258,11 @@ func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
 			}
 			t.Logf("serve %d (pid %s): %d %s checkpoints", i, pid, n, kind)
 		}
+	}
+	for i, pid := range pids {
+		n := testkit.Count(t, db, `SELECT count(DISTINCT r.id) FROM runs r JOIN run_checkpoints c ON c.run_id = r.id
+			WHERE r.kind = 'pipeline' AND r.subject_id = ANY($1) AND split_part(c.worker, '|', 2) = $2`, ids[:resumed], pid)
+		t.Logf("serve %d (pid %s) resumed %d of the %d runs a crash left", i, pid, n, resumed)
 	}
 	if n := testkit.Count(t, db, `SELECT count(DISTINCT split_part(worker, '|', 2)) FROM run_checkpoints`); n != len(serves) {
 		t.Errorf("checkpoints written by %d processes, want %d", n, len(serves))
