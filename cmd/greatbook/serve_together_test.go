@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/app"
@@ -275,7 +279,7 @@ func errorCode(body map[string]any) string {
 	return code
 }
 
-// TestServeTakesSweepIntervalFromTheEnvironmentOrRefusesIt: a sweep interval
+// TestServeRefusesABadSweepInterval: a sweep interval
 // that is not a positive duration is refused with one line naming the flag.
 func TestServeRefusesABadSweepInterval(t *testing.T) {
 	t.Parallel()
@@ -283,6 +287,66 @@ func TestServeRefusesABadSweepInterval(t *testing.T) {
 		_, errOut, err := command(t, "", []string{"GREATBOOK_SWEEP_INTERVAL=" + v, "DATABASE_URL=postgres://nobody@127.0.0.1:1/x?connect_timeout=1"}, "serve")
 		if err == nil || !strings.Contains(errOut, "--sweep-interval") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("GREATBOOK_SWEEP_INTERVAL=%s: %v, stderr %q", v, err, errOut)
+		}
+	}
+}
+
+// TestABrowserSessionWorksThroughEveryServe: a load balancer may send a
+// browser's requests to any serve, so nothing of a session is held in a
+// process. Signed in through one serve, the browser reads the desk and
+// signs out (a CSRF-checked form) through the other, and the sign-out ends
+// the session on both.
+func TestABrowserSessionWorksThroughEveryServe(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	books(t, db, false)
+	serves := startServes(t, 2, db.URL)
+	jar, err := cookiejar.New(nil) // cookies ignore ports: both serves see them
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	page := func(url string) (int, *goquery.Document) {
+		t.Helper()
+		resp, err := browser.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		d, err := goquery.NewDocumentFromReader(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, d
+	}
+
+	_, signin := page(serves[0].url + "/signin")
+	token, _ := signin.Find(`form[data-testid=signin-form] input[name=_csrf]`).Attr("value")
+	resp, err := browser.PostForm(serves[0].url+"/signin", url.Values{"_csrf": {token}, "email": {"ann@acme.test"}, "password": {"a long password"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in through serve 0: %d", resp.StatusCode)
+	}
+
+	status, desk := page(serves[1].url + "/desk")
+	csrf, _ := desk.Find(`form.signout input[name=_csrf]`).Attr("value")
+	if status != 200 || csrf == "" {
+		t.Fatalf("the desk through serve 1: %d, CSRF token %q", status, csrf)
+	}
+	resp, err = browser.PostForm(serves[1].url+"/signout", url.Values{"_csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-out through serve 1: %d", resp.StatusCode)
+	}
+	for i, s := range serves {
+		if status, _ := page(s.url + "/desk"); status != http.StatusSeeOther {
+			t.Errorf("the desk through serve %d after signing out: %d, want a redirect to sign in", i, status)
 		}
 	}
 }
