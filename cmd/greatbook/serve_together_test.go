@@ -350,3 +350,28 @@ func TestABrowserSessionWorksThroughEveryServe(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoServesStartTogetherOnAnEmptyDatabase: the check that refuses a
+// second serve is for the embedded data directory only; with DATABASE_URL
+// two serves started at the same moment on a database without schema both
+// come up (one migrates, the other waits for goose's lock) and both answer.
+func TestTwoServesStartTogetherOnAnEmptyDatabase(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewEmptyDB(t)
+	for i, s := range startServes(t, 2, db.URL) {
+		resp, err := http.Get(s.url + "/healthz")
+		if err != nil {
+			t.Fatalf("serve %d: %v", i, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("serve %d: healthz %d", i, resp.StatusCode)
+		}
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) - count(DISTINCT version_id) FROM goose_db_version WHERE version_id > 0`); n != 0 {
+		t.Errorf("%d migrations applied twice", n)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM goose_db_version WHERE version_id > 0`); n == 0 {
+		t.Error("no migration applied")
+	}
+}
