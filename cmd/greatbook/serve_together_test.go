@@ -93,10 +93,9 @@ func leftByACrash(t *testing.T, db *testkit.DB, ids []int64) {
 
 // TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice starts two serve
 // processes on one PostgreSQL at the same moment, with pipeline runs a crash
-// left for their resume passes, uploads through both and approves through
-// both at once (a set of documents through both at the same moment, and a
-// set a crash left to the sweeps), with both sweeps running every few
-// milliseconds, and proves from the tables that the pipeline, the resume
+// left for their resume passes, uploads and approves through both at once (a
+// set of documents through both at the same moment, and approvals a crash
+// left to the sweeps), with both sweeps running every 20 ms, and proves from the tables that the pipeline, the resume
 // pass, the sweep and the bookkeeper of the two processes shared the work
 // and did none of it twice.
 func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
@@ -105,7 +104,7 @@ func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
 		documents = 40
 		resumed   = 12 // ingested before the serves start, filed by a resume pass
 		crashed   = 6  // approved before the sweeps run, launched by a sweep
-		both      = 10 // approved through both processes at the same moment
+		both      = 10 // uploaded and approved through both serves at the same moment
 	)
 	db := testkit.NewDB(t)
 	token := books(t, db, true)
@@ -125,27 +124,56 @@ func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
 		pids[i] = strconv.Itoa(s.cmd.Process.Pid)
 	}
 
-	// Upload the others: document i through serve i%2, eight at a time.
+	// Upload the others concurrently: document i through serve i%2, and the
+	// last `both` through both serves at the same moment (the same bytes:
+	// one row, one run; the later arrival is told of the first).
+	type arrival struct {
+		i, serve int
+		status   int
+		body     map[string]any
+		err      error
+	}
+	arrivals := make(chan arrival, 2*documents)
 	var wg sync.WaitGroup
-	errs := make(chan error, documents)
 	sem := make(chan struct{}, 8)
-	for i := resumed; i < documents; i++ {
+	arrive := make(chan struct{})
+	upload := func(i, serve int, content []byte) {
 		wg.Go(func() {
+			<-arrive
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			_, content := distinctInvoice(t, i+1)
-			status, body, err := clients[i%2].call("POST", "/api/v1/documents", content)
-			if err != nil || status != 202 {
-				errs <- fmt.Errorf("upload %d: %d %v %v", i, status, body, err)
-				return
-			}
-			ids[i] = int64(body["intake_id"].(float64))
+			status, body, err := clients[serve].call("POST", "/api/v1/documents", content)
+			arrivals <- arrival{i, serve, status, body, err}
 		})
 	}
+	for i := resumed; i < documents; i++ {
+		_, content := distinctInvoice(t, i+1)
+		upload(i, i%2, content)
+		if i >= documents-both {
+			upload(i, 1-i%2, content)
+		}
+	}
+	close(arrive)
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+	close(arrivals)
+	created := map[int]int{}
+	for a := range arrivals {
+		if a.err != nil || (a.status != 202 && a.status != 200) {
+			t.Fatalf("upload %d through serve %d: %d %v %v", a.i, a.serve, a.status, a.body, a.err)
+		}
+		id := int64(a.body["intake_id"].(float64))
+		if ids[a.i] != 0 && ids[a.i] != id {
+			t.Fatalf("document %d: rows %d and %d for the same bytes", a.i, ids[a.i], id)
+		}
+		ids[a.i] = id
+		if a.status == 202 {
+			created[a.i]++
+		}
+	}
+	for i := resumed; i < documents; i++ {
+		if created[i] != 1 {
+			t.Errorf("document %d: %d uploads answered 202 (new), want 1", i, created[i])
+		}
 	}
 	testkit.Eventually(t, 60*time.Second, "every document filed pending", func() (bool, error) {
 		var n int
@@ -167,8 +195,9 @@ func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
 	}
 	answers := make(chan answer, 2*documents)
 	start := make(chan struct{})
+	var approvals sync.WaitGroup
 	approve := func(id int64, serve int) {
-		wg.Go(func() {
+		approvals.Go(func() {
 			<-start
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -185,7 +214,7 @@ func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
 		}
 	}
 	close(start)
-	wg.Wait()
+	approvals.Wait()
 	close(answers)
 	approved := map[int64]int{}
 	for a := range answers {
