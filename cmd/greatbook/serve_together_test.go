@@ -286,7 +286,7 @@ func TestTwoServesOnOneDatabaseShareTheWorkAndDoNothingTwice(t *testing.T) {
 	}
 
 	// Shared: both processes' workers executed pipeline and bookkeeper
-	// nodes. A worker is "host|pid|start|random": the pid names the serve.
+	// nodes. A worker is "host|pid|start|random|scope": the pid names the serve.
 	for _, kind := range []string{"pipeline", "bookkeeper"} {
 		for i, pid := range pids {
 			n := testkit.Count(t, db, `SELECT count(*) FROM run_checkpoints c JOIN runs r ON r.id = c.run_id
@@ -313,8 +313,8 @@ func errorCode(body map[string]any) string {
 	return code
 }
 
-// TestServeRefusesABadSweepInterval: a sweep interval
-// that is not a positive duration is refused with one line naming the flag.
+// TestServeRefusesABadSweepInterval: a sweep interval that is not a positive
+// duration is refused with one line naming the flag.
 func TestServeRefusesABadSweepInterval(t *testing.T) {
 	t.Parallel()
 	for _, v := range []string{"soon", "0s", "-1s"} {
