@@ -87,6 +87,15 @@ func startServe(t *testing.T, dir string) *serveProcess {
 // startServeWith starts a serve of a binary with extra environment and flags.
 func startServeWith(t *testing.T, bin string, env []string, args ...string) *serveProcess {
 	t.Helper()
+	s, out := launchServe(t, bin, env, args...)
+	s.awaitURL(t, out)
+	return s
+}
+
+// launchServe starts a serve process without waiting for it to serve, so
+// that several can start at the same moment; awaitURL waits.
+func launchServe(t *testing.T, bin string, env []string, args ...string) (*serveProcess, io.ReadCloser) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(cleanEnv(), env...)
 	out, err := cmd.StdoutPipe()
@@ -98,6 +107,15 @@ func startServeWith(t *testing.T, bin string, env []string, args ...string) *ser
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // in case awaitURL is never reached
+	return s, out
+}
+
+// awaitURL reads serve's stdout until it prints its URL, and registers the
+// cleanup that kills it (and shows its log when the test failed).
+func (s *serveProcess) awaitURL(t *testing.T, out io.ReadCloser) {
+	t.Helper()
+	cmd := s.cmd
 	lines := bufio.NewScanner(out)
 	for lines.Scan() {
 		if u, ok := strings.CutPrefix(lines.Text(), "GreatBook Intake is serving on "); ok {
@@ -118,7 +136,6 @@ func startServeWith(t *testing.T, bin string, env []string, args ...string) *ser
 			t.Logf("serve (pid %d) logged (the last 150 lines):\n%s", cmd.Process.Pid, strings.Join(lines[max(0, len(lines)-150):], "\n"))
 		}
 	})
-	return s
 }
 
 // kill SIGKILLs serve and waits for it to exit. Its exit is put back on

@@ -24,11 +24,15 @@ func (e env) serve(ctx context.Context, args []string) error {
 	tlsKey := fs.String("tls-key", e.getenv("GREATBOOK_TLS_KEY"), "TLS key file")
 	behindTLS := fs.Bool("behind-tls-proxy", e.getenv("GREATBOOK_BEHIND_TLS_PROXY") == "1", "a TLS-terminating proxy serves the site: use Secure cookies")
 	maxUpload := fs.Int64("max-upload-bytes", envInt(e, "GREATBOOK_MAX_UPLOAD_BYTES", 20<<20), "largest document accepted")
+	sweepEvery := fs.Duration("sweep-interval", envDuration(e, "GREATBOOK_SWEEP_INTERVAL", 15*time.Second), "how often the sweep launches jobs a crash or a failed launch left")
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
 	if (*tlsCert == "") != (*tlsKey == "") {
 		return errors.New("serve: --tls-cert and --tls-key go together")
+	}
+	if *sweepEvery <= 0 {
+		return errors.New("serve: --sweep-interval must be a positive duration, such as 15s")
 	}
 	logger := e.logger(slog.LevelInfo)
 	slog.SetDefault(logger)
@@ -39,7 +43,8 @@ func (e env) serve(ctx context.Context, args []string) error {
 	}
 	defer d.Close()
 
-	services := app.New(d.pool, app.Config{Logger: logger, Workers: 4, MaxUploadBytes: *maxUpload, Model: modelConfig(e)})
+	services := app.New(d.pool, app.Config{Logger: logger, Workers: 4, MaxUploadBytes: *maxUpload, Model: modelConfig(e),
+		SweepInterval: *sweepEvery})
 	defer services.Close() // before the pool closes: no background work outlives it
 	srv := web.New(services, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, BehindProxy: *behindTLS, MaxUploadBytes: *maxUpload})
 	ln, err := net.Listen("tcp", *addr)
@@ -152,6 +157,19 @@ func envInt(e env, key string, def int64) int64 {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			return n
 		}
+	}
+	return def
+}
+
+// envDuration reads a Go duration ("15s") from the environment; a value that
+// does not parse is kept as -1, which the command refuses, naming the flag.
+func envDuration(e env, key string, def time.Duration) time.Duration {
+	if v := e.getenv(key); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return -1
+		}
+		return d
 	}
 	return def
 }

@@ -702,24 +702,28 @@ func restore[S any](saved []byte, state *S) error {
 	return nil
 }
 
-// Lease owners are "host|pid|process start time|random". An owner on this
-// host whose process no longer runs (or runs another program under a reused
-// pid) is dead, and its leases are taken over without waiting for expiry.
+// Lease owners are "host|pid|process start time|random|pid scope" (see
+// pidScope). An owner in this pid scope whose process no longer runs (or
+// runs another program under a reused pid) is dead, and its leases are taken
+// over without waiting for expiry.
 func newOwner() string {
 	host, _ := os.Hostname()
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	return fmt.Sprintf("%s|%d|%s|%s", host, os.Getpid(), processStart(os.Getpid()), hex.EncodeToString(b))
+	return fmt.Sprintf("%s|%d|%s|%s|%s", host, os.Getpid(), processStart(os.Getpid()), hex.EncodeToString(b), pidScope())
 }
 
 func ownerDead(owner string) bool {
 	parts := strings.Split(owner, "|")
-	if len(parts) != 4 {
+	if len(parts) != 4 && len(parts) != 5 {
 		return false
 	}
 	host, _ := os.Hostname()
 	if parts[0] != host {
 		return false // another machine: only expiry tells
+	}
+	if len(parts) == 5 && (parts[4] == "" || parts[4] != pidScope()) {
+		return false // another container or boot of this host: its pids are not ours to look up
 	}
 	pid, err := strconv.Atoi(parts[1])
 	if err != nil {
