@@ -82,14 +82,16 @@ func Ledger(ctx context.Context, e *Env) error {
 		"debit": "{100,25,0}", "credit": "{0,0,125}", "bdebit": "{100,25,0}", "bcredit": "{0,0,125}", "dims": `{"{}","{}","{}"}`,
 		"codes": "{6000,1400,2000}",
 	}
+	// The same statements in the same round trips as a post sends them
+	// (ledger's TestStatementsAreWhatAPostSends): BEGIN pipelined with the
+	// lock, the lookup and the accounts; the insert with COMMIT.
 	s := ledger.Statements
-	lockAndLookup := Statement(s.Lock, "org", "ns", "stype", "sid", "eset") +
-		Statement(s.Lookup, "org", "stype", "sid", "eset")
-	newPost := Script{Vars: vars, Text: "\\set sid random(2000000000000, 9000000000000000)\nBEGIN;\n" + lockAndLookup +
-		Statement(s.Accounts, "org", "codes") +
-		Statement(s.Insert, "org", "stype", "sid", "eset", "edate", "cur", "base", "descr", "fp", "rev", "actor",
-			"lineno", "accts", "debit", "credit", "bdebit", "bcredit", "dims") + "COMMIT;\n"}
-	replay := Script{Vars: vars, Text: fmt.Sprintf("\\set sid random(1, %d)\nBEGIN;\n", replayKeys) + lockAndLookup + "COMMIT;\n"}
+	first := "\\startpipeline\nBEGIN;\n" + Statement(s.Lock, "org", "ns", "stype", "sid", "eset") +
+		Statement(s.Lookup, "org", "stype", "sid", "eset") + Statement(s.Accounts, "org", "codes") + "\\endpipeline\n"
+	newPost := Script{Vars: vars, Text: "\\set sid random(2000000000000, 9000000000000000)\n" + first +
+		"\\startpipeline\n" + Statement(s.Insert, "org", "stype", "sid", "eset", "edate", "cur", "base", "descr", "fp", "rev", "actor",
+		"lineno", "accts", "debit", "credit", "bdebit", "bcredit", "dims") + "COMMIT;\n\\endpipeline\n"}
+	replay := Script{Vars: vars, Text: fmt.Sprintf("\\set sid random(1, %d)\n", replayKeys) + first + "COMMIT;\n"}
 
 	var next atomic.Int64
 	next.Store(1_000_000_000_000)
