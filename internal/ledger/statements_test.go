@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"greatbook/internal/apperr"
 	"greatbook/internal/ledger"
 	"greatbook/internal/testkit"
 )
@@ -168,5 +169,57 @@ func TestAPostTakesTwoRoundTrips(t *testing.T) {
 		if len(got) != tc.want {
 			t.Errorf("%s: %d round trips, want %d:\n%s", tc.name, len(got), tc.want, show(got))
 		}
+	}
+}
+
+// TestARefusedPostRollsBackItsPipelinedTransaction proves that a post that
+// fails after its pipelined BEGIN leaves its connection idle, having
+// written nothing: the pool hands the same connection to the next post
+// (pgxpool closes a connection released inside a transaction).
+func TestARefusedPostRollsBackItsPipelinedTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	cfg := db.Pool.Config().Copy()
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	backend := func() int32 {
+		var pid int32
+		if err := pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		return pid
+	}
+	pid := backend()
+
+	unknownAccount := bill(o, "refused")
+	unknownAccount.Lines[0].Account = "9999"
+	noOrg := bill(o, "refused")
+	noOrg.OrgID = o.ID + 1000
+	for _, tc := range []struct {
+		name string
+		req  ledger.Request
+		code apperr.Code
+	}{
+		{"an unknown account", unknownAccount, apperr.Invalid},
+		{"an unknown org", noOrg, apperr.NotFound},
+	} {
+		if _, err := ledger.Post(ctx, pool, tc.req); !apperr.Is(err, tc.code) {
+			t.Fatalf("%s: got %v, want %s", tc.name, err, tc.code)
+		}
+		if got := backend(); got != pid {
+			t.Fatalf("%s: the post's connection was not returned idle (backend %d, then %d)", tc.name, pid, got)
+		}
+	}
+	if got := testkit.Count(t, db, `SELECT count(*) FROM journal_entries`); got != 0 {
+		t.Fatalf("%d entries after refused posts", got)
+	}
+	if _, err := ledger.Post(ctx, pool, bill(o, "refused")); err != nil {
+		t.Fatal(err)
 	}
 }
