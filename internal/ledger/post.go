@@ -394,7 +394,9 @@ func insert(ctx context.Context, q poster, req Request, f facts, baseCurrency st
 
 // Statements are the SQL a post sends, in order, with their parameters
 // numbered as PostTx numbers them: for benchmarks that run the very same
-// statements through pgbench.
+// statements through pgbench. Post pipelines them in two round trips:
+// BEGIN, Lock, Lookup and Accounts; then Insert and COMMIT (COMMIT alone
+// for a replay).
 var Statements = struct{ Lock, Lookup, Accounts, Insert string }{
 	Lock:     lockSQL,
 	Lookup:   lookupSQL,
