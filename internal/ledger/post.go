@@ -113,8 +113,8 @@ func post(ctx context.Context, q poster, req Request, first firstStatement, ownT
 	if ownTx {
 		b.Queue("BEGIN")
 	}
-	lockSQL, lockArgs := first(req)
-	b.Queue(lockSQL, lockArgs...)
+	firstSQL, firstArgs := first(req)
+	b.Queue(firstSQL, firstArgs...)
 	b.Queue(lookupSQL, req.OrgID, req.SourceType, req.SourceID, req.EntrySet)
 	b.Queue(accountsSQL, req.OrgID, accountCodes(req))
 	baseCurrency, existing, found, stored, err := readFirstBatch(q.SendBatch(ctx, b), req, ownTx)
@@ -126,7 +126,7 @@ func post(ctx context.Context, q poster, req Request, first firstStatement, ownT
 		res, err := replay(existing, requested)
 		if err == nil && ownTx {
 			if _, err := q.Exec(ctx, "COMMIT"); err != nil {
-				return Result{}, fmt.Errorf("database: commit: %w", err)
+				return Result{}, fmt.Errorf("ledger: commit: %w", err)
 			}
 		}
 		return res, err
@@ -365,7 +365,7 @@ func insert(ctx context.Context, q poster, req Request, f facts, baseCurrency st
 		if _, err = br.Exec(); err != nil {
 			_ = br.Close()
 			// The deferred balance trigger speaks at commit: Post maps it.
-			return Entry{}, false, fmt.Errorf("database: commit: %w", err)
+			return Entry{}, false, fmt.Errorf("ledger: commit: %w", err)
 		}
 	}
 	if cerr := br.Close(); err == nil && cerr != nil {
