@@ -406,21 +406,8 @@ func newPostScript(ctx context.Context, e *Env, orgID int64) (Script, error) {
 	for _, a := range all {
 		accounts[a.Code] = a.ID
 	}
-	vars := map[string]string{
-		"org": strconv.FormatInt(orgID, 10), "ns": strconv.Itoa(int(database.LockLedgerSourceKey)),
-		"stype": "bench", "eset": "bill", "edate": "2026-11-20", "cur": "EUR", "base": "EUR", "descr": "bench",
-		"fp": `\x` + strings.Repeat("ab", 32), "rev": "0", "actor": "bench",
-		"lineno": "{0,1,2}", "accts": fmt.Sprintf("{%d,%d,%d}", accounts["6000"], accounts["1400"], accounts["2000"]),
-		"debit": "{100,25,0}", "credit": "{0,0,125}", "bdebit": "{100,25,0}", "bcredit": "{0,0,125}", "dims": `{"{}","{}","{}"}`,
-		"codes": "{6000,1400,2000}",
-	}
-	s := ledger.Statements
-	return Script{Vars: vars, Text: "\\set sid random(2000000000000, 9000000000000000)\nBEGIN;\n" +
-		Statement(s.Lock, "org", "ns", "stype", "sid", "eset") +
-		Statement(s.Lookup, "org", "stype", "sid", "eset") +
-		Statement(s.Accounts, "org", "codes") +
-		Statement(s.Insert, "org", "stype", "sid", "eset", "edate", "cur", "base", "descr", "fp", "rev", "actor",
-			"lineno", "accts", "debit", "credit", "bdebit", "bcredit", "dims") + "COMMIT;\n"}, nil
+	newPost, _ := postScripts(orgID, accounts, 1)
+	return newPost, nil
 }
 
 // riverPeer builds the River peer module and runs it on a database of its

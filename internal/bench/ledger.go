@@ -83,24 +83,7 @@ func Ledger(ctx context.Context, e *Env) error {
 		}
 	}
 
-	vars := map[string]string{
-		"org": strconv.FormatInt(o.ID, 10), "ns": strconv.Itoa(int(database.LockLedgerSourceKey)),
-		"stype": "bench", "eset": "bill", "edate": "2026-11-20", "cur": "EUR", "base": "EUR", "descr": "bench",
-		"fp": `\x` + strings.Repeat("ab", 32), "rev": "0", "actor": "bench",
-		"lineno": "{0,1,2}", "accts": fmt.Sprintf("{%d,%d,%d}", accounts["6000"], accounts["1400"], accounts["2000"]),
-		"debit": "{100,25,0}", "credit": "{0,0,125}", "bdebit": "{100,25,0}", "bcredit": "{0,0,125}", "dims": `{"{}","{}","{}"}`,
-		"codes": "{6000,1400,2000}",
-	}
-	// The same statements in the same round trips as a post sends them
-	// (ledger's TestStatementsAreWhatAPostSends): BEGIN pipelined with the
-	// lock, the lookup and the accounts; the insert with COMMIT.
-	s := ledger.Statements
-	first := "\\startpipeline\nBEGIN;\n" + Statement(s.Lock, "org", "ns", "stype", "sid", "eset") +
-		Statement(s.Lookup, "org", "stype", "sid", "eset") + Statement(s.Accounts, "org", "codes") + "\\endpipeline\n"
-	newPost := Script{Vars: vars, Text: "\\set sid random(2000000000000, 9000000000000000)\n" + first +
-		"\\startpipeline\n" + Statement(s.Insert, "org", "stype", "sid", "eset", "edate", "cur", "base", "descr", "fp", "rev", "actor",
-		"lineno", "accts", "debit", "credit", "bdebit", "bcredit", "dims") + "COMMIT;\n\\endpipeline\n"}
-	replay := Script{Vars: vars, Text: fmt.Sprintf("\\set sid random(1, %d)\n", replayKeys) + first + "COMMIT;\n"}
+	newPost, replay := postScripts(o.ID, accounts, replayKeys)
 
 	var next atomic.Int64
 	next.Store(1_000_000_000_000)
@@ -197,3 +180,30 @@ func (r *ledgerRoundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ p
 func (r *ledgerRoundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 
 func (r *ledgerRoundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// postScripts are pgbench's new post and exact replay of a three-line
+// entry in org orgID (accounts by code): the same statements in the same
+// round trips as a post sends them (ledger's TestStatementsAreWhatAPostSends):
+// BEGIN pipelined with the lock, the lookup and the accounts; the insert
+// with COMMIT. A replay reads one of the source ids 1..replayKeys.
+func postScripts(orgID int64, accounts map[string]int64, replayKeys int) (newPost, replay Script) {
+	vars := map[string]string{
+		"org": strconv.FormatInt(orgID, 10), "ns": strconv.Itoa(int(database.LockLedgerSourceKey)),
+		"stype": "bench", "eset": "bill", "edate": "2026-11-20", "cur": "EUR", "base": "EUR", "descr": "bench",
+		"fp": `\x` + strings.Repeat("ab", 32), "rev": "0", "actor": "bench",
+		"lineno": "{0,1,2}", "accts": fmt.Sprintf("{%d,%d,%d}", accounts["6000"], accounts["1400"], accounts["2000"]),
+		"debit": "{100,25,0}", "credit": "{0,0,125}", "bdebit": "{100,25,0}", "bcredit": "{0,0,125}", "dims": `{"{}","{}","{}"}`,
+		"codes": "{6000,1400,2000}",
+	}
+	// The same statements in the same round trips as a post sends them
+	// (ledger's TestStatementsAreWhatAPostSends): BEGIN pipelined with the
+	// lock, the lookup and the accounts; the insert with COMMIT.
+	s := ledger.Statements
+	first := "\\startpipeline\nBEGIN;\n" + Statement(s.Lock, "org", "ns", "stype", "sid", "eset") +
+		Statement(s.Lookup, "org", "stype", "sid", "eset") + Statement(s.Accounts, "org", "codes") + "\\endpipeline\n"
+	newPost = Script{Vars: vars, Text: "\\set sid random(2000000000000, 9000000000000000)\n" + first +
+		"\\startpipeline\n" + Statement(s.Insert, "org", "stype", "sid", "eset", "edate", "cur", "base", "descr", "fp", "rev", "actor",
+		"lineno", "accts", "debit", "credit", "bdebit", "bcredit", "dims") + "COMMIT;\n\\endpipeline\n"}
+	replay = Script{Vars: vars, Text: fmt.Sprintf("\\set sid random(1, %d)\n", replayKeys) + first + "COMMIT;\n"}
+	return newPost, replay
+}
