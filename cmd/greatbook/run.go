@@ -80,6 +80,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 // dbFlags are the flags every command has for finding its database.
 type dbFlags struct {
 	dataDir string
+	// poolSize is the size of the pool to open; 0 is pgx's default (the
+	// commands that run no workers).
+	poolSize int32
 }
 
 // subcommand is a command being started: its flag set, which already has
@@ -178,7 +181,7 @@ func (e env) openDatabase(ctx context.Context, f dbFlags, role embeddedpg.Role, 
 		}
 		d.url = c.ConnString("greatbook")
 	}
-	pool, err := database.Open(ctx, d.url, 0)
+	pool, err := database.Open(ctx, d.url, f.poolSize)
 	if err != nil {
 		d.Close()
 		return nil, err

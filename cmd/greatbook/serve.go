@@ -16,6 +16,9 @@ import (
 	"greatbook/web"
 )
 
+// serveWorkers is the number of run workers serve starts.
+const serveWorkers = 4
+
 func (e env) serve(ctx context.Context, args []string) error {
 	c := e.subcommand("serve")
 	fs := c.flags
@@ -37,13 +40,16 @@ func (e env) serve(ctx context.Context, args []string) error {
 	logger := e.logger(slog.LevelInfo)
 	slog.SetDefault(logger)
 
+	// The workers' connections beside the requests': approvers must not
+	// take every connection from the workers posting what they approved.
+	c.db.poolSize = app.PoolSize(serveWorkers)
 	d, err := e.openDatabase(ctx, c.db, embeddedpg.RoleServer, logger) // the server owns the cluster
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 
-	services := app.New(d.pool, app.Config{Logger: logger, Workers: 4, MaxUploadBytes: *maxUpload, Model: modelConfig(e),
+	services := app.New(d.pool, app.Config{Logger: logger, Workers: serveWorkers, MaxUploadBytes: *maxUpload, Model: modelConfig(e),
 		SweepInterval: *sweepEvery})
 	defer services.Close() // before the pool closes: no background work outlives it
 	srv := web.New(services, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, BehindProxy: *behindTLS, MaxUploadBytes: *maxUpload})

@@ -39,6 +39,21 @@ type Config struct {
 	RetryBackoff time.Duration
 }
 
+// RequestConnections is the share of the pool kept for requests (the
+// approvals, uploads and pages the web server serves at once).
+const RequestConnections = 4
+
+// PoolSize is the size of the pool to open for an app with that many
+// workers: one connection for each worker, which holds one while it
+// executes a run, on top of the requests' share. A pool of pgx's default
+// size (4 on a 2-core machine) let four busy approvers take every
+// connection, so the workers waited for one between each step of posting
+// what had been approved, and the backlog grew for as long as approvals
+// came in.
+func PoolSize(workers int) int32 {
+	return int32(max(workers, 0) + RequestConnections)
+}
+
 // App is the assembled services.
 type App struct {
 	// Pool is concrete: the run engine and the bookkeeper use it from

@@ -270,8 +270,8 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 		return err
 	}
 	defer gb.Pool.Close()
-	// The app's pool is opened as serve opens it (pgx's default size).
-	pool, err := database.Open(ctx, e.cluster.ConnString(gb.db), 0)
+	// The app's pool is opened as serve opens it.
+	pool, err := database.Open(ctx, e.cluster.ConnString(gb.db), app.PoolSize(ServeWorkers))
 	if err != nil {
 		return err
 	}
