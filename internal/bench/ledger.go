@@ -140,7 +140,7 @@ func Ledger(ctx context.Context, e *Env) error {
 // exact replay, on one traced connection already warmed up (its
 // statements prepared).
 func ledgerRoundTripsPerPost(ctx context.Context, e *Env, request func(string) ledger.Request) (newPost, replay int, err error) {
-	trips := &ledgerRoundTrips{}
+	trips := &roundTrips{}
 	pool, err := e.NewTracedPool(ctx, 1, trips)
 	if err != nil {
 		return 0, 0, err
@@ -160,26 +160,6 @@ func ledgerRoundTripsPerPost(ctx context.Context, e *Env, request func(string) l
 	replay, err = count("round-trips")
 	return newPost, replay, err
 }
-
-// ledgerRoundTrips counts round trips as pgx sends them: a statement alone,
-// or one pipelined batch.
-type ledgerRoundTrips struct{ n atomic.Int64 }
-
-func (r *ledgerRoundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-
-func (r *ledgerRoundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func (r *ledgerRoundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-
-func (r *ledgerRoundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-
-func (r *ledgerRoundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // postScripts are pgbench's new post and exact replay of a three-line
 // entry in org orgID (accounts by code): the same statements in the same

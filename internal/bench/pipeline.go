@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
@@ -67,7 +65,7 @@ func Pipeline(ctx context.Context, e *Env) error {
 		Columns: []string{"workers", "documents/s", "ms/document", "round trips/document", "nodes", "checkpoints", "ingest and leases", "checkpoint share"},
 	}
 	for _, workers := range []int{1, 4} {
-		trips := &pipelineRoundTrips{}
+		trips := &roundTrips{}
 		pool, err := e.NewTracedPool(ctx, workers+2, trips)
 		if err != nil {
 			return err
@@ -116,26 +114,3 @@ func Pipeline(ctx context.Context, e *Env) error {
 	fmt.Fprintln(e.Out, "round trips: exchanges with the server per filed document (a statement, a prepare, or a batch, which counts once)")
 	return nil
 }
-
-// pipelineRoundTrips counts a pool's exchanges with the server: each
-// statement sent alone (BEGIN and COMMIT included), each prepare, and each
-// batch once however many statements it carries. A statement still running
-// when the measurement ends is counted without its document.
-type pipelineRoundTrips struct{ n atomic.Int64 }
-
-func (r *pipelineRoundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-func (r *pipelineRoundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (r *pipelineRoundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-func (r *pipelineRoundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (r *pipelineRoundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
-func (r *pipelineRoundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, _ pgx.TracePrepareStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-func (r *pipelineRoundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}

@@ -241,20 +241,31 @@ func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFil
 		Detail: map[string]any{"reason": reason, "matched": len(list), "filter": f}}); err != nil {
 		return res, err
 	}
-	for _, dl := range list {
-		out, err := o.Retry(ctx, orgID, dl.ID, reason, actor)
+	ids := make([]int64, len(list))
+	for i, dl := range list {
+		ids[i] = dl.ID
+	}
+	return res, o.retryEach(ctx, orgID, ids, reason, actor, &res)
+}
+
+// retryEach retries jobs ids one by one, each as a single retry does (its
+// own transaction, its tenancy and state checks), counting into res: a job
+// no longer retryable is skipped; any other error stops the loop.
+func (o *Outbox) retryEach(ctx context.Context, orgID int64, ids []int64, reason string, actor audit.Actor, res *BulkRetry) error {
+	for _, id := range ids {
+		out, err := o.Retry(ctx, orgID, id, reason, actor)
 		switch {
 		case apperr.Is(err, apperr.InvalidState):
 			res.Skipped++
 		case err != nil:
-			return res, err
+			return err
 		case out.Outcome == "launched":
 			res.Launched++
 		default:
 			res.Failed = append(res.Failed, out)
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // MaxSelected is how many dead letters one "retry selected" may name (a
@@ -304,18 +315,5 @@ func (o *Outbox) RetrySelected(ctx context.Context, orgID int64, jobIDs []int64,
 		return BulkRetry{}, err
 	}
 	res := BulkRetry{Matched: len(ids)}
-	for _, id := range ids {
-		out, err := o.Retry(ctx, orgID, id, reason, actor)
-		switch {
-		case apperr.Is(err, apperr.InvalidState):
-			res.Skipped++
-		case err != nil:
-			return res, err
-		case out.Outcome == "launched":
-			res.Launched++
-		default:
-			res.Failed = append(res.Failed, out)
-		}
-	}
-	return res, nil
+	return res, o.retryEach(ctx, orgID, ids, reason, actor, &res)
 }
