@@ -19,7 +19,8 @@ import (
 
 const usage = `usage: greatbook <command> [flags]
 
-  serve [--addr 127.0.0.1:8080] [--data-dir DIR]   migrate, run the workers and the sweep, serve HTTP
+  serve [--addr 127.0.0.1:8080] [--data-dir DIR] [--sweep-interval 15s]
+                                                   migrate, run the workers and the sweep, serve HTTP
   migrate                                          apply migrations and exit
   demo                                             load demo data (idempotent); print the sign-in details
   org add SLUG --name NAME [--currency EUR]        an org with its base currency and a default chart of accounts
