@@ -58,14 +58,8 @@ func (s *Server) bulkRetry(c echo.Context) error {
 		expected, _ := strconv.Atoi(c.FormValue("expected"))
 		confirmed := intake.DryRun{Count: expected, Set: c.FormValue("set")}
 		res, err := s.app.Outbox.RetryMatching(ctx, u.OrgID, f, c.FormValue("reason"), confirmed, u.Actor())
-		if err != nil {
-			e := toAppError(err)
-			if e.Code == apperr.Internal {
-				return err
-			}
-			props.Error, status = e.Message, statusByCode[e.Code]
-		} else {
-			props.Result = &res
+		if status, err = bulkOutcome(&props, res, err); err != nil {
+			return err
 		}
 	} else {
 		dry, err := intake.DryRunRetry(ctx, s.pool, u.OrgID, f)
@@ -99,16 +93,10 @@ func (s *Server) retrySelected(c echo.Context) error {
 		ids = append(ids, id)
 	}
 	props := views.DeadLettersProps{Filter: deadLetterFilter(c)}
-	status := http.StatusOK
 	res, err := s.app.Outbox.RetrySelected(c.Request().Context(), u.OrgID, ids, c.FormValue("reason"), u.Actor())
+	status, err := bulkOutcome(&props, res, err)
 	if err != nil {
-		e := toAppError(err)
-		if e.Code == apperr.Internal {
-			return err
-		}
-		props.Error, status = e.Message, statusByCode[e.Code]
-	} else {
-		props.Result = &res
+		return err
 	}
 	if err := s.listDeadLetters(c, &props); err != nil {
 		return err
@@ -280,4 +268,20 @@ func (s *Server) saveOrgSettings(c echo.Context) error {
 	}
 	flash(c, "Org settings saved: the AP checks compare documents with them from now on.")
 	return c.Redirect(http.StatusSeeOther, "/admin/org")
+}
+
+// bulkOutcome puts a bulk retry's outcome on the dead-letter page: its
+// result, or a refusal said in place with its status; an internal error is
+// returned to become the error page.
+func bulkOutcome(props *views.DeadLettersProps, res intake.BulkRetry, err error) (int, error) {
+	if err == nil {
+		props.Result = &res
+		return http.StatusOK, nil
+	}
+	e := toAppError(err)
+	if e.Code == apperr.Internal {
+		return 0, err
+	}
+	props.Error = e.Message
+	return statusByCode[e.Code], nil
 }
