@@ -118,8 +118,11 @@ func (b *Bookkeeper) CreateRun(ctx context.Context, tx pgx.Tx, job intake.Job) (
 	return runs.Create(ctx, tx, b.graph, job.OrgID, job.IntakeID, State{IntakeID: job.IntakeID, JobID: job.ID})
 }
 
-// Start implements intake.RunStarter.
-func (b *Bookkeeper) Start(runID string) error { return b.engine.Launch(runID) }
+// Start implements intake.RunStarter: it waits, bounded by ctx and the
+// engine's LaunchWait, for a slot in the workers' queue.
+func (b *Bookkeeper) Start(ctx context.Context, runID string) error {
+	return b.engine.LaunchContext(ctx, runID)
+}
 
 // document reads the run's document, on the run's own connection.
 func (b *Bookkeeper) document(ctx context.Context, r *runs.Run[State]) (intake.Document, einvoice.Document, error) {

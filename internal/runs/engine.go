@@ -48,10 +48,16 @@ type Engine struct {
 	// ever, resumed after every restart).
 	MaxTakeovers int
 
-	mu       sync.Mutex
-	launches chan string
-	running  bool
-	wg       sync.WaitGroup
+	// LaunchWait bounds how long Launch waits for a slot in a full queue
+	// before it gives up with ErrLaunchQueueFull.
+	LaunchWait time.Duration
+
+	mu        sync.Mutex
+	queueSize int
+	launches  chan string
+	running   bool
+	stopped   <-chan struct{}
+	wg        sync.WaitGroup
 
 	// executing holds the runs this engine is executing now: a lease is
 	// per engine, so two of its goroutines must not both execute a run.
@@ -60,31 +66,50 @@ type Engine struct {
 	nodeNanos       atomic.Int64
 	checkpointNanos atomic.Int64
 	steps           atomic.Int64
+	launchesWaited  atomic.Int64
 }
 
 // Stats are an engine's cumulative timings: how long nodes ran, and how long
-// writing their checkpoints (and the commits that joined them) took.
+// writing their checkpoints (and the commits that joined them) took; and
+// how many launches found the queue full and waited for a slot.
 type Stats struct {
-	Steps       int64
-	Nodes       time.Duration
-	Checkpoints time.Duration
+	Steps          int64
+	Nodes          time.Duration
+	Checkpoints    time.Duration
+	LaunchesWaited int64
 }
 
 // Stats returns the engine's cumulative timings.
 func (e *Engine) Stats() Stats {
-	return Stats{Steps: e.steps.Load(), Nodes: time.Duration(e.nodeNanos.Load()), Checkpoints: time.Duration(e.checkpointNanos.Load())}
+	return Stats{Steps: e.steps.Load(), Nodes: time.Duration(e.nodeNanos.Load()), Checkpoints: time.Duration(e.checkpointNanos.Load()),
+		LaunchesWaited: e.launchesWaited.Load()}
 }
 
 // Options configure an Engine.
 type Options struct {
 	Logger   *slog.Logger
 	LeaseTTL time.Duration
-	// QueueSize bounds launched runs waiting for a worker.
+	// QueueSize bounds launched runs waiting for a worker; 0 means
+	// DefaultQueuePerWorker per worker. A small queue is the back-pressure
+	// that keeps launching (approving) from outrunning the workers: a
+	// launch waits for a slot instead of piling up work whose latency
+	// only grows.
 	QueueSize int
+	// LaunchWait bounds how long a launch waits for a slot in a full
+	// queue; 0 means DefaultLaunchWait.
+	LaunchWait time.Duration
 }
 
-// ErrLaunchQueueFull is a launch refused because every worker is busy and
-// the queue is full: transient, the sweep launches it later.
+// The defaults of Options.
+const (
+	DefaultQueuePerWorker = 2
+	DefaultLaunchWait     = 2 * time.Second
+)
+
+// ErrLaunchQueueFull is a launch refused because every worker stayed busy
+// and the queue full for as long as the launch could wait: transient, the
+// run stays in the database and the resume pass (or the sweep) launches it
+// later.
 var ErrLaunchQueueFull = retry.MarkTransient(errors.New("runs: launch queue is full"), 0)
 
 // ErrNotStarted is a launch on an engine whose workers are not running.
@@ -104,11 +129,11 @@ func NewEngine(pool *pgxpool.Pool, opts Options) *Engine {
 	if opts.LeaseTTL == 0 {
 		opts.LeaseTTL = 30 * time.Second
 	}
-	if opts.QueueSize == 0 {
-		opts.QueueSize = 1024
+	if opts.LaunchWait == 0 {
+		opts.LaunchWait = DefaultLaunchWait
 	}
 	return &Engine{pool: pool, owner: newOwner(), log: opts.Logger, graphs: map[string]executor{},
-		LeaseTTL: opts.LeaseTTL, Retry: retry.Default, MaxTakeovers: DefaultMaxTakeovers, launches: make(chan string, opts.QueueSize)}
+		LeaseTTL: opts.LeaseTTL, Retry: retry.Default, MaxTakeovers: DefaultMaxTakeovers, LaunchWait: opts.LaunchWait, queueSize: opts.QueueSize}
 }
 
 // Owner is this engine's lease owner id.
@@ -121,8 +146,13 @@ func Register[S any](e *Engine, g Graph[S]) {
 
 // Start runs workers until ctx is done; Wait waits for them.
 func (e *Engine) Start(ctx context.Context, workers int) {
+	size := e.queueSize
+	if size <= 0 {
+		size = DefaultQueuePerWorker * max(workers, 1)
+	}
+	launches := make(chan string, size)
 	e.mu.Lock()
-	e.running = true
+	e.running, e.launches, e.stopped = true, launches, ctx.Done()
 	e.mu.Unlock()
 	for range workers {
 		e.wg.Go(func() {
@@ -130,7 +160,7 @@ func (e *Engine) Start(ctx context.Context, workers int) {
 				select {
 				case <-ctx.Done():
 					return
-				case id := <-e.launches:
+				case id := <-launches:
 					e.executeThroughOutages(ctx, id)
 				}
 			}
@@ -178,21 +208,41 @@ const (
 // stopped.
 func (e *Engine) Wait() { e.wg.Wait() }
 
-// Launch hands a run to the workers. It fails, and says why, when the run
-// cannot be handed over; the run stays in the database either way.
-func (e *Engine) Launch(runID string) error {
+// Launch hands a run to the workers; see LaunchContext.
+func (e *Engine) Launch(runID string) error { return e.LaunchContext(context.Background(), runID) }
+
+// LaunchContext hands a run to the workers. When the queue is full it
+// waits for a slot, until ctx is done or LaunchWait has passed: a burst of
+// launches is held back to the pace of the workers rather than queued
+// without bound. It fails, and says why, when the run cannot be handed
+// over (ErrLaunchQueueFull once the wait is over); the run stays in the
+// database either way.
+func (e *Engine) LaunchContext(ctx context.Context, runID string) error {
 	if err := failpoint.Inject("runs/launch"); err != nil {
 		return err
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.running {
+	running, launches, stopped := e.running, e.launches, e.stopped
+	e.mu.Unlock()
+	if !running {
 		return ErrNotStarted
 	}
 	select {
-	case e.launches <- runID:
+	case launches <- runID:
 		return nil
 	default:
+	}
+	e.launchesWaited.Add(1)
+	wait := time.NewTimer(e.LaunchWait)
+	defer wait.Stop()
+	select {
+	case launches <- runID:
+		return nil
+	case <-stopped:
+		return ErrNotStarted
+	case <-ctx.Done():
+		return ErrLaunchQueueFull
+	case <-wait.C:
 		return ErrLaunchQueueFull
 	}
 }
@@ -224,7 +274,7 @@ func (e *Engine) ResumeAll(ctx context.Context) (int, error) {
 		if c.owner != "" && (c.expired == nil || !*c.expired) && !ownerDead(c.owner) {
 			continue // a live worker holds it
 		}
-		if err := e.Launch(c.id); err != nil {
+		if err := e.LaunchContext(ctx, c.id); err != nil {
 			return n, err
 		}
 		n++
@@ -254,7 +304,7 @@ func (e *Engine) Answer(ctx context.Context, runID string, answer any, actor str
 	if err != nil {
 		return err
 	}
-	if err := e.Launch(runID); err != nil {
+	if err := e.LaunchContext(ctx, runID); err != nil {
 		e.log.Warn("answered run not launched; the next resume pass will", "run_id", runID, "error", err)
 	}
 	return nil
