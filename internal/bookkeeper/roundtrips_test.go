@@ -2,6 +2,7 @@ package bookkeeper_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
+	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
@@ -137,5 +139,52 @@ func TestABookkeeperRunsRoundTripsStayBounded(t *testing.T) {
 			post(false) // warms the connection's statement cache
 			post(true)
 		})
+	}
+}
+
+// A run resumed after load by another execution (after a crash, or
+// checkpointed by an older version) has nothing in its Scratch: account
+// and post read what they need again.
+func TestARunResumedAfterLoadReadsWhatItNeedsAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.OrgWith(t, db, "resumed", "SEK")
+	f := &fixture{db: db, org: o, doc: sampleInvoice(t), actor: audit.Actor{Label: "ann@example.test"}}
+	supplier, _, _ := strings.Cut(f.doc.SourceRef(), "/")
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO supplier_accounts (org_id, supplier_key, account_id, created_by)
+		SELECT $1, $2, id, 't' FROM accounts WHERE org_id = $1 AND code = '6200'`, o.ID, supplier); err != nil {
+		t.Fatal(err)
+	}
+	f.app = app.New(db.Pool, app.Config{Logger: testkit.Logger(t), SweepInterval: -1})
+	id := f.insertPending(t)
+	a, err := f.app.Decisions.Approve(ctx, o.ID, id, f.actor)
+	if err != nil || a.Launch.RunID == "" {
+		t.Fatalf("approve: %+v %v", a, err)
+	}
+	// The run as load's checkpoint left it.
+	state := bookkeeper.State{IntakeID: id, JobID: a.Launch.JobID, Supplier: supplier, SupplierName: f.doc.Seller.Name,
+		Currency: f.doc.Currency, BaseCurrency: "SEK", IssueDate: f.doc.IssueDate}
+	data, _ := json.Marshal(state)
+	if _, err := db.Pool.Exec(ctx, `UPDATE runs SET next_node = 'account', data = $2 WHERE id = $1::uuid`, a.Launch.RunID, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.app.Engine.Execute(ctx, a.Launch.RunID); err != nil {
+		t.Fatal(err)
+	}
+	e := f.waitPosted(t, id)
+	if e.Lines[0].Account != "6200" {
+		t.Fatalf("entry: %+v", e)
+	}
+	history, err := runs.Checkpoints(ctx, db.Pool, a.Launch.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []string
+	for _, c := range history {
+		nodes = append(nodes, c.Node+" "+c.Outcome)
+	}
+	if got := strings.Join(nodes, ", "); got != "account ok, rate ok, post ok" {
+		t.Errorf("history: %s", got)
 	}
 }
