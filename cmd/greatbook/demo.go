@@ -252,7 +252,7 @@ func (unreachableBookkeeper) CreateRun(context.Context, pgx.Tx, intake.Job) (str
 	return "", retry.MarkPermanent(errors.New("demo: the bookkeeping service refused the job (staged by greatbook demo; retry it from the dead-letter page)"))
 }
 
-func (unreachableBookkeeper) Start(string) error { return nil }
+func (unreachableBookkeeper) Start(context.Context, string) error { return nil }
 
 // loadDemoDeadLetter files and approves a document whose bookkeeping job
 // cannot launch (a permanent failure: abandoned at once), once. A later

@@ -28,7 +28,6 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
 	"greatbook/internal/money"
-	"greatbook/internal/org"
 	"greatbook/internal/retry"
 	"greatbook/internal/runs"
 	"greatbook/internal/storable"
@@ -119,8 +118,11 @@ func (b *Bookkeeper) CreateRun(ctx context.Context, tx pgx.Tx, job intake.Job) (
 	return runs.Create(ctx, tx, b.graph, job.OrgID, job.IntakeID, State{IntakeID: job.IntakeID, JobID: job.ID})
 }
 
-// Start implements intake.RunStarter.
-func (b *Bookkeeper) Start(runID string) error { return b.engine.Launch(runID) }
+// Start implements intake.RunStarter: it waits, bounded by ctx and the
+// engine's LaunchWait, for a slot in the workers' queue.
+func (b *Bookkeeper) Start(ctx context.Context, runID string) error {
+	return b.engine.LaunchContext(ctx, runID)
+}
 
 // document reads the run's document, on the run's own connection.
 func (b *Bookkeeper) document(ctx context.Context, r *runs.Run[State]) (intake.Document, einvoice.Document, error) {
@@ -135,26 +137,67 @@ func (b *Bookkeeper) document(ctx context.Context, r *runs.Run[State]) (intake.D
 	return doc, fields, nil
 }
 
+// loadSQL reads in one statement what a run needs before it posts: the
+// document, the org's base currency, and the accounts a supplier rule and
+// the org's default would give (when active).
+const loadSQL = `SELECT d.status, coalesce(d.result_entry_id, 0), coalesce(d.source_ref, ''), d.fields, o.base_currency,
+	       r.code, r.created_by, r.created_at, dflt.code
+	FROM intake_documents d
+	JOIN orgs o ON o.id = d.org_id
+	LEFT JOIN LATERAL (SELECT a.code, s.created_by, s.created_at FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
+	                   WHERE s.org_id = d.org_id AND s.supplier_key = split_part(coalesce(d.source_ref, ''), '/', 1) AND a.active) r ON true
+	LEFT JOIN accounts dflt ON dflt.id = o.default_expense_account_id AND dflt.active
+	WHERE d.org_id = $1 AND d.id = $2`
+
+// The keys of what load leaves in a run's Scratch for the nodes after it
+// in the same execution; a resumed run reads them again.
+const (
+	fieldsKey  = "fields"
+	lookupsKey = "account lookups"
+)
+
+// accountLookups are the accounts a rule and the default give, as load read
+// them.
+type accountLookups struct {
+	rule        *string
+	ruleSetBy   *string
+	ruleSetAt   *time.Time
+	defaultAcct *string
+}
+
 func (b *Bookkeeper) load(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
-	doc, fields, err := b.document(ctx, r)
-	if err != nil {
-		return runs.Step{}, err
+	var status intake.Status
+	var entryID int64
+	var sourceRef, baseCurrency string
+	var raw []byte
+	var l accountLookups
+	err := b.pool.QueryRow(ctx, loadSQL, r.OrgID, r.State.IntakeID).Scan(&status, &entryID, &sourceRef, &raw, &baseCurrency,
+		&l.rule, &l.ruleSetBy, &l.ruleSetAt, &l.defaultAcct)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return runs.Step{}, apperr.New(apperr.NotFound, "no document %d", r.State.IntakeID)
 	}
-	if doc.Status == intake.Posted && doc.ResultEntryID != 0 {
+	if err != nil {
+		return runs.Step{}, fmt.Errorf("bookkeeper: load document %d: %w", r.State.IntakeID, err)
+	}
+	if status == intake.Posted && entryID != 0 {
 		// Posted already (by an earlier run of this job): finish the job.
-		return runs.Step{Note: fmt.Sprintf("already posted as entry %d", doc.ResultEntryID), Commit: b.finishJob(r.State.JobID)}, nil
+		return runs.Step{Note: fmt.Sprintf("already posted as entry %d", entryID), Commit: b.finishJob(r.State.JobID)}, nil
 	}
-	if doc.Status != intake.Active {
-		return runs.Step{}, retry.MarkPermanent(fmt.Errorf("bookkeeper: document %d is %s, not active", doc.ID, doc.Status))
+	if status != intake.Active {
+		return runs.Step{}, retry.MarkPermanent(fmt.Errorf("bookkeeper: document %d is %s, not active", r.State.IntakeID, status))
 	}
-	o, err := org.ByID(ctx, b.pool, r.OrgID)
-	if err != nil {
-		return runs.Step{}, err
+	var fields einvoice.Document
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return runs.Step{}, retry.MarkPermanent(fmt.Errorf("bookkeeper: document %d has no readable fields: %w", r.State.IntakeID, err))
 	}
-	supplier, _, _ := strings.Cut(doc.SourceRef, "/")
+	if r.Scratch == nil {
+		r.Scratch = map[string]any{}
+	}
+	r.Scratch[fieldsKey], r.Scratch[lookupsKey] = fields, l
+	supplier, _, _ := strings.Cut(sourceRef, "/")
 	r.State.Supplier, r.State.SupplierName = supplier, fields.Seller.Name
-	r.State.Currency, r.State.BaseCurrency, r.State.IssueDate = fields.Currency, o.BaseCurrency, fields.IssueDate
-	return runs.Step{Next: "account", Note: fmt.Sprintf("%s %s from %s, %s", fields.Type, fields.Number, fields.Seller.Name, fields.Currency)}, nil
+	r.State.Currency, r.State.BaseCurrency, r.State.IssueDate = fields.Currency, baseCurrency, fields.IssueDate
+	return runs.Step{Next: "account", Chain: true, Note: fmt.Sprintf("%s %s from %s, %s", fields.Type, fields.Number, fields.Seller.Name, fields.Currency)}, nil
 }
 
 func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
@@ -170,7 +213,7 @@ func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step
 		r.State.Account, r.State.AccountFrom = a.Account, "answered by "+a.By
 		r.State.ChosenBy, r.State.AccountSetBy, r.State.AccountSetAt = ChosenByAnswer, a.By, &now
 		r.State.Remembered = a.Remember && r.State.Supplier != ""
-		step := runs.Step{Next: "rate", Note: "account " + a.Account + " answered by " + a.By}
+		step := runs.Step{Next: "rate", Chain: true, Note: "account " + a.Account + " answered by " + a.By}
 		if a.Remember && r.State.Supplier != "" {
 			step.Note += ", remembered for the supplier"
 			step.Commit = func(ctx context.Context, tx pgx.Tx) error {
@@ -179,28 +222,40 @@ func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step
 		}
 		return step, nil
 	}
-	var code, setBy string
-	var setAt time.Time
-	err := b.pool.QueryRow(ctx, `SELECT a.code, s.created_by, s.created_at FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
-		WHERE s.org_id = $1 AND s.supplier_key = $2 AND a.active`, r.OrgID, r.State.Supplier).Scan(&code, &setBy, &setAt)
-	if err == nil {
-		r.State.Account, r.State.AccountFrom = code, "supplier"
-		r.State.ChosenBy, r.State.AccountSetBy, r.State.AccountSetAt = ChosenByRule, setBy, &setAt
-		return runs.Step{Next: "rate", Note: "account " + code + " mapped for the supplier"}, nil
+	l, ok := r.Scratch[lookupsKey].(accountLookups)
+	if !ok {
+		// Resumed at this node: load's lookups are not at hand.
+		var err error
+		if l, err = b.lookupAccounts(ctx, r); err != nil {
+			return runs.Step{}, err
+		}
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return runs.Step{}, err
+	if l.rule != nil {
+		r.State.Account, r.State.AccountFrom = *l.rule, "supplier"
+		r.State.ChosenBy, r.State.AccountSetBy, r.State.AccountSetAt = ChosenByRule, *l.ruleSetBy, l.ruleSetAt
+		return runs.Step{Next: "rate", Chain: true, Note: "account " + *l.rule + " mapped for the supplier"}, nil
 	}
-	err = b.pool.QueryRow(ctx, `SELECT a.code FROM orgs o JOIN accounts a ON a.id = o.default_expense_account_id
-		WHERE o.id = $1 AND a.active`, r.OrgID).Scan(&code)
-	if err == nil {
-		r.State.Account, r.State.AccountFrom, r.State.ChosenBy = code, "default", ChosenByDefault
-		return runs.Step{Next: "rate", Note: "account " + code + ", the org's default"}, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return runs.Step{}, err
+	if l.defaultAcct != nil {
+		r.State.Account, r.State.AccountFrom, r.State.ChosenBy = *l.defaultAcct, "default", ChosenByDefault
+		return runs.Step{Next: "rate", Chain: true, Note: "account " + *l.defaultAcct + ", the org's default"}, nil
 	}
 	return runs.Step{Pause: b.accountQuestion(r, "")}, nil
+}
+
+// lookupAccounts reads the accounts a supplier rule and the org's default
+// give, for a run resumed after load.
+func (b *Bookkeeper) lookupAccounts(ctx context.Context, r *runs.Run[State]) (accountLookups, error) {
+	var l accountLookups
+	err := b.pool.QueryRow(ctx, `SELECT r.code, r.created_by, r.created_at, dflt.code
+		FROM orgs o
+		LEFT JOIN LATERAL (SELECT a.code, s.created_by, s.created_at FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
+		                   WHERE s.org_id = o.id AND s.supplier_key = $2 AND a.active) r ON true
+		LEFT JOIN accounts dflt ON dflt.id = o.default_expense_account_id AND dflt.active
+		WHERE o.id = $1`, r.OrgID, r.State.Supplier).Scan(&l.rule, &l.ruleSetBy, &l.ruleSetAt, &l.defaultAcct)
+	if err != nil {
+		return l, fmt.Errorf("bookkeeper: look up the account: %w", err)
+	}
+	return l, nil
 }
 
 func (b *Bookkeeper) accountQuestion(r *runs.Run[State], problem string) *runs.Question {
@@ -222,7 +277,7 @@ func orSupplier(s string) string {
 func (b *Bookkeeper) rate(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
 	if r.State.Currency == r.State.BaseCurrency {
 		r.State.Rate, r.State.RateFrom = "1", "base currency"
-		return runs.Step{Next: "post", Note: "in the base currency"}, nil
+		return runs.Step{Next: "post", Chain: true, Note: "in the base currency"}, nil
 	}
 	if r.Answer != nil {
 		var a RateAnswer
@@ -240,7 +295,7 @@ func (b *Bookkeeper) rate(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 			return runs.Step{Pause: b.rateQuestion(r, fmt.Sprintf("%q is beyond what a stored rate holds (%s)", clip(a.Rate), money.Rate.Describe()))}, nil
 		}
 		r.State.Rate, r.State.RateFrom = money.Canonical(rate), "answered by "+a.By
-		step := runs.Step{Next: "post", Note: fmt.Sprintf("rate %s answered by %s", r.State.Rate, a.By)}
+		step := runs.Step{Next: "post", Chain: true, Note: fmt.Sprintf("rate %s answered by %s", r.State.Rate, a.By)}
 		if a.Remember {
 			step.Note += ", remembered for " + r.State.IssueDate
 			step.Commit = func(ctx context.Context, tx pgx.Tx) error {
@@ -259,7 +314,7 @@ func (b *Bookkeeper) rate(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 	if err == nil {
 		d, _ := decimal.NewFromString(rate)
 		r.State.Rate, r.State.RateFrom = money.Canonical(d), "rate of "+date
-		return runs.Step{Next: "post", Note: fmt.Sprintf("rate %s of %s", r.State.Rate, date)}, nil
+		return runs.Step{Next: "post", Chain: true, Note: fmt.Sprintf("rate %s of %s", r.State.Rate, date)}, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return runs.Step{}, err
@@ -277,21 +332,27 @@ func (b *Bookkeeper) rateQuestion(r *runs.Run[State], problem string) *runs.Ques
 }
 
 func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
-	doc, fields, err := b.document(ctx, r)
-	if err != nil {
-		return runs.Step{}, err
+	fields, ok := r.Scratch[fieldsKey].(einvoice.Document)
+	if !ok {
+		// Resumed at this node: load's document is not at hand.
+		var err error
+		if _, fields, err = b.document(ctx, r); err != nil {
+			return runs.Step{}, err
+		}
 	}
 	rate, err := decimal.NewFromString(r.State.Rate)
 	if err != nil {
 		return runs.Step{}, retry.MarkPermanent(fmt.Errorf("bookkeeper: rate %q: %w", r.State.Rate, err))
 	}
-	req, err := Bill{OrgID: r.OrgID, IntakeID: doc.ID, Document: fields, Supplier: r.State.Supplier, Expense: r.State.Account,
+	req, err := Bill{OrgID: r.OrgID, IntakeID: r.State.IntakeID, Document: fields, Supplier: r.State.Supplier, Expense: r.State.Account,
 		BaseCurrency: r.State.BaseCurrency, Rate: rate}.Entry()
 	if err != nil {
 		return runs.Step{}, retry.MarkPermanent(err)
 	}
 	s := &r.State
-	return runs.Step{Note: "posted", Commit: func(ctx context.Context, tx pgx.Tx) error {
+	// The post is two round trips (BEGIN travels with its lock); what the
+	// post implies travels in one batch with the checkpoint and COMMIT.
+	return runs.Step{Note: "posted", CommitBatched: func(ctx context.Context, tx pgx.Tx) (*pgx.Batch, error) {
 		res, err := ledger.PostTx(ctx, tx, req)
 		if err != nil {
 			if code := apperr.CodeOf(err); code == apperr.Invalid || code == apperr.SourceReplayConflict {
@@ -299,40 +360,42 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 				// conflict once it has (Observe waits for a connection of
 				// its own, which this one may be holding the last of).
 				b.observers.Go(func() { ledger.Observe(ctx, b.pool, req, res, err) })
-				return retry.MarkPermanent(err)
+				return nil, retry.MarkPermanent(err)
 			}
-			return err
+			return nil, err
 		}
-		if err := ledger.ObserveTx(ctx, tx, req, res); err != nil {
-			return err
+		if err := ledger.ObserveTx(ctx, tx, req, res); err != nil { // a replay only: a new entry is its own record
+			return nil, err
 		}
-		if err := recordChoice(ctx, tx, r.OrgID, res.Entry.ID, *s); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `UPDATE intake_documents SET status = 'posted', result_entry_id = $2, updated_at = now()
-			WHERE id = $1 AND status = 'active'`, doc.ID, res.Entry.ID)
+		detail, err := json.Marshal(map[string]any{"entry_id": res.Entry.ID, "replayed": res.Replayed, "account": s.Account, "run_id": r.ID})
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("bookkeeper: encode audit detail: %w", err)
 		}
-		if tag.RowsAffected() == 1 {
-			if err := audit.Record(ctx, tx, audit.Event{OrgID: r.OrgID, Actor: audit.System("bookkeeper"), Action: "posted",
-				SubjectType: "intake", SubjectID: doc.ID, FromStatus: string(intake.Active), ToStatus: string(intake.Posted),
-				Detail: map[string]any{"entry_id": res.Entry.ID, "replayed": res.Replayed, "account": s.Account, "run_id": r.ID}}); err != nil {
-				return err
-			}
-		}
-		return b.finishJob(s.JobID)(ctx, tx)
+		batch := &pgx.Batch{}
+		queueChoice(batch, r.OrgID, res.Entry.ID, *s)
+		batch.Queue(markPostedSQL, s.IntakeID, res.Entry.ID, r.OrgID, audit.System("bookkeeper").Label, detail)
+		batch.Queue(finishJobSQL, s.JobID)
+		return batch, nil
 	}}, nil
 }
+
+// markPostedSQL marks an active document posted and, when it did, records
+// so in the audit trail (as audit.Record would, in the same statement).
+const markPostedSQL = `WITH doc AS (UPDATE intake_documents SET status = 'posted', result_entry_id = $2, updated_at = now()
+		WHERE id = $1 AND status = 'active' RETURNING id)
+	INSERT INTO audit_events (org_id, actor_user_id, actor, action, subject_type, subject_id, from_status, to_status, detail)
+	SELECT $3, NULL, $4, 'posted', 'intake', doc.id, 'active', 'posted', $5 FROM doc`
+
+// finishJobSQL marks a job done.
+const finishJobSQL = `UPDATE jobs SET status = 'done', last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1`
 
 // finishJob marks the job done.
 func (b *Bookkeeper) finishJob(jobID int64) func(ctx context.Context, tx pgx.Tx) error {
 	return func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE jobs SET status = 'done', last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1`, jobID)
+		_, err := tx.Exec(ctx, finishJobSQL, jobID)
 		return err
 	}
 }
-
 func checkExpenseAccount(ctx context.Context, q database.Executor, orgID int64, code string) error {
 	var active bool
 	err := q.QueryRow(ctx, `SELECT active FROM accounts WHERE org_id = $1 AND code = $2`, orgID, code).Scan(&active)

@@ -39,6 +39,12 @@ func newFixture(t *testing.T, baseCurrency string) *fixture {
 	ctx, stop := context.WithCancel(context.Background())
 	a.Start(ctx)
 	t.Cleanup(func() { stop(); a.Wait() })
+	return &fixture{db: db, app: a, org: testkit.OrgWith(t, db, "bk", baseCurrency), doc: sampleInvoice(t), actor: audit.Actor{Label: "ann@example.test"}}
+}
+
+// sampleInvoice is the invoice every fixture files copies of.
+func sampleInvoice(t *testing.T) einvoice.Document {
+	t.Helper()
 	raw, err := os.ReadFile("../einvoice/testdata/ubl-invoice-multirate.xml")
 	if err != nil {
 		t.Fatal(err)
@@ -47,11 +53,22 @@ func newFixture(t *testing.T, baseCurrency string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{db: db, app: a, org: testkit.OrgWith(t, db, "bk", baseCurrency), doc: d, actor: audit.Actor{Label: "ann@example.test"}}
+	return d
 }
 
 // approve files a pending copy of the invoice under a new number and approves it.
 func (f *fixture) approve(t *testing.T) int64 {
+	t.Helper()
+	id := f.insertPending(t)
+	a, err := f.app.Decisions.Approve(context.Background(), f.org.ID, id, f.actor)
+	if err != nil || a.Launch.Outcome != "launched" {
+		t.Fatalf("approve: %+v %v", a, err)
+	}
+	return id
+}
+
+// insertPending files a pending copy of the invoice under a new number.
+func (f *fixture) insertPending(t *testing.T) int64 {
 	t.Helper()
 	f.n++
 	d := f.doc
@@ -63,10 +80,6 @@ func (f *fixture) approve(t *testing.T) int64 {
 		VALUES ($1, $2, 'application/xml', 1, 'api', 't', 'pending', 'invoice', $3, 'ubl', $4, now()) RETURNING id`,
 		f.org.ID, hex.EncodeToString([]byte(fmt.Sprintf("%032d", f.n))), d.SourceRef(), fields).Scan(&id); err != nil {
 		t.Fatal(err)
-	}
-	a, err := f.app.Decisions.Approve(context.Background(), f.org.ID, id, f.actor)
-	if err != nil || a.Launch.Outcome != "launched" {
-		t.Fatalf("approve: %+v %v", a, err)
 	}
 	return id
 }

@@ -120,14 +120,15 @@ func ChoiceForEntry(ctx context.Context, q database.Executor, orgID, entryID int
 	return scanChoice(q.QueryRow(ctx, `SELECT `+choiceColumns+` FROM account_choices WHERE org_id = $1 AND entry_id = $2`, orgID, entryID))
 }
 
-// recordChoice writes how the account of the bill just posted as entryID
-// was chosen. A replayed post finds the row there and keeps it.
-func recordChoice(ctx context.Context, tx pgx.Tx, orgID, entryID int64, s State) error {
-	_, err := tx.Exec(ctx, `INSERT INTO account_choices (org_id, intake_id, entry_id, supplier_key, account_code, chosen_by, set_by, set_at, remembered)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (org_id, intake_id) DO NOTHING`,
-		orgID, s.IntakeID, entryID, s.Supplier, s.Account, s.chosenBy(), s.AccountSetBy, s.AccountSetAt, s.Remembered)
-	return err
+// queueChoice queues in b the record of how the account of the bill just
+// posted as entryID was chosen. A replayed post finds the row there and
+// keeps it.
+func queueChoice(b *pgx.Batch, orgID, entryID int64, s State) {
+	b.Queue(recordChoiceSQL, orgID, s.IntakeID, entryID, s.Supplier, s.Account, s.chosenBy(), s.AccountSetBy, s.AccountSetAt, s.Remembered)
 }
+
+const recordChoiceSQL = `INSERT INTO account_choices (org_id, intake_id, entry_id, supplier_key, account_code, chosen_by, set_by, set_at, remembered)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (org_id, intake_id) DO NOTHING`
 
 // chosenBy is how the state's account was chosen; runs checkpointed before
 // ChosenBy existed say it only in AccountFrom.

@@ -66,8 +66,10 @@ type LaunchOutcome struct {
 type RunStarter interface {
 	// CreateRun creates the job's run in the launch's transaction.
 	CreateRun(ctx context.Context, tx pgx.Tx, job Job) (runID string, err error)
-	// Start hands a created run to the workers, after the commit.
-	Start(runID string) error
+	// Start hands a created run to the workers, after the commit; it may
+	// wait, bounded, for a worker to be free (back-pressure). Its failure
+	// is not the launch's: the run exists, and the resume pass starts it.
+	Start(ctx context.Context, runID string) error
 }
 
 // Outbox launches, retries and sweeps jobs.
@@ -229,7 +231,7 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 	if err != nil {
 		return "", err
 	}
-	if err := o.Starter.Start(runID); err != nil {
+	if err := o.Starter.Start(ctx, runID); err != nil {
 		// The run is in the database; the workers' resume pass starts it.
 		o.logger().Warn("bookkeeper run created but not handed to a worker; the resume pass will start it", "run_id", runID, "error", err)
 	}

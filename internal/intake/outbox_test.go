@@ -13,6 +13,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
+	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
 )
 
@@ -365,5 +366,41 @@ func TestARetryOfAnotherOrgsJobIsNotFound(t *testing.T) {
 	// The job was retryable all along: its own org's operator launches it.
 	if out, err := w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "supplier account fixed", w.actor); err != nil || out.Outcome != "launched" {
 		t.Fatalf("own org's retry: %+v %v", out, err)
+	}
+}
+
+// queueFullStarter creates runs as the bookkeeper does, and hands none to
+// the workers: every Start gives up as a launch does whose wait for a slot
+// in the workers' queue ran out.
+type queueFullStarter struct{ intake.RunStarter }
+
+func (queueFullStarter) Start(context.Context, string) error { return runs.ErrLaunchQueueFull }
+
+func TestALaunchThatFoundNoWorkerIsNoFailureAndIsResumed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	w.app.Outbox.Starter = queueFullStarter{w.app.Bookkeeper}
+	id := w.doc(t, 0)
+	a, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run exists and the job is launched: a wait for a worker is not a
+	// failed launch, and the reviewer is not told of one.
+	if a.Launch.Outcome != "launched" || a.Launch.RunID == "" || a.Launch.Error != "" {
+		t.Fatalf("launch: %+v", a.Launch)
+	}
+	job, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	if job.Status != intake.JobLaunched || job.Attempts != 1 || job.LastError != "" {
+		t.Fatalf("job row: %+v", job)
+	}
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE action = 'launch_failed'`); n != 0 {
+		t.Fatalf("%d launch failures recorded for a launch that waited", n)
+	}
+	// The resume pass hands the run to a worker, which posts it once.
+	doc := w.waitPosted(t, id)
+	if doc.ResultEntryID == 0 || w.entries(t, id) != 1 {
+		t.Fatalf("posted: %+v", doc)
 	}
 }

@@ -48,10 +48,16 @@ type Engine struct {
 	// ever, resumed after every restart).
 	MaxTakeovers int
 
-	mu       sync.Mutex
-	launches chan string
-	running  bool
-	wg       sync.WaitGroup
+	// LaunchWait bounds how long Launch waits for a slot in a full queue
+	// before it gives up with ErrLaunchQueueFull.
+	LaunchWait time.Duration
+
+	mu        sync.Mutex
+	queueSize int
+	launches  chan string
+	running   bool
+	stopped   <-chan struct{}
+	wg        sync.WaitGroup
 
 	// executing holds the runs this engine is executing now: a lease is
 	// per engine, so two of its goroutines must not both execute a run.
@@ -60,31 +66,50 @@ type Engine struct {
 	nodeNanos       atomic.Int64
 	checkpointNanos atomic.Int64
 	steps           atomic.Int64
+	launchesWaited  atomic.Int64
 }
 
 // Stats are an engine's cumulative timings: how long nodes ran, and how long
-// writing their checkpoints (and the commits that joined them) took.
+// writing their checkpoints (and the commits that joined them) took; and
+// how many launches found the queue full and waited for a slot.
 type Stats struct {
-	Steps       int64
-	Nodes       time.Duration
-	Checkpoints time.Duration
+	Steps          int64
+	Nodes          time.Duration
+	Checkpoints    time.Duration
+	LaunchesWaited int64
 }
 
 // Stats returns the engine's cumulative timings.
 func (e *Engine) Stats() Stats {
-	return Stats{Steps: e.steps.Load(), Nodes: time.Duration(e.nodeNanos.Load()), Checkpoints: time.Duration(e.checkpointNanos.Load())}
+	return Stats{Steps: e.steps.Load(), Nodes: time.Duration(e.nodeNanos.Load()), Checkpoints: time.Duration(e.checkpointNanos.Load()),
+		LaunchesWaited: e.launchesWaited.Load()}
 }
 
 // Options configure an Engine.
 type Options struct {
 	Logger   *slog.Logger
 	LeaseTTL time.Duration
-	// QueueSize bounds launched runs waiting for a worker.
+	// QueueSize bounds launched runs waiting for a worker; 0 means
+	// DefaultQueuePerWorker per worker. A small queue is the back-pressure
+	// that keeps launching (approving) from outrunning the workers: a
+	// launch waits for a slot instead of piling up work whose latency
+	// only grows.
 	QueueSize int
+	// LaunchWait bounds how long a launch waits for a slot in a full
+	// queue; 0 means DefaultLaunchWait.
+	LaunchWait time.Duration
 }
 
-// ErrLaunchQueueFull is a launch refused because every worker is busy and
-// the queue is full: transient, the sweep launches it later.
+// The defaults of Options.
+const (
+	DefaultQueuePerWorker = 2
+	DefaultLaunchWait     = 2 * time.Second
+)
+
+// ErrLaunchQueueFull is a launch refused because every worker stayed busy
+// and the queue full for as long as the launch could wait: transient, the
+// run stays in the database and the resume pass (or the sweep) launches it
+// later.
 var ErrLaunchQueueFull = retry.MarkTransient(errors.New("runs: launch queue is full"), 0)
 
 // ErrNotStarted is a launch on an engine whose workers are not running.
@@ -104,11 +129,11 @@ func NewEngine(pool *pgxpool.Pool, opts Options) *Engine {
 	if opts.LeaseTTL == 0 {
 		opts.LeaseTTL = 30 * time.Second
 	}
-	if opts.QueueSize == 0 {
-		opts.QueueSize = 1024
+	if opts.LaunchWait == 0 {
+		opts.LaunchWait = DefaultLaunchWait
 	}
 	return &Engine{pool: pool, owner: newOwner(), log: opts.Logger, graphs: map[string]executor{},
-		LeaseTTL: opts.LeaseTTL, Retry: retry.Default, MaxTakeovers: DefaultMaxTakeovers, launches: make(chan string, opts.QueueSize)}
+		LeaseTTL: opts.LeaseTTL, Retry: retry.Default, MaxTakeovers: DefaultMaxTakeovers, LaunchWait: opts.LaunchWait, queueSize: opts.QueueSize}
 }
 
 // Owner is this engine's lease owner id.
@@ -121,8 +146,13 @@ func Register[S any](e *Engine, g Graph[S]) {
 
 // Start runs workers until ctx is done; Wait waits for them.
 func (e *Engine) Start(ctx context.Context, workers int) {
+	size := e.queueSize
+	if size <= 0 {
+		size = DefaultQueuePerWorker * max(workers, 1)
+	}
+	launches := make(chan string, size)
 	e.mu.Lock()
-	e.running = true
+	e.running, e.launches, e.stopped = true, launches, ctx.Done()
 	e.mu.Unlock()
 	for range workers {
 		e.wg.Go(func() {
@@ -130,7 +160,7 @@ func (e *Engine) Start(ctx context.Context, workers int) {
 				select {
 				case <-ctx.Done():
 					return
-				case id := <-e.launches:
+				case id := <-launches:
 					e.executeThroughOutages(ctx, id)
 				}
 			}
@@ -178,21 +208,41 @@ const (
 // stopped.
 func (e *Engine) Wait() { e.wg.Wait() }
 
-// Launch hands a run to the workers. It fails, and says why, when the run
-// cannot be handed over; the run stays in the database either way.
-func (e *Engine) Launch(runID string) error {
+// Launch hands a run to the workers; see LaunchContext.
+func (e *Engine) Launch(runID string) error { return e.LaunchContext(context.Background(), runID) }
+
+// LaunchContext hands a run to the workers. When the queue is full it
+// waits for a slot, until ctx is done or LaunchWait has passed: a burst of
+// launches is held back to the pace of the workers rather than queued
+// without bound. It fails, and says why, when the run cannot be handed
+// over (ErrLaunchQueueFull once the wait is over); the run stays in the
+// database either way.
+func (e *Engine) LaunchContext(ctx context.Context, runID string) error {
 	if err := failpoint.Inject("runs/launch"); err != nil {
 		return err
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.running {
+	running, launches, stopped := e.running, e.launches, e.stopped
+	e.mu.Unlock()
+	if !running {
 		return ErrNotStarted
 	}
 	select {
-	case e.launches <- runID:
+	case launches <- runID:
 		return nil
 	default:
+	}
+	e.launchesWaited.Add(1)
+	wait := time.NewTimer(e.LaunchWait)
+	defer wait.Stop()
+	select {
+	case launches <- runID:
+		return nil
+	case <-stopped:
+		return ErrNotStarted
+	case <-ctx.Done():
+		return ErrLaunchQueueFull
+	case <-wait.C:
 		return ErrLaunchQueueFull
 	}
 }
@@ -224,7 +274,7 @@ func (e *Engine) ResumeAll(ctx context.Context) (int, error) {
 		if c.owner != "" && (c.expired == nil || !*c.expired) && !ownerDead(c.owner) {
 			continue // a live worker holds it
 		}
-		if err := e.Launch(c.id); err != nil {
+		if err := e.LaunchContext(ctx, c.id); err != nil {
 			return n, err
 		}
 		n++
@@ -254,7 +304,7 @@ func (e *Engine) Answer(ctx context.Context, runID string, answer any, actor str
 	if err != nil {
 		return err
 	}
-	if err := e.Launch(runID); err != nil {
+	if err := e.LaunchContext(ctx, runID); err != nil {
 		e.log.Warn("answered run not launched; the next resume pass will", "run_id", runID, "error", err)
 	}
 	return nil
@@ -444,6 +494,9 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 		}
 	}
 	attempts := 0
+	// chained are the checkpoint rows of nodes that ran with Step.Chain
+	// and are not written yet; saved is then the state they left.
+	var chained []checkpointRow
 	for {
 		node, ok := x.g.Nodes[r.Node]
 		if !ok {
@@ -466,6 +519,9 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 			return cause
 		}
 		if err != nil {
+			if err := x.writeChained(ctx, e, r, &chained, saved); err != nil {
+				return err
+			}
 			attempts++
 			if retry.IsTransient(err) && attempts < max(e.Retry.Attempts, 1) {
 				if err := x.retryNode(ctx, e, r, saved, err, attempts, ms); err != nil {
@@ -481,10 +537,24 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 			return fmt.Errorf("runs: encode state of %s: %w", c.id, err)
 		}
 		if step.Pause != nil {
+			if err := x.writeChained(ctx, e, r, &chained, saved); err != nil {
+				return err
+			}
 			return x.pause(ctx, e, r, step.Pause, data, ms)
 		}
+		row := checkpointRow{node: r.Node, outcome: "ok", next: step.Next, data: data, note: step.Note, ms: ms}
+		if step.Chain && step.Commit == nil && step.CommitBatched == nil && step.Next != "" {
+			chained = append(chained, row)
+			e.steps.Add(1)
+			if err := failpoint.Inject("runs/" + kind + "/after/" + r.Node); err != nil {
+				return err
+			}
+			saved = data
+			r.Node, r.Answer = step.Next, nil
+			continue
+		}
 		checkpointStart := time.Now()
-		err = x.checkpoint(ctx, e, r, step, data, ms)
+		err = x.checkpoint(ctx, e, r, step, append(chained, row))
 		e.checkpointNanos.Add(int64(time.Since(checkpointStart)))
 		e.steps.Add(1)
 		if err != nil {
@@ -497,8 +567,12 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 				_ = restore(saved, &r.State)
 				continue
 			}
+			if err := x.writeChained(ctx, e, r, &chained, saved); err != nil {
+				return err
+			}
 			return x.fail(ctx, e, r, saved, err, ms)
 		}
+		chained = nil
 		if err := failpoint.Inject("runs/" + kind + "/after/" + r.Node); err != nil {
 			return err
 		}
@@ -568,22 +642,58 @@ func (x graphExecutor[S]) pause(ctx context.Context, e *Engine, r *Run[S], quest
 	})
 }
 
+// checkpointRow is one row of a run's history a checkpoint writes.
+type checkpointRow struct {
+	node, outcome, next string
+	data                []byte
+	note                string
+	ms                  int
+}
+
+// writeChained writes the checkpoint rows of the chained nodes that ran
+// before r's current node, and moves the run to that node with saved, the
+// state they left, so that a retry, a pause or a failure of the current
+// node is recorded after them. Nothing is written when nothing is chained.
+func (x graphExecutor[S]) writeChained(ctx context.Context, e *Engine, r *Run[S], chained *[]checkpointRow, saved []byte) error {
+	if len(*chained) == 0 {
+		return nil
+	}
+	sql, args := e.fencedCheckpoint(r.ID, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
+		lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
+		[]any{r.Node, saved, e.LeaseTTL.Seconds()}, *chained)
+	b := &pgx.Batch{}
+	b.Queue(sql, args...).QueryRow(scanFenced)
+	if err := e.pool.SendBatch(ctx, b).Close(); err != nil {
+		if errors.Is(err, ErrLeaseLost) {
+			return err
+		}
+		return fmt.Errorf("runs: checkpoint %s: %w", r.ID, err)
+	}
+	*chained = nil
+	return nil
+}
+
 // checkpoint commits a finished node in one transaction: the step's own effects, then the run's next
-// node (or its end) and state with the checkpoint row, in one fenced statement. A step without effects
-// is that one statement, one round trip.
-func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], step Step, data []byte, ms int) error {
+// node (or its end) and state with the checkpoint rows (those of the chained nodes before it, then its
+// own, the last of rows), in one fenced statement. A step without effects is that one statement, one
+// round trip.
+func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], step Step, rows []checkpointRow) error {
+	data := rows[len(rows)-1].data
 	var sql string
 	var args []any
 	if step.Next == "" {
 		sql, args = e.fencedCheckpoint(r.ID, `UPDATE runs SET state = 'done', next_node = NULL, data = $3, answer = NULL,
 			last_error = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
-			WHERE id = $1::uuid AND lease_owner = $2`, []any{data}, r.Node, "ok", step.Next, step.Note, ms)
+			WHERE id = $1::uuid AND lease_owner = $2`, []any{data}, rows)
 	} else {
 		sql, args = e.fencedCheckpoint(r.ID, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
 			lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
-			[]any{step.Next, data, e.LeaseTTL.Seconds()}, r.Node, "ok", step.Next, step.Note, ms)
+			[]any{step.Next, data, e.LeaseTTL.Seconds()}, rows)
 	}
-	if step.Commit == nil {
+	switch {
+	case step.CommitBatched != nil:
+		return e.commitBatched(ctx, r.ID, step.CommitBatched, sql, args)
+	case step.Commit == nil:
 		b := &pgx.Batch{}
 		if step.Next != "" {
 			// A checkpoint between pure nodes need not wait for its WAL
@@ -592,7 +702,7 @@ func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], 
 			// state. Effects, pauses, failures and ends stay synchronous.
 			b.Queue(asyncCommitSQL)
 		}
-		b.Queue(sql, args...).Exec(func(tag pgconn.CommandTag) error { return fenced(tag) })
+		b.Queue(sql, args...).QueryRow(scanFenced)
 		if err := e.pool.SendBatch(ctx, b).Close(); err != nil {
 			if errors.Is(err, ErrLeaseLost) {
 				return err
@@ -605,34 +715,55 @@ func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], 
 		if err := step.Commit(ctx, tx); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, sql, args...)
-		if err != nil {
+		if err := scanFenced(tx.QueryRow(ctx, sql, args...)); err != nil {
+			if errors.Is(err, ErrLeaseLost) {
+				return err
+			}
 			return fmt.Errorf("runs: checkpoint %s: %w", r.ID, err)
 		}
-		return fenced(tag)
+		return nil
 	})
 }
 
 // fencedCheckpoint is one statement that writes the run row with update (whose $1 is the run, $2 this
-// worker, $3... updateArgs) only while this worker holds the lease, and the checkpoint row, with the
-// state update wrote, only when it did: it inserts nothing, and says so, when the lease was lost.
-func (e *Engine) fencedCheckpoint(runID, update string, updateArgs []any, node, outcome, next, note string, ms int) (string, []any) {
+// worker, $3... updateArgs) only while this worker holds the lease, and the checkpoint rows only when it
+// did. When the lease was lost it writes nothing and fails (a division by zero, which scanFenced reads
+// as ErrLeaseLost), so that a transaction it is part of cannot commit, even with COMMIT pipelined
+// behind it.
+func (e *Engine) fencedCheckpoint(runID, update string, updateArgs []any, rows []checkpointRow) (string, []any) {
 	args := append([]any{runID, e.owner}, updateArgs...)
 	p := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
-	sql := `WITH run AS (` + update + ` RETURNING id, data)
-		INSERT INTO run_checkpoints (run_id, seq, node, outcome, next_node, data, note, worker, duration_ms)
-		SELECT run.id, (SELECT coalesce(max(seq), 0) + 1 FROM run_checkpoints WHERE run_id = $1::uuid), ` +
-		p(node) + `, ` + p(outcome) + `, NULLIF(` + p(next) + `, ''), run.data, ` + p(note) + `, $2, ` + p(ms) + ` FROM run`
+	var nodes, outcomes, nexts, data, notes []string
+	var ms []int32
+	for _, r := range rows {
+		nodes, outcomes, nexts, notes = append(nodes, r.node), append(outcomes, r.outcome), append(nexts, r.next), append(notes, r.note)
+		data, ms = append(data, string(r.data)), append(ms, int32(min(r.ms, 1<<31-1)))
+	}
+	sql := `WITH run AS (` + update + ` RETURNING id),
+		written AS (INSERT INTO run_checkpoints (run_id, seq, node, outcome, next_node, data, note, worker, duration_ms)
+		SELECT run.id, (SELECT coalesce(max(seq), 0) FROM run_checkpoints WHERE run_id = $1::uuid) + c.ord,
+		       c.node, c.outcome, NULLIF(c.next, ''), c.data::jsonb, c.note, $2, c.ms
+		FROM run, unnest(` + p(nodes) + `::text[], ` + p(outcomes) + `::text[], ` + p(nexts) + `::text[], ` + p(data) + `::text[], ` +
+		p(notes) + `::text[], ` + p(ms) + `::int[]) WITH ORDINALITY AS c(node, outcome, next, data, note, ms, ord)
+		RETURNING 1)
+		SELECT 1 / count(*) FROM written`
 	return sql, args
 }
 
-// fenced says whether a fenced statement found the lease still held.
-func fenced(tag pgconn.CommandTag) error {
-	if tag.RowsAffected() == 0 {
+// scanFenced reads a fencedCheckpoint statement's outcome.
+func scanFenced(row pgx.Row) error {
+	var one int64
+	err := row.Scan(&one)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == divisionByZero {
 		return ErrLeaseLost
 	}
-	return nil
+	return err
 }
+
+// divisionByZero is the SQLSTATE a fenced checkpoint fails with when the
+// lease was lost.
+const divisionByZero = "22012"
 
 // TakenOverNote starts the note of the checkpoint a run's takeover from a
 // dead worker writes; the stranded-work check counts them by it.

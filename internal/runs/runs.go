@@ -51,6 +51,19 @@ type Step struct {
 	// Commit, when set, runs inside the transaction that writes the
 	// checkpoint: the node's effect and its checkpoint commit together.
 	Commit func(ctx context.Context, tx pgx.Tx) error
+	// CommitBatched, when set instead of Commit, is the node's effect
+	// written in a transaction the engine pipelines: BEGIN travels with the
+	// first statement it sends through tx, and the batch it returns travels
+	// with the checkpoint and COMMIT, two round trips where Commit takes
+	// four. tx offers Exec, Query, QueryRow, SendBatch and CopyFrom only
+	// (no savepoints: Begin fails).
+	CommitBatched func(ctx context.Context, tx pgx.Tx) (*pgx.Batch, error)
+	// Chain lets the next node run at once: this node's checkpoint row is
+	// written with the next checkpoint that commits, in its statement,
+	// instead of on its own. Only for a node without effects (no Commit)
+	// whose re-run is cheap: a crash in between resumes from the last
+	// checkpoint written and runs it again.
+	Chain bool
 	// Note is recorded on the checkpoint for people reading the history.
 	Note string
 }

@@ -1,0 +1,190 @@
+package bookkeeper_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"greatbook/internal/app"
+	"greatbook/internal/audit"
+	"greatbook/internal/bookkeeper"
+	"greatbook/internal/intake"
+	"greatbook/internal/runs"
+	"greatbook/internal/testkit"
+)
+
+// roundTrips counts the network exchanges a pool's connections make with
+// the server: each statement sent alone (BEGIN and COMMIT included), each
+// prepare, and each batch once however many statements it carries.
+type roundTrips struct {
+	mu   sync.Mutex
+	sent []string
+}
+
+func (r *roundTrips) add(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent = append(r.sent, s)
+}
+
+func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	r.add(strings.Join(strings.Fields(d.SQL), " "))
+	return ctx
+}
+func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	var first []string
+	for _, q := range d.Batch.QueuedQueries {
+		first = append(first, strings.Join(strings.Fields(q.SQL), " ")[:min(40, len(strings.Join(strings.Fields(q.SQL), " ")))])
+	}
+	r.add(fmt.Sprintf("batch of %d: %s", d.Batch.Len(), strings.Join(first, " | ")))
+	return ctx
+}
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+func (r *roundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
+	r.add("prepare " + strings.Join(strings.Fields(d.SQL), " "))
+	return ctx
+}
+func (r *roundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
+
+func (r *roundTrips) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sent
+	r.sent = nil
+	return s
+}
+
+// maxRoundTripsPerRun bounds the exchanges with the database of one
+// bookkeeper run of a base-currency document whose account comes from a
+// supplier rule or the org's default: about 20 before issue 15.
+const maxRoundTripsPerRun = 5
+
+func TestABookkeeperRunsRoundTripsStayBounded(t *testing.T) {
+	t.Parallel()
+	for _, from := range []string{"supplier rule", "default account"} {
+		t.Run(from, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := testkit.NewDB(t)
+			o := testkit.OrgWith(t, db, "rt", "SEK") // the invoice's own currency
+			f := &fixture{db: db, org: o, actor: audit.Actor{Label: "ann@example.test"}}
+			f.doc = sampleInvoice(t)
+			if from == "default account" {
+				if _, err := db.Pool.Exec(ctx, `UPDATE orgs SET default_expense_account_id = (SELECT id FROM accounts WHERE org_id = $1 AND code = '6000') WHERE id = $1`, o.ID); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if _, err := db.Pool.Exec(ctx, `INSERT INTO supplier_accounts (org_id, supplier_key, account_id, created_by)
+					SELECT $1, $2, id, 't' FROM accounts WHERE org_id = $1 AND code = '6200'`, o.ID, strings.SplitN(f.doc.SourceRef(), "/", 2)[0]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rt := &roundTrips{}
+			cfg := db.Pool.Config().Copy()
+			cfg.ConnConfig.Tracer = rt
+			cfg.MaxConns = 1 // one connection: its statement cache is warm after the first run
+			pool, err := pgxpool.NewWithConfig(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(pool.Close)
+			// No workers: the test executes each run itself. A long lease: no
+			// heartbeat falls inside the measured run.
+			f.app = app.New(pool, app.Config{Logger: testkit.Logger(t), LeaseTTL: time.Hour, SweepInterval: -1})
+			post := func(measured bool) {
+				t.Helper()
+				id := f.insertPending(t)
+				a, err := f.app.Decisions.Approve(ctx, o.ID, id, f.actor)
+				if err != nil || a.Launch.RunID == "" {
+					t.Fatalf("approve: %+v %v", a, err)
+				}
+				rt.take()
+				if err := f.app.Engine.Execute(ctx, a.Launch.RunID); err != nil {
+					t.Fatal(err)
+				}
+				sent := rt.take()
+				d, err := intake.NewPGStore(db.Pool).Get(ctx, o.ID, id)
+				if err != nil || d.Status != intake.Posted {
+					t.Fatalf("document %d is %s (%v), want posted", id, d.Status, err)
+				}
+				// The runs history still shows every node, in order.
+				history, err := runs.Checkpoints(ctx, db.Pool, a.Launch.RunID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var nodes []string
+				for _, c := range history {
+					nodes = append(nodes, c.Node+" "+c.Outcome)
+				}
+				if got := strings.Join(nodes, ", "); got != "load ok, account ok, rate ok, post ok" {
+					t.Errorf("history: %s", got)
+				}
+				if !measured {
+					return
+				}
+				if len(sent) > maxRoundTripsPerRun {
+					t.Errorf("one run took %d round trips, want at most %d:\n%s", len(sent), maxRoundTripsPerRun, strings.Join(sent, "\n"))
+				}
+				t.Logf("%d round trips per run", len(sent))
+			}
+			post(false) // warms the connection's statement cache
+			post(true)
+		})
+	}
+}
+
+// A run resumed after load by another execution (after a crash, or
+// checkpointed by an older version) has nothing in its Scratch: account
+// and post read what they need again.
+func TestARunResumedAfterLoadReadsWhatItNeedsAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.OrgWith(t, db, "resumed", "SEK")
+	f := &fixture{db: db, org: o, doc: sampleInvoice(t), actor: audit.Actor{Label: "ann@example.test"}}
+	supplier, _, _ := strings.Cut(f.doc.SourceRef(), "/")
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO supplier_accounts (org_id, supplier_key, account_id, created_by)
+		SELECT $1, $2, id, 't' FROM accounts WHERE org_id = $1 AND code = '6200'`, o.ID, supplier); err != nil {
+		t.Fatal(err)
+	}
+	f.app = app.New(db.Pool, app.Config{Logger: testkit.Logger(t), SweepInterval: -1})
+	id := f.insertPending(t)
+	a, err := f.app.Decisions.Approve(ctx, o.ID, id, f.actor)
+	if err != nil || a.Launch.RunID == "" {
+		t.Fatalf("approve: %+v %v", a, err)
+	}
+	// The run as load's checkpoint left it.
+	state := bookkeeper.State{IntakeID: id, JobID: a.Launch.JobID, Supplier: supplier, SupplierName: f.doc.Seller.Name,
+		Currency: f.doc.Currency, BaseCurrency: "SEK", IssueDate: f.doc.IssueDate}
+	data, _ := json.Marshal(state)
+	if _, err := db.Pool.Exec(ctx, `UPDATE runs SET next_node = 'account', data = $2 WHERE id = $1::uuid`, a.Launch.RunID, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.app.Engine.Execute(ctx, a.Launch.RunID); err != nil {
+		t.Fatal(err)
+	}
+	e := f.waitPosted(t, id)
+	if e.Lines[0].Account != "6200" {
+		t.Fatalf("entry: %+v", e)
+	}
+	history, err := runs.Checkpoints(ctx, db.Pool, a.Launch.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []string
+	for _, c := range history {
+		nodes = append(nodes, c.Node+" "+c.Outcome)
+	}
+	if got := strings.Join(nodes, ", "); got != "account ok, rate ok, post ok" {
+		t.Errorf("history: %s", got)
+	}
+}
