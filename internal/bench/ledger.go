@@ -87,50 +87,53 @@ func Ledger(ctx context.Context, e *Env) error {
 
 	var next atomic.Int64
 	next.Store(1_000_000_000_000)
+	rounds, window := Windows(e.Duration)
 	table := &Table{
-		Title:   fmt.Sprintf("ledger: posts per second, three-line entry, %d entries of history (%s each)", history, e.Duration),
+		Title: fmt.Sprintf("ledger: posts per second, three-line entry, %d entries of history (greatbook and pgbench alternating, %d rounds of %s each)",
+			history, rounds, window),
 		Columns: []string{"clients", "new posts", "pgbench", "ratio", "replays", "pgbench", "ratio", "replay/new"},
 	}
+	var roundsAtFour Interleaved
 	for _, clients := range []int{1, 4, 16} {
 		pool, err := e.NewPool(ctx, clients)
 		if err != nil {
 			return err
 		}
-		goNew, err := Measure(ctx, clients, e.Duration, func(ctx context.Context, _, _ int) error {
+		newPosts, err := e.MeasureInterleaved(ctx, clients, func(ctx context.Context, _, _ int) error {
 			_, err := ledger.Post(ctx, pool, request(strconv.FormatInt(next.Add(1), 10)))
 			return err
-		})
+		}, newPost)
 		if err != nil {
 			pool.Close()
 			return err
 		}
-		goReplay, err := Measure(ctx, clients, e.Duration, func(ctx context.Context, w, seq int) error {
+		replays, err := e.MeasureInterleaved(ctx, clients, func(ctx context.Context, w, seq int) error {
 			res, err := ledger.Post(ctx, pool, request(strconv.Itoa(1+(w*7919+seq*104729)%replayKeys)))
 			if err == nil && !res.Replayed {
 				err = fmt.Errorf("bench: expected a replay")
 			}
 			return err
-		})
+		}, replay)
 		pool.Close()
 		if err != nil {
 			return err
 		}
-		pgNew, err := e.PGBench(ctx, newPost, clients)
-		if err != nil {
-			return err
+		if clients == 4 {
+			roundsAtFour = newPosts
 		}
-		pgReplay, err := e.PGBench(ctx, replay, clients)
-		if err != nil {
-			return err
-		}
-		table.Add(strconv.Itoa(clients), Rate(goNew), Rate(pgNew), Ratio(goNew, pgNew),
-			Rate(goReplay), Rate(pgReplay), Ratio(goReplay, pgReplay), Ratio(goReplay, goNew))
+		table.Add(strconv.Itoa(clients), Rate(newPosts.Go), Rate(newPosts.PGBench), Ratio(newPosts.Go, newPosts.PGBench),
+			Rate(replays.Go), Rate(replays.PGBench), Ratio(replays.Go, replays.PGBench), Ratio(replays.Go, newPosts.Go))
 	}
 	table.Print(e.Out)
 	newTrips, replayTrips, err := ledgerRoundTripsPerPost(ctx, e, request)
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(e.Out, "new posts at 4 clients, each round (greatbook / pgbench = ratio):")
+	for _, r := range roundsAtFour.Rounds {
+		fmt.Fprintf(e.Out, " %s / %s = %s;", Rate(r[0]), Rate(r[1]), Ratio(r[0], r[1]))
+	}
+	fmt.Fprintln(e.Out)
 	fmt.Fprintf(e.Out, "round trips per post (pgbench sends the same pipelines): new %d, replay %d\n", newTrips, replayTrips)
 	fmt.Fprintln(e.Out, "goal: new posts at 4 clients >= 0.85 of pgbench; replays >= 3x the new-post rate")
 	return nil
