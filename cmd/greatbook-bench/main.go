@@ -32,6 +32,7 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&endToEnd.Documents, "e2e-documents", 5000, "e2e: documents approved at each approver count")
 	approvers := fs.String("e2e-approvers", "1,4,16", "e2e: comma-separated approver counts")
 	fs.StringVar(&endToEnd.RiverPeer, "e2e-river", "cmd/greatbook-bench/riverpeer", "e2e: folder of the River peer module (empty: no River rows)")
+	clients := fs.String("ledger-clients", "1,4,16", "ledger: comma-separated client counts")
 	riverApprovers := fs.String("e2e-river-approvers", "4", "e2e: comma-separated approver counts of the River rows, each among -e2e-approvers (empty: no River rows)")
 	twoServes := fs.String("e2e-two-serves", "4", "e2e: comma-separated approver counts of the rows with two serves on one database (empty: none)")
 	if err := fs.Parse(args); err != nil {
@@ -40,7 +41,7 @@ func run(ctx context.Context, args []string) error {
 	for _, c := range []struct {
 		flag, value string
 		dst         *[]int
-	}{{"-e2e-approvers", *approvers, &endToEnd.Approvers}, {"-e2e-river-approvers", *riverApprovers, &endToEnd.RiverApprovers},
+	}{{"-ledger-clients", *clients, &ledgerClients}, {"-e2e-approvers", *approvers, &endToEnd.Approvers}, {"-e2e-river-approvers", *riverApprovers, &endToEnd.RiverApprovers},
 		{"-e2e-two-serves", *twoServes, &endToEnd.TwoServes}} {
 		counts, err := parseCounts(c.flag, c.value)
 		if err != nil {
@@ -78,7 +79,7 @@ var benchmarks = []struct {
 	run      func(context.Context, *bench.Env) error
 	database bool // whether it needs the embedded cluster; a run of in-process figures only starts none
 }{
-	{"ledger", bench.Ledger, true},
+	{"ledger", func(ctx context.Context, e *bench.Env) error { return bench.Ledger(ctx, e, ledgerClients) }, true},
 	{"pipeline", bench.Pipeline, true},
 	{"rules", bench.Rules, false},
 	{"approve", bench.Approve, true},
@@ -88,6 +89,9 @@ var benchmarks = []struct {
 
 // endToEnd is what the e2e flags set.
 var endToEnd bench.EndToEndOptions
+
+// ledgerClients is what -ledger-clients sets.
+var ledgerClients []int
 
 // parseCounts reads a comma-separated list of counts; empty is none.
 func parseCounts(flag, value string) ([]int, error) {
