@@ -32,16 +32,22 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&endToEnd.Documents, "e2e-documents", 5000, "e2e: documents approved at each approver count")
 	approvers := fs.String("e2e-approvers", "1,4,16", "e2e: comma-separated approver counts")
 	fs.StringVar(&endToEnd.RiverPeer, "e2e-river", "cmd/greatbook-bench/riverpeer", "e2e: folder of the River peer module (empty: no River rows)")
+	clients := fs.String("ledger-clients", "1,4,16", "ledger: comma-separated client counts")
+	riverApprovers := fs.String("e2e-river-approvers", "4", "e2e: comma-separated approver counts of the River rows, each among -e2e-approvers (empty: no River rows)")
+	twoServes := fs.String("e2e-two-serves", "4", "e2e: comma-separated approver counts of the rows with two serves on one database (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	endToEnd.Approvers = nil
-	for _, a := range strings.Split(*approvers, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(a))
-		if err != nil || n < 1 {
-			return fmt.Errorf("-e2e-approvers: %q is not a count", a)
+	for _, c := range []struct {
+		flag, value string
+		dst         *[]int
+	}{{"-ledger-clients", *clients, &ledgerClients}, {"-e2e-approvers", *approvers, &endToEnd.Approvers}, {"-e2e-river-approvers", *riverApprovers, &endToEnd.RiverApprovers},
+		{"-e2e-two-serves", *twoServes, &endToEnd.TwoServes}} {
+		counts, err := parseCounts(c.flag, c.value)
+		if err != nil {
+			return err
 		}
-		endToEnd.Approvers = append(endToEnd.Approvers, n)
+		*c.dst = counts
 	}
 	selected := func(name string) bool { return *only == "" || strings.Contains(","+*only+",", ","+name+",") }
 	env := bench.InProcess(os.Stdout, *d)
@@ -73,7 +79,7 @@ var benchmarks = []struct {
 	run      func(context.Context, *bench.Env) error
 	database bool // whether it needs the embedded cluster; a run of in-process figures only starts none
 }{
-	{"ledger", bench.Ledger, true},
+	{"ledger", func(ctx context.Context, e *bench.Env) error { return bench.Ledger(ctx, e, ledgerClients) }, true},
 	{"pipeline", bench.Pipeline, true},
 	{"rules", bench.Rules, false},
 	{"approve", bench.Approve, true},
@@ -83,6 +89,25 @@ var benchmarks = []struct {
 
 // endToEnd is what the e2e flags set.
 var endToEnd bench.EndToEndOptions
+
+// ledgerClients is what -ledger-clients sets.
+var ledgerClients []int
+
+// parseCounts reads a comma-separated list of counts; empty is none.
+func parseCounts(flag, value string) ([]int, error) {
+	counts := []int{}
+	if strings.TrimSpace(value) == "" {
+		return counts, nil
+	}
+	for _, a := range strings.Split(value, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(a))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: %q is not a count", flag, a)
+		}
+		counts = append(counts, n)
+	}
+	return counts, nil
+}
 
 func names() []string {
 	var n []string

@@ -116,6 +116,14 @@ func (r EndToEndResult) PostingsPerSecond() float64 {
 // stall without progress) and measures.
 func DriveEndToEnd(ctx context.Context, db *pgxpool.Pool, seed EndToEndSeed, approvers int, stall time.Duration,
 	approve func(ctx context.Context, id int64) error) (EndToEndResult, error) {
+	return driveEndToEnd(ctx, db, seed, approvers, stall, func(ctx context.Context, _ int, id int64) error { return approve(ctx, id) })
+}
+
+// driveEndToEnd is DriveEndToEnd with the approver's number (0 to
+// approvers-1) passed to approve, for rows that split the approvers
+// between several apps.
+func driveEndToEnd(ctx context.Context, db *pgxpool.Pool, seed EndToEndSeed, approvers int, stall time.Duration,
+	approve func(ctx context.Context, approver int, id int64) error) (EndToEndResult, error) {
 	res := EndToEndResult{Approvers: approvers, Documents: len(seed.IDs)}
 	returned := make([]time.Time, len(seed.IDs))
 	var next atomic.Int64
@@ -123,14 +131,14 @@ func DriveEndToEnd(ctx context.Context, db *pgxpool.Pool, seed EndToEndSeed, app
 	var once sync.Once
 	var wg sync.WaitGroup
 	start := time.Now()
-	for range approvers {
+	for approver := range approvers {
 		wg.Go(func() {
 			for {
 				i := next.Add(1) - 1
 				if i >= int64(len(seed.IDs)) {
 					return
 				}
-				if err := approve(ctx, seed.IDs[i]); err != nil {
+				if err := approve(ctx, approver, seed.IDs[i]); err != nil {
 					once.Do(func() { firstErr = fmt.Errorf("bench: approve %d: %w", seed.IDs[i], err) })
 					return
 				}
@@ -219,6 +227,16 @@ const ServeWorkers = 4
 // path: the guarded transaction, then the outbox launch), with the app's
 // workers, resume and sweep running as `serve` runs them on db.
 func GreatbookEndToEnd(ctx context.Context, db *pgxpool.Pool, slug string, n, approvers int) (EndToEndResult, error) {
+	return GreatbookEndToEndServes(ctx, []*pgxpool.Pool{db}, slug, n, approvers)
+}
+
+// GreatbookEndToEndServes is GreatbookEndToEnd with one app per pool, as
+// several `serve` processes on one database run: each app has its own
+// pool, workers, resume and sweep; approver i approves through app i mod
+// len(pools), so the approvers are split between them. Every pool must
+// reach the same database.
+func GreatbookEndToEndServes(ctx context.Context, pools []*pgxpool.Pool, slug string, n, approvers int) (EndToEndResult, error) {
+	db := pools[0]
 	seed, err := SeedEndToEnd(ctx, db, slug, n)
 	if err != nil {
 		return EndToEndResult{}, err
@@ -226,21 +244,27 @@ func GreatbookEndToEnd(ctx context.Context, db *pgxpool.Pool, slug string, n, ap
 	if _, err := db.Exec(ctx, "ANALYZE"); err != nil {
 		return EndToEndResult{}, err
 	}
-	services := app.New(db, app.Config{Workers: ServeWorkers})
-	services.Start(ctx)
-	defer services.Close()
+	serves := make([]*app.App, len(pools))
+	for i, pool := range pools {
+		serves[i] = app.New(pool, app.Config{Workers: ServeWorkers})
+		serves[i].Start(ctx)
+		defer serves[i].Close()
+	}
 	actor := audit.Actor{UserID: seed.User.ID, Label: seed.User.Email}
 	var notLaunched atomic.Int64
-	r, err := DriveEndToEnd(ctx, db, seed, approvers, time.Minute, func(ctx context.Context, id int64) error {
-		a, err := services.Decisions.Approve(ctx, seed.Org.ID, id, actor)
+	r, err := driveEndToEnd(ctx, db, seed, approvers, time.Minute, func(ctx context.Context, approver int, id int64) error {
+		a, err := serves[approver%len(serves)].Decisions.Approve(ctx, seed.Org.ID, id, actor)
 		if err == nil && a.Launch.Outcome != "launched" {
 			notLaunched.Add(1)
 		}
 		return err
 	})
 	r.Name = "greatbook"
+	if len(serves) > 1 {
+		r.Name = fmt.Sprintf("greatbook, %d serves", len(serves))
+	}
 	if err == nil && notLaunched.Load() > 0 {
-		r.Name = fmt.Sprintf("greatbook (%d launches failed: the sweep launched them)", notLaunched.Load())
+		r.Name += fmt.Sprintf(" (%d launches failed: the sweep launched them)", notLaunched.Load())
 	}
 	return r, err
 }
@@ -251,6 +275,14 @@ type EndToEndOptions struct {
 	Approvers []int
 	// RiverPeer is the folder of the River peer module; empty: no River rows.
 	RiverPeer string
+	// RiverApprovers are the approver counts River's rows are measured at,
+	// with the same documents (default 4, the count the issue's goals
+	// compare at: River at its defaults posts about 40 documents/s at any
+	// count, so each of its rows takes two minutes at 5,000 documents).
+	RiverApprovers []int
+	// TwoServes are the approver counts of the rows with two apps on one
+	// database (default 4), each as serve runs it.
+	TwoServes []int
 }
 
 // EndToEnd measures approve → posted at each approver count: greatbook as
@@ -265,6 +297,16 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 	if len(opt.Approvers) == 0 {
 		opt.Approvers = []int{1, 4, 16}
 	}
+	if opt.RiverApprovers == nil {
+		opt.RiverApprovers = []int{4}
+	}
+	if opt.TwoServes == nil {
+		opt.TwoServes = []int{4}
+	}
+	// Rows are measured only at the approver counts whose pgbench limit is.
+	notMeasured := func(c int) bool { return !slices.Contains(opt.Approvers, c) }
+	opt.RiverApprovers = slices.DeleteFunc(slices.Clone(opt.RiverApprovers), notMeasured)
+	opt.TwoServes = slices.DeleteFunc(slices.Clone(opt.TwoServes), notMeasured)
 	gb, err := e.database(ctx, "e2e_greatbook")
 	if err != nil {
 		return err
@@ -283,17 +325,35 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 		if err != nil {
 			return err
 		}
-		if r.Entries != r.Documents || r.DuplicateKeys != 0 {
-			return fmt.Errorf("bench: %d documents became %d entries (%d duplicate keys)", r.Documents, r.Entries, r.DuplicateKeys)
+		rows = append(rows, r)
+		if !slices.Contains(opt.TwoServes, c) {
+			continue
+		}
+		// A second pool to the same database, opened as a second serve
+		// process opens its own.
+		second, err := database.Open(ctx, e.cluster.ConnString(gb.db), app.PoolSize(ServeWorkers))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.Out, "e2e: greatbook, two serves on one database, %d documents, %d approvers...\n", opt.Documents, c)
+		r, err = GreatbookEndToEndServes(ctx, []*pgxpool.Pool{pool, second}, fmt.Sprintf("e2e-two-serves-%d", c), opt.Documents, c)
+		second.Close()
+		if err != nil {
+			return err
 		}
 		rows = append(rows, r)
+	}
+	for _, r := range rows {
+		if r.Entries != r.Documents || r.DuplicateKeys != 0 {
+			return fmt.Errorf("bench: %s: %d documents became %d entries (%d duplicate keys)", r.Name, r.Documents, r.Entries, r.DuplicateKeys)
+		}
 	}
 	limits, err := e.endToEndLimits(ctx, opt)
 	if err != nil {
 		return err
 	}
 	var river []EndToEndResult
-	if opt.RiverPeer != "" {
+	if opt.RiverPeer != "" && len(opt.RiverApprovers) > 0 {
 		if river, err = e.riverPeer(ctx, opt); err != nil {
 			return err
 		}
@@ -306,8 +366,7 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 			t.Add(strconv.Itoa(c), r.Name, Rate(r.ApprovalsPerSecond()), Rate(r.PostingsPerSecond()), ms(r.P50), ms(r.P99),
 				strconv.Itoa(r.Backlog), Rate(limits[i]), Ratio(r.PostingsPerSecond(), limits[i]))
 		}
-		add(rows[i])
-		for _, r := range river {
+		for _, r := range slices.Concat(rows, river) {
 			if r.Approvers == c {
 				add(r)
 			}
@@ -315,6 +374,7 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 	}
 	t.Print(e.Out)
 	fmt.Fprintln(e.Out, "(p50/p99: approve's return -> the entry's created_at, the posting transaction's start; backlog: approved, not posted when the last approval returned;")
+	fmt.Fprintln(e.Out, " two serves: two apps on one database, each with serve's pool, workers and sweep, the approvers split between them;")
 	fmt.Fprintln(e.Out, " pgbench limit: 1 / (1/approve + 1/new post), each pgbench at that client count; goal at 4: >= 0.75 of it, >= 3x River's defaults, p50 < 50 ms)")
 	return nil
 }
@@ -435,7 +495,7 @@ func (e *Env) riverPeer(ctx context.Context, opt EndToEndOptions) ([]EndToEndRes
 		}
 		rv.Pool.Close()
 		args := []string{"-url", e.cluster.ConnString(name), "-documents", strconv.Itoa(opt.Documents),
-			"-approvers", joinInts(opt.Approvers), "-workers", strconv.Itoa(ServeWorkers)}
+			"-approvers", joinInts(opt.RiverApprovers), "-workers", strconv.Itoa(ServeWorkers)}
 		if cooldown != "" {
 			args = append(args, "-fetch-cooldown", cooldown)
 		}

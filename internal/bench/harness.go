@@ -244,3 +244,50 @@ func Ratio(a, b float64) string {
 
 // ErrSkipped marks a benchmark that could not run here.
 var ErrSkipped = errors.New("bench: skipped")
+
+// Interleaved is a figure and its pgbench limit measured in alternating
+// windows under the same conditions: on a shared 2-core machine two
+// measurements taken one after the other drift apart by more than the
+// difference they compare. Each rate is the mean over its windows (the
+// windows are equally long), and Rounds holds each round's pair.
+type Interleaved struct {
+	Go, PGBench float64
+	Rounds      [][2]float64
+}
+
+// Windows splits d into rounds of whole-second windows (pgbench's -T
+// counts seconds): up to five rounds, each side measuring about d in all.
+func Windows(d time.Duration) (rounds int, window time.Duration) {
+	window = max(time.Second, (d / 5).Round(time.Second))
+	return max(1, int(d/window)), window
+}
+
+// MeasureInterleaved runs op from clients goroutines and pgbench's s at
+// the same client count in alternating windows of e.Duration's split
+// (Windows): greatbook first in even rounds, pgbench first in odd ones, so
+// that a drift during the run weighs on both sides alike.
+func (e *Env) MeasureInterleaved(ctx context.Context, clients int, op func(ctx context.Context, worker, seq int) error, s Script) (Interleaved, error) {
+	rounds, window := Windows(e.Duration)
+	pg := *e
+	pg.Duration = window
+	var r Interleaved
+	for i := range rounds {
+		var goRate, pgRate float64
+		measureGo := func() (err error) { goRate, err = Measure(ctx, clients, window, op); return err }
+		measurePG := func() (err error) { pgRate, err = pg.PGBench(ctx, s, clients); return err }
+		first, second := measureGo, measurePG
+		if i%2 == 1 {
+			first, second = measurePG, measureGo
+		}
+		if err := first(); err != nil {
+			return r, err
+		}
+		if err := second(); err != nil {
+			return r, err
+		}
+		r.Go += goRate / float64(rounds)
+		r.PGBench += pgRate / float64(rounds)
+		r.Rounds = append(r.Rounds, [2]float64{goRate, pgRate})
+	}
+	return r, nil
+}

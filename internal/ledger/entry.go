@@ -9,6 +9,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -165,7 +166,7 @@ func validateShape(r Request) []Reason {
 	}
 	var debits, credits decimal.Decimal
 	for i, l := range r.Lines {
-		rs.checkLine(fmt.Sprintf("lines[%d]", i), l, cur, ok)
+		rs.checkLine(i, l, cur, ok)
 		debits = debits.Add(l.Debit)
 		credits = credits.Add(l.Credit)
 	}
@@ -184,54 +185,66 @@ func (rs *reasonList) add(field, format string, args ...any) {
 
 // checkText checks a text against what the database can hold (no NUL, valid UTF-8, bounded), so none
 // reaches a write that refuses it; required texts must not be blank.
-func (rs *reasonList) checkText(field, v string, max int, required bool) bool {
-	if p := storable.Problem(v, max); p != "" {
+func (rs *reasonList) checkText(field, v string, max int, required bool) {
+	if p := textProblem(v, max, required); p != "" {
 		rs.add(field, "%s", p)
-		return false
 	}
-	if required && strings.TrimSpace(v) == "" {
-		rs.add(field, "must be non-empty text of at most %d bytes", max)
-		return false
-	}
-	return true
 }
 
-// checkLine checks the line l, reported as f: its account, its amounts (in the entry's currency cur
-// when known says it is one) and base amounts, and its dimensions.
-func (rs *reasonList) checkLine(f string, l Line, cur money.Currency, known bool) {
-	rs.checkText(f+".account", l.Account, MaxAccountCode, true)
+// textProblem says what checkText finds wrong with v, or "".
+func textProblem(v string, max int, required bool) string {
+	if p := storable.Problem(v, max); p != "" {
+		return p
+	}
+	if required && strings.TrimSpace(v) == "" {
+		return fmt.Sprintf("must be non-empty text of at most %d bytes", max)
+	}
+	return ""
+}
+
+// checkLine checks line i, l: its account, its amounts (in the entry's currency cur when known says it
+// is one) and base amounts, and its dimensions. A field's name is spelled only when it is reported:
+// this runs for every line of every post.
+func (rs *reasonList) checkLine(i int, l Line, cur money.Currency, known bool) {
+	f := func(suffix string) string { return "lines[" + strconv.Itoa(i) + "]" + suffix }
+	if p := textProblem(l.Account, MaxAccountCode, true); p != "" {
+		rs.add(f(".account"), "%s", p)
+	}
 	if l.Debit.IsNegative() || l.Credit.IsNegative() {
-		rs.add(f, "amounts must not be negative")
+		rs.add(f(""), "amounts must not be negative")
 	}
 	if l.Debit.IsPositive() == l.Credit.IsPositive() {
-		rs.add(f, "exactly one of debit and credit must be positive")
+		rs.add(f(""), "exactly one of debit and credit must be positive")
 	}
 	for _, a := range []struct {
 		side string
 		v    *decimal.Decimal
 	}{{"debit", &l.Debit}, {"credit", &l.Credit}, {"base_debit", l.BaseDebit}, {"base_credit", l.BaseCredit}} {
-		if a.v == nil {
+		if a.v == nil || a.v.IsZero() { // zero fits and has no decimals: the other side of every line
 			continue
 		}
 		if !money.Ledger.Fits(*a.v) {
-			rs.add(f+"."+a.side, "%s is beyond what the ledger holds (%s)", clip(money.Canonical(*a.v)), money.Ledger.Describe())
+			rs.add(f("."+a.side), "%s is beyond what the ledger holds (%s)", clip(money.Canonical(*a.v)), money.Ledger.Describe())
 		} else if known && (a.side == "debit" || a.side == "credit") && scale(*a.v) > cur.MinorUnits {
-			rs.add(f+"."+a.side, "%s has more decimals than %s allows (%d)", a.v.String(), cur.Code, cur.MinorUnits)
+			rs.add(f("."+a.side), "%s has more decimals than %s allows (%d)", a.v.String(), cur.Code, cur.MinorUnits)
 		}
 	}
 	if l.BaseDebit != nil && l.BaseDebit.IsNegative() || l.BaseCredit != nil && l.BaseCredit.IsNegative() {
-		rs.add(f, "base amounts must not be negative")
+		rs.add(f(""), "base amounts must not be negative")
 	}
 	if l.Debit.IsPositive() && l.BaseCredit != nil && !l.BaseCredit.IsZero() ||
 		l.Credit.IsPositive() && l.BaseDebit != nil && !l.BaseDebit.IsZero() {
-		rs.add(f, "the base amount must be on the same side as the amount")
+		rs.add(f(""), "the base amount must be on the same side as the amount")
+	}
+	if len(l.Dimensions) == 0 {
+		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(l.Dimensions)) {
 		if !dimensionPattern.MatchString(k) {
-			rs.add(f+".dimensions", "%q is not a dimension name (lower-case letters, digits, '_')", clip(storable.Clean(k, 0)))
+			rs.add(f(".dimensions"), "%q is not a dimension name (lower-case letters, digits, '_')", clip(storable.Clean(k, 0)))
 			continue
 		}
-		rs.checkText(f+".dimensions."+k, l.Dimensions[k], MaxDimensionValue, true)
+		rs.checkText(f(".dimensions."+k), l.Dimensions[k], MaxDimensionValue, true)
 	}
 }
 

@@ -94,25 +94,38 @@ func entryFacts(e Entry) facts {
 const fingerprintVersion = "greatbook.ledger.entry.v1"
 
 func (f facts) encode() []byte {
-	var b strings.Builder
-	w := func(k, v string) { b.WriteString(k); b.WriteByte('='); b.WriteString(v); b.WriteByte('\n') }
-	b.WriteString(fingerprintVersion + "\n")
-	w("org", strconv.FormatInt(f.key.OrgID, 10))
-	w("source_type", jsonString(f.key.SourceType))
-	w("source_id", jsonString(f.key.SourceID))
-	w("entry_set", jsonString(f.key.EntrySet))
-	w("date", f.date)
-	w("currency", f.currency)
-	w("base_currency", f.baseCurrency)
-	w("description", jsonString(f.description))
-	w("reverses", strconv.FormatInt(f.reversesID, 10))
-	w("lines", strconv.Itoa(len(f.lines)))
-	for i, l := range f.lines {
-		fmt.Fprintf(&b, "line=%d account=%s debit=%s credit=%s base_debit=%s base_credit=%s dimensions=%s\n",
-			i, jsonString(l.account), money.Canonical(l.debit), money.Canonical(l.credit),
-			money.Canonical(l.baseDebit), money.Canonical(l.baseCredit), canonicalDimensions(l.dimensions))
+	b := make([]byte, 0, 256+128*len(f.lines))
+	w := func(k, v string) []byte {
+		b = append(b, k...)
+		b = append(b, '=')
+		b = append(b, v...)
+		return append(b, '\n')
 	}
-	return []byte(b.String())
+	b = append(b, fingerprintVersion+"\n"...)
+	b = w("org", strconv.FormatInt(f.key.OrgID, 10))
+	b = w("source_type", jsonString(f.key.SourceType))
+	b = w("source_id", jsonString(f.key.SourceID))
+	b = w("entry_set", jsonString(f.key.EntrySet))
+	b = w("date", f.date)
+	b = w("currency", f.currency)
+	b = w("base_currency", f.baseCurrency)
+	b = w("description", jsonString(f.description))
+	b = w("reverses", strconv.FormatInt(f.reversesID, 10))
+	b = w("lines", strconv.Itoa(len(f.lines)))
+	for i, l := range f.lines {
+		b = append(b, "line="...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		for _, field := range [...]struct{ name, value string }{
+			{" account=", jsonString(l.account)}, {" debit=", money.Canonical(l.debit)}, {" credit=", money.Canonical(l.credit)},
+			{" base_debit=", money.Canonical(l.baseDebit)}, {" base_credit=", money.Canonical(l.baseCredit)},
+			{" dimensions=", canonicalDimensions(l.dimensions)},
+		} {
+			b = append(b, field.name...)
+			b = append(b, field.value...)
+		}
+		b = append(b, '\n')
+	}
+	return b
 }
 
 func (f facts) fingerprint() []byte {
@@ -120,7 +133,17 @@ func (f facts) fingerprint() []byte {
 	return sum[:]
 }
 
+// jsonString is s as encoding/json writes it with HTML escaping off. Text
+// of printable ASCII other than '"' and '\\' (every key, code and most
+// descriptions) is written as it is, quoted, without an encoder.
 func jsonString(s string) string {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\'
+	}
+	if plain {
+		return `"` + s + `"`
+	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -129,6 +152,9 @@ func jsonString(s string) string {
 }
 
 func canonicalDimensions(d map[string]string) string {
+	if len(d) == 0 {
+		return "{}"
+	}
 	keys := make([]string, 0, len(d))
 	for k := range d {
 		keys = append(keys, k)

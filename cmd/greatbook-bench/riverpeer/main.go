@@ -24,6 +24,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/shopspring/decimal"
 
+	"greatbook/internal/app"
 	"greatbook/internal/audit"
 	"greatbook/internal/bench"
 	"greatbook/internal/bookkeeper"
@@ -53,8 +54,9 @@ func run(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	// Opened as `greatbook serve` opens its pool (pgx's default size).
-	pool, err := database.Open(ctx, *url, 0)
+	// Opened as `greatbook serve` opens its pool: a connection for each
+	// worker beside the requests' share.
+	pool, err := database.Open(ctx, *url, app.PoolSize(*workers))
 	if err != nil {
 		return err
 	}
