@@ -50,50 +50,66 @@ const DocumentColumns = documentColumns
 
 // Ingest implements Store.
 func (s *PGStore) Ingest(ctx context.Context, a Arrival) (Document, bool, error) {
-	if err := checkArrival(a); err != nil {
+	b := &pgx.Batch{}
+	read, err := QueueIngest(b, a)
+	if err != nil {
 		return Document{}, false, err
 	}
-	hash := ContentHash(a.Content)
-	type result struct {
-		doc     Document
-		created bool
+	// One statement, in a transaction of its own or the caller's: it needs
+	// none.
+	br := s.db.SendBatch(ctx, b)
+	d, created, err := read(br)
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("intake: ingest: %w", cerr)
 	}
-	r, err := withinTx(ctx, s.db, func(tx pgx.Tx) (result, error) {
-		// The row and its bytes in one statement, which returns the row.
-		d, err := ScanDocument(tx.QueryRow(ctx, `
-			WITH d AS (
-				INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id,
-				                              typewriter_version_id, version_group)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
-				ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
-				RETURNING *),
-			original AS (INSERT INTO intake_originals (document_id, content) SELECT id, $11 FROM d)
-			SELECT `+documentColumns+` FROM d`, a.OrgID, hash, a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
-			a.TypewriterVersionID, a.VersionGroup, a.Content))
-		if err == nil {
-			return result{doc: d, created: true}, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return result{}, fmt.Errorf("intake: ingest: %w", err)
-		}
-		var id int64
-		if err := tx.QueryRow(ctx, `SELECT id FROM intake_documents WHERE content_hash = $1 AND org_id = $2`, hash, a.OrgID).Scan(&id); err != nil {
-			return result{}, fmt.Errorf("intake: ingest: %w", err)
-		}
-		d, err = get(ctx, tx, a.OrgID, id)
-		return result{doc: d}, err
-	})
-	return r.doc, r.created, err
+	if err != nil || created {
+		return d, created, err
+	}
+	d, err = ArrivedBefore(ctx, s.db, a)
+	return d, false, err
 }
 
-// withinTx runs fn in the store's transaction when it was given one, and in
-// a new one otherwise. A savepoint in the caller's transaction would protect
-// nothing: fn's error fails the caller's transaction with it.
-func withinTx[T any](ctx context.Context, db database.Executor, fn func(tx pgx.Tx) (T, error)) (T, error) {
-	if tx, ok := db.(pgx.Tx); ok {
-		return fn(tx)
+// QueueIngest checks arrival a and queues on b the statement that writes its
+// row at received with its bytes (both or neither), idempotent on (org,
+// content hash). It returns what reads the statement's result: the row, and
+// whether the statement wrote it. When the same bytes arrived before it
+// returns created=false and no row: ArrivedBefore reads that one (after
+// the transaction that queued the statement, whose snapshot may predate it).
+func QueueIngest(b *pgx.Batch, a Arrival) (func(pgx.BatchResults) (Document, bool, error), error) {
+	if err := checkArrival(a); err != nil {
+		return nil, err
 	}
-	return database.WithTxV(ctx, db, fn)
+	// The row and its bytes in one statement, which returns the row.
+	b.Queue(`
+		WITH d AS (
+			INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id,
+			                              typewriter_version_id, version_group)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
+			ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
+			RETURNING *),
+		original AS (INSERT INTO intake_originals (document_id, content) SELECT id, $11 FROM d)
+		SELECT `+documentColumns+` FROM d`, a.OrgID, ContentHash(a.Content), a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
+		a.TypewriterVersionID, a.VersionGroup, a.Content)
+	return func(br pgx.BatchResults) (Document, bool, error) {
+		d, err := ScanDocument(br.QueryRow())
+		switch {
+		case err == nil:
+			return d, true, nil
+		case errors.Is(err, pgx.ErrNoRows):
+			return Document{}, false, nil
+		}
+		return Document{}, false, fmt.Errorf("intake: ingest: %w", err)
+	}, nil
+}
+
+// ArrivedBefore returns the row that a's bytes arrived as in a's org.
+func ArrivedBefore(ctx context.Context, q database.Executor, a Arrival) (Document, error) {
+	d, err := ScanDocument(q.QueryRow(ctx, `SELECT `+documentColumns+` FROM intake_documents d
+		WHERE d.content_hash = $1 AND d.org_id = $2`, ContentHash(a.Content), a.OrgID))
+	if err != nil {
+		return Document{}, fmt.Errorf("intake: ingest: %w", err)
+	}
+	return d, nil
 }
 
 // Queue implements Store.
