@@ -241,7 +241,18 @@ func (p *Pipeline) ingest(ctx context.Context, a intake.Arrival, initial State) 
 		}
 		return Ingested{Document: doc, RunID: doc.PipelineRunID, Created: created}, nil
 	}
-	var res Ingested
+	res, err := p.sendIngest(ctx, send)
+	if err != nil || res.Created {
+		return res, err
+	}
+	// The same bytes arrived before: their row, as it is now.
+	doc, err := intake.ArrivedBefore(ctx, p.pool, a)
+	return Ingested{Document: doc, RunID: doc.PipelineRunID}, err
+}
+
+// sendIngest runs send on a connection of the pool's, released before the
+// caller reads anything more, or in the transaction the pipeline was given.
+func (p *Pipeline) sendIngest(ctx context.Context, send func(q batchSender, ownTx bool) (Ingested, error)) (Ingested, error) {
 	switch db := p.pool.(type) {
 	case *pgxpool.Pool:
 		c, err := db.Acquire(ctx)
@@ -249,18 +260,11 @@ func (p *Pipeline) ingest(ctx context.Context, a intake.Arrival, initial State) 
 			return Ingested{}, fmt.Errorf("pipeline: acquire connection: %w", err)
 		}
 		defer c.Release()
-		res, err = sendOwnTx(ctx, c.Conn(), send)
+		return sendOwnTx(ctx, c.Conn(), send)
 	case *pgx.Conn:
-		res, err = sendOwnTx(ctx, db, send)
-	default:
-		res, err = database.WithTxV(ctx, p.pool, func(tx pgx.Tx) (Ingested, error) { return send(tx, false) })
+		return sendOwnTx(ctx, db, send)
 	}
-	if err != nil || res.Created {
-		return res, err
-	}
-	// The same bytes arrived before: their row, as it is now.
-	doc, err := intake.ArrivedBefore(ctx, p.pool, a)
-	return Ingested{Document: doc, RunID: doc.PipelineRunID}, err
+	return database.WithTxV(ctx, p.pool, func(tx pgx.Tx) (Ingested, error) { return send(tx, false) })
 }
 
 // batchSender is a connection or a transaction.
