@@ -91,24 +91,14 @@ const (
 )
 
 // NewPGStoreForTest returns a store whose guard locks work as mode says,
-// calling hook after each guard reads its incumbent.
+// calling hook once the guards have read their incumbents.
 func NewPGStoreForTest(db database.Executor, mode GuardLockMode, hook func(ctx context.Context)) *PGStore {
 	s := &PGStore{db: db, afterIncumbentRead: hook}
 	switch mode {
 	case GuardLockNone:
-		s.guardLock = func(context.Context, pgx.Tx, int32, string) (func() error, error) {
-			return func() error { return nil }, nil
-		}
+		s.guardLock = &guardLock{}
 	case GuardLockReleasedEarly:
-		s.guardLock = func(ctx context.Context, tx pgx.Tx, namespace int32, key string) (func() error, error) {
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, namespace, key); err != nil {
-				return func() error { return nil }, err
-			}
-			return func() error {
-				_, err := tx.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, namespace, key)
-				return err
-			}, nil
-		}
+		s.guardLock = &guardLock{take: "pg_advisory_lock", release: "pg_advisory_unlock"}
 	}
 	return s
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,46 +14,13 @@ import (
 // PGStore is the PostgreSQL store.
 type PGStore struct {
 	db database.Executor
-	// guardLock replaces holdGuardLock only in the mutation tests, which
+	// guardLock replaces heldGuardLock only in the mutation tests, which
 	// set a wrong one from export_test.go to prove the product's; nil in
 	// the product.
-	guardLock guardLocker
-	// afterIncumbentRead, set only from export_test.go, runs between a
-	// guard's read and its filing (tests interleave two filings there).
+	guardLock *guardLock
+	// afterIncumbentRead, set only from export_test.go, runs between the
+	// guards' reads and the filing (tests interleave two filings there).
 	afterIncumbentRead func(ctx context.Context)
-}
-
-// guardLocker starts the critical section of a guard in tx; release ends
-// it before the transaction does (the product's never does).
-type guardLocker func(ctx context.Context, tx pgx.Tx, namespace int32, key string) (release func() error, err error)
-
-// guardSection starts the critical section of a guard: the incumbent read
-// and the filing that follows it, under a namespaced advisory lock held
-// until the filing commits (holdGuardLock).
-func (s *PGStore) guardSection(ctx context.Context, tx pgx.Tx, namespace int32, key string) (func() error, error) {
-	if s.guardLock != nil {
-		return s.guardLock(ctx, tx, namespace, key)
-	}
-	return holdGuardLock(ctx, tx, namespace, key)
-}
-
-// holdGuardLock takes the guard's advisory lock until tx ends: release does
-// nothing.
-func holdGuardLock(ctx context.Context, tx pgx.Tx, namespace int32, key string) (func() error, error) {
-	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, namespace, key)
-	return func() error { return nil }, err
-}
-
-// readIncumbent ends a guard's read: the tests' hook runs here, between the
-// read and the filing.
-func (s *PGStore) readIncumbent(ctx context.Context, release func() error) error {
-	if err := release(); err != nil {
-		return err
-	}
-	if s.afterIncumbentRead != nil {
-		s.afterIncumbentRead(ctx)
-	}
-	return nil
 }
 
 // NewPGStore returns a store over a pool or a transaction.
@@ -84,50 +50,66 @@ const DocumentColumns = documentColumns
 
 // Ingest implements Store.
 func (s *PGStore) Ingest(ctx context.Context, a Arrival) (Document, bool, error) {
-	if err := checkArrival(a); err != nil {
+	b := &pgx.Batch{}
+	read, err := QueueIngest(b, a)
+	if err != nil {
 		return Document{}, false, err
 	}
-	hash := ContentHash(a.Content)
-	type result struct {
-		doc     Document
-		created bool
+	// One statement, in a transaction of its own or the caller's: it needs
+	// none.
+	br := s.db.SendBatch(ctx, b)
+	d, created, err := read(br)
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("intake: ingest: %w", cerr)
 	}
-	r, err := withinTx(ctx, s.db, func(tx pgx.Tx) (result, error) {
-		// The row and its bytes in one statement, which returns the row.
-		d, err := ScanDocument(tx.QueryRow(ctx, `
-			WITH d AS (
-				INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id,
-				                              typewriter_version_id, version_group)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
-				ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
-				RETURNING *),
-			original AS (INSERT INTO intake_originals (document_id, content) SELECT id, $11 FROM d)
-			SELECT `+documentColumns+` FROM d`, a.OrgID, hash, a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
-			a.TypewriterVersionID, a.VersionGroup, a.Content))
-		if err == nil {
-			return result{doc: d, created: true}, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return result{}, fmt.Errorf("intake: ingest: %w", err)
-		}
-		var id int64
-		if err := tx.QueryRow(ctx, `SELECT id FROM intake_documents WHERE content_hash = $1 AND org_id = $2`, hash, a.OrgID).Scan(&id); err != nil {
-			return result{}, fmt.Errorf("intake: ingest: %w", err)
-		}
-		d, err = get(ctx, tx, a.OrgID, id)
-		return result{doc: d}, err
-	})
-	return r.doc, r.created, err
+	if err != nil || created {
+		return d, created, err
+	}
+	d, err = ArrivedBefore(ctx, s.db, a)
+	return d, false, err
 }
 
-// withinTx runs fn in the store's transaction when it was given one, and in
-// a new one otherwise. A savepoint in the caller's transaction would protect
-// nothing: fn's error fails the caller's transaction with it.
-func withinTx[T any](ctx context.Context, db database.Executor, fn func(tx pgx.Tx) (T, error)) (T, error) {
-	if tx, ok := db.(pgx.Tx); ok {
-		return fn(tx)
+// QueueIngest checks arrival a and queues on b the statement that writes its
+// row at received with its bytes (both or neither), idempotent on (org,
+// content hash). It returns what reads the statement's result: the row, and
+// whether the statement wrote it. When the same bytes arrived before it
+// returns created=false and no row: ArrivedBefore reads that one (after
+// the transaction that queued the statement, whose snapshot may predate it).
+func QueueIngest(b *pgx.Batch, a Arrival) (func(pgx.BatchResults) (Document, bool, error), error) {
+	if err := checkArrival(a); err != nil {
+		return nil, err
 	}
-	return database.WithTxV(ctx, db, fn)
+	// The row and its bytes in one statement, which returns the row.
+	b.Queue(`
+		WITH d AS (
+			INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id,
+			                              typewriter_version_id, version_group)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
+			ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
+			RETURNING *),
+		original AS (INSERT INTO intake_originals (document_id, content) SELECT id, $11 FROM d)
+		SELECT `+documentColumns+` FROM d`, a.OrgID, ContentHash(a.Content), a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
+		a.TypewriterVersionID, a.VersionGroup, a.Content)
+	return func(br pgx.BatchResults) (Document, bool, error) {
+		d, err := ScanDocument(br.QueryRow())
+		switch {
+		case err == nil:
+			return d, true, nil
+		case errors.Is(err, pgx.ErrNoRows):
+			return Document{}, false, nil
+		}
+		return Document{}, false, fmt.Errorf("intake: ingest: %w", err)
+	}, nil
+}
+
+// ArrivedBefore returns the row that a's bytes arrived as in a's org.
+func ArrivedBefore(ctx context.Context, q database.Executor, a Arrival) (Document, error) {
+	d, err := ScanDocument(q.QueryRow(ctx, `SELECT `+documentColumns+` FROM intake_documents d
+		WHERE d.content_hash = $1 AND d.org_id = $2`, ContentHash(a.Content), a.OrgID))
+	if err != nil {
+		return Document{}, fmt.Errorf("intake: ingest: %w", err)
+	}
+	return d, nil
 }
 
 // Queue implements Store.
@@ -145,55 +127,18 @@ func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, err
 	if err := checkFiling(f); err != nil {
 		return Document{}, err
 	}
-	doc, err := database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
-		var orgID int64
-		if f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate {
-			// A row that would hold its keys passes the guards that find
-			// their incumbents by query: its version group's, then its
-			// content key's.
-			var group *int64
-			if err := tx.QueryRow(ctx, `SELECT org_id, version_group FROM intake_documents WHERE id = $1`, id).Scan(&orgID, &group); err != nil {
-				if errors.Is(err, pgx.ErrNoRows) {
-					return Document{}, errWrongState
-				}
-				return Document{}, err
-			}
-			var err error
-			if group != nil {
-				if f, err = s.versionGuard(ctx, tx, id, *group, f); err != nil {
-					return Document{}, err
-				}
-			}
-			if f.DuplicateOf == 0 && f.ContentKey != "" {
-				if err := s.contentGuard(ctx, tx, id, orgID, f); err != nil {
-					return Document{}, err
-				}
-			}
-		}
-		status := Pending
-		if f.FlagReason != "" {
-			status = Flagged
-		}
-		findings := f.Findings
-		if findings == nil {
-			findings = []byte("[]")
-		}
-		doc, err := ScanDocument(tx.QueryRow(ctx, `
-			UPDATE intake_documents d SET status = $2, doc_type = NULLIF($3, ''), source_ref = NULLIF($4, ''),
-			       content_key = NULLIF($5, ''), format = NULLIF($6, ''), fields = $7, findings = $8,
-			       flag_reason = NULLIF($9, ''), duplicate_of = NULLIF($10, 0), duplicate_reason = NULLIF($11, ''),
-			       profile = NULLIF($12, ''), queued_at = now(), updated_at = now()
-			WHERE id = $1 AND `+from+`
-			RETURNING `+documentColumns, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
-			f.FlagReason, f.DuplicateOf, f.DuplicateReason, f.Profile))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return Document{}, errWrongState
-		}
-		return doc, err
-	})
+	var doc Document
+	var err error
+	if tx, ok := s.db.(pgx.Tx); ok {
+		doc, err = s.fileIn(ctx, tx, id, f, from, errWrongState, true)
+	} else {
+		doc, err = database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
+			return s.fileIn(ctx, tx, id, f, from, errWrongState, false)
+		})
+	}
 	if database.IsUniqueViolation(err, "intake_natural_key") {
 		// Another row holds the key (it committed while we waited on the
-		// index). The savepoint is gone; find the incumbent and say so.
+		// index). The filing is undone; find the incumbent and say so.
 		var incumbent int64
 		if qerr := s.db.QueryRow(ctx, `SELECT d.id FROM intake_documents d JOIN intake_documents me ON me.id = $1
 			WHERE d.org_id = me.org_id AND d.doc_type = $2 AND d.source_ref = $3 AND d.duplicate_of IS NULL
@@ -209,69 +154,187 @@ func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, err
 	return doc, err
 }
 
-// versionIncumbentSQL finds the live row filed by any version of a version
-// group: not rejected, filed (not received), preferring one accepted, then
-// one not filed as a duplicate, then the oldest. It is stated over the
-// group, never over the supersedes edge.
+// filingSavepoint undoes a filing in its caller's transaction when it fails
+// (the unique index refusing the natural key, a guard finding an incumbent),
+// so that File can file the row again as a duplicate in the same
+// transaction. It is never released: a successful filing commits with the
+// caller's transaction, and releasing would cost a round trip.
+const filingSavepoint = "intake_filing"
+
+// fileIn files in tx in two round trips: the savepoint (when tx is the
+// caller's) with the guards' locks and incumbent reads in one batch, then
+// the update.
+func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, from string, errWrongState error, savepoint bool) (doc Document, err error) {
+	// Only a row that may hold the natural key can be refused by its index.
+	savepoint = savepoint && f.DuplicateOf == 0
+	// A row that would hold its keys passes the guards that find their
+	// incumbents by query: its version group's, then its content key's.
+	guarded := f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate
+	b := &pgx.Batch{}
+	if savepoint {
+		b.Queue("SAVEPOINT " + filingSavepoint)
+		defer func() {
+			if err != nil && !tx.Conn().IsClosed() {
+				_, _ = tx.Exec(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+filingSavepoint)
+			}
+		}()
+	}
+	var read func(pgx.BatchResults) (Filing, error)
+	if guarded {
+		read = s.queueGuards(b, id, f)
+	}
+	if b.Len() > 0 {
+		br := tx.SendBatch(ctx, b)
+		if savepoint {
+			if _, err := br.Exec(); err != nil {
+				_ = br.Close()
+				return Document{}, err
+			}
+		}
+		if read != nil {
+			f, err = read(br)
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return Document{}, err
+		}
+		if guarded && s.afterIncumbentRead != nil {
+			s.afterIncumbentRead(ctx)
+		}
+	}
+	status := Pending
+	if f.FlagReason != "" {
+		status = Flagged
+	}
+	findings := f.Findings
+	if findings == nil {
+		findings = []byte("[]")
+	}
+	doc, err = ScanDocument(tx.QueryRow(ctx, `
+		UPDATE intake_documents d SET status = $2, doc_type = NULLIF($3, ''), source_ref = NULLIF($4, ''),
+		       content_key = NULLIF($5, ''), format = NULLIF($6, ''), fields = $7, findings = $8,
+		       flag_reason = NULLIF($9, ''), duplicate_of = NULLIF($10, 0), duplicate_reason = NULLIF($11, ''),
+		       profile = NULLIF($12, ''), queued_at = now(), updated_at = now()
+		WHERE id = $1 AND `+from+`
+		RETURNING `+documentColumns, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
+		f.FlagReason, f.DuplicateOf, f.DuplicateReason, f.Profile))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Document{}, errWrongState
+	}
+	return doc, err
+}
+
+// guardLock names how a guard's critical section starts and ends: the
+// function that takes the guard's namespaced advisory lock before the
+// incumbent's read, and the one that releases it after the read ("" when the
+// transaction's end does).
+type guardLock struct{ take, release string }
+
+// heldGuardLock is the product's: the lock is held across the filing until
+// it commits. Only the mutation tests (export_test.go) set another.
+var heldGuardLock = guardLock{take: "pg_advisory_xact_lock"}
+
+// versionIncumbentSQL finds the live row filed by any version of the version
+// group of row $1: not rejected, filed (not received), preferring one
+// accepted, then one not filed as a duplicate, then the oldest. It is stated
+// over the group, never over the supersedes edge.
 const versionIncumbentSQL = `SELECT d.id FROM intake_documents d
-WHERE d.version_group = $1 AND d.id <> $2 AND d.status NOT IN ('rejected', 'received')
+WHERE d.version_group = (SELECT version_group FROM intake_documents WHERE id = $1) AND d.id <> $1
+  AND d.status NOT IN ('rejected', 'received')
 ORDER BY (d.status IN ('active', 'posted') OR d.result_entry_id IS NOT NULL) DESC, (d.duplicate_of IS NULL) DESC, d.id
 LIMIT 1`
 
-// versionGuard files a typewriter version against its group's live
-// incumbent. Versions have different bytes (hence different idempotency
-// keys) and nothing links one version's row to another's, so the guard is
-// what makes a revision visible to the duplicate-group rule. The incumbent
-// read and the filing are one critical section under the group's
-// namespaced advisory lock, held until the filing commits.
-func (s *PGStore) versionGuard(ctx context.Context, tx pgx.Tx, id, group int64, f Filing) (Filing, error) {
-	release, err := s.guardSection(ctx, tx, database.LockVersionGroup, strconv.FormatInt(group, 10))
-	if err != nil {
-		return f, err
-	}
-	var incumbent int64
-	if err := tx.QueryRow(ctx, versionIncumbentSQL, group, id).Scan(&incumbent); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		_ = release()
-		return f, err
-	}
-	if err := s.readIncumbent(ctx, release); err != nil {
-		return f, err
-	}
-	if incumbent != 0 {
-		f.FlagReason, f.DuplicateOf, f.DuplicateReason = FlagDuplicate, incumbent, NewerVersion
-	}
-	return f, nil
-}
+// contentIncumbentSQL finds the live row other than $1 that holds content
+// key $2 in row $1's org under another reference than $3.
+const contentIncumbentSQL = `SELECT d.id FROM intake_documents d
+WHERE d.org_id = (SELECT org_id FROM intake_documents WHERE id = $1) AND d.content_key = $2 AND d.id <> $1
+  AND d.duplicate_of IS NULL AND d.distinct_from IS NULL AND d.status NOT IN ('rejected', 'received')
+  AND d.source_ref IS DISTINCT FROM $3
+ORDER BY d.id LIMIT 1`
 
-// contentGuard refuses to let a row hold its content key (the same seller,
-// date, currency and total as a live row under another number) when another
-// row holds it: the natural-key conflict it returns files the row as a
-// duplicate. The key is not unique (two genuine invoices can share it), so
-// the incumbent is found by query, and the read and the filing are one
-// critical section under the org's content-key lock, held until the filing
-// commits: two such arrivals at once give one incumbent.
-func (s *PGStore) contentGuard(ctx context.Context, tx pgx.Tx, id, orgID int64, f Filing) error {
-	release, err := s.guardSection(ctx, tx, database.LockContentKey, strconv.FormatInt(orgID, 10)+"/"+f.ContentKey)
-	if err != nil {
-		return err
+// queueGuards queues the guards of row id's filing f on b and returns what
+// reads their results and applies them to f. Each guard is a critical
+// section under a namespaced advisory lock held until the filing commits:
+// the lock, then the incumbent's read. In a batch PostgreSQL runs the
+// statements in order on one connection, each with a snapshot taken when it
+// starts, so the read still comes after the lock is held and sees every
+// filing made under it before.
+//
+// The version guard files a typewriter version against its group's live
+// incumbent: versions have different bytes (hence different idempotency
+// keys) and nothing links one version's row to another's, so the guard is
+// what makes a revision visible to the duplicate-group rule. The content
+// guard refuses to let a row hold its content key (the same seller, date,
+// currency and total as a live row under another number) when another row
+// holds it: the key is not unique (two genuine invoices can share it), so
+// the incumbent is found by query, and the natural-key conflict it returns
+// files the row as a duplicate. A version filed against its incumbent holds
+// no key, so the content guard's read then goes unused; its lock, taken
+// after the group's like every filer's, is merely held.
+func (s *PGStore) queueGuards(b *pgx.Batch, id int64, f Filing) func(pgx.BatchResults) (Filing, error) {
+	lock := heldGuardLock
+	if s.guardLock != nil {
+		lock = *s.guardLock
 	}
-	var incumbent int64
-	err = tx.QueryRow(ctx, `SELECT d.id FROM intake_documents d
-		WHERE d.org_id = $4 AND d.content_key = $2 AND d.id <> $1 AND d.duplicate_of IS NULL
-		  AND d.distinct_from IS NULL AND d.status NOT IN ('rejected', 'received')
-		  AND d.source_ref IS DISTINCT FROM $3
-		ORDER BY d.id LIMIT 1`, id, f.ContentKey, nullIfEmpty(f.SourceRef), orgID).Scan(&incumbent)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		_ = release()
-		return fmt.Errorf("intake: queue: %w", err)
+	// The keys hashed are the strings they always were: the group's id, and
+	// the org's id, a slash and the content key.
+	section := func(fn, key string, args ...any) {
+		if fn != "" {
+			b.Queue(`SELECT `+fn+`($1, hashtext(`+key+`)) FROM intake_documents d WHERE d.id = $2 AND `+key+` IS NOT NULL`, args...)
+		}
 	}
-	if err := s.readIncumbent(ctx, release); err != nil {
-		return err
+	guard := func(key string, lockArgs []any, read string, args ...any) {
+		section(lock.take, key, lockArgs...)
+		b.Queue(read, args...)
+		section(lock.release, key, lockArgs...)
 	}
-	if incumbent != 0 {
-		return &NaturalKeyConflict{DocType: f.DocType, SourceRef: f.SourceRef, Incumbent: incumbent, Reason: SameContent}
+	guard(`d.version_group::text`, []any{database.LockVersionGroup, id}, versionIncumbentSQL, id)
+	content := f.ContentKey != ""
+	if content {
+		guard(`d.org_id::text || '/' || $3`, []any{database.LockContentKey, id, f.ContentKey},
+			contentIncumbentSQL, id, f.ContentKey, nullIfEmpty(f.SourceRef))
 	}
-	return nil
+	return func(br pgx.BatchResults) (Filing, error) {
+		section := func(fn string) error {
+			if fn == "" {
+				return nil
+			}
+			_, err := br.Exec()
+			return err
+		}
+		incumbent := func() (int64, error) {
+			if err := section(lock.take); err != nil {
+				return 0, fmt.Errorf("intake: queue: guard lock: %w", err)
+			}
+			var row int64
+			if err := br.QueryRow().Scan(&row); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return 0, fmt.Errorf("intake: queue: incumbent: %w", err)
+			}
+			if err := section(lock.release); err != nil {
+				return 0, fmt.Errorf("intake: queue: guard lock: %w", err)
+			}
+			return row, nil
+		}
+		version, err := incumbent()
+		if err != nil {
+			return f, err
+		}
+		var same int64
+		if content {
+			if same, err = incumbent(); err != nil {
+				return f, err
+			}
+		}
+		switch {
+		case version != 0:
+			f.FlagReason, f.DuplicateOf, f.DuplicateReason = FlagDuplicate, version, NewerVersion
+		case same != 0:
+			return f, &NaturalKeyConflict{DocType: f.DocType, SourceRef: f.SourceRef, Incumbent: same, Reason: SameContent}
+		}
+		return f, nil
+	}
 }
 
 // Get implements Store.

@@ -221,3 +221,56 @@ func TestTheLiveIncumbentOfTheGroup(t *testing.T) {
 		t.Fatalf("v2 after a rejected v1: %+v", v2)
 	}
 }
+
+// A filing in its caller's transaction that the natural key's unique index
+// refuses (another filing took the key and committed while this one waited
+// on the index) is filed as a duplicate of that incumbent in the same
+// transaction, which then commits: the filing's savepoint undid only the
+// refused update. Without the savepoint the refusal would abort the
+// caller's transaction (the pipeline's run would fail instead of filing).
+func TestAKeyTakenWhileFilingInATransactionFilesADuplicate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	first, second := w.received(t), w.received(t)
+	f := w.filing(0) // no content key: only the unique index relates the two
+	txA, err := w.db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = txA.Rollback(ctx) }()
+	if d, err := intake.File(ctx, intake.NewPGStore(txA), first, f); err != nil || d.Status != intake.Pending {
+		t.Fatalf("first filing: %+v, %v", d, err)
+	}
+	type outcome struct {
+		doc intake.Document
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		o.err = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+			var err error
+			o.doc, err = intake.File(ctx, intake.NewPGStore(tx), second, f)
+			return err
+		})
+		done <- o
+	}()
+	// The second filing waits on the index entry of the first's
+	// uncommitted row; the first commits under it.
+	testkit.WaitForLockWaiter(t, w.db.Pool)
+	if err := txA.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o := <-done
+	if o.err != nil {
+		t.Fatalf("the second filing's transaction: %v", o.err)
+	}
+	if o.doc.Status != intake.Flagged || o.doc.DuplicateOf != first || o.doc.DuplicateReason != intake.SameReference {
+		t.Fatalf("the second filing: %s", filed([]intake.Document{o.doc}))
+	}
+	got, err := intake.GetDocument(ctx, w.db.Pool, w.org.ID, second)
+	if err != nil || got.DuplicateOf != first {
+		t.Fatalf("the second row as committed: %s, %v", filed([]intake.Document{got}), err)
+	}
+}

@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
@@ -161,18 +163,7 @@ func (p *Pipeline) Ingest(ctx context.Context, a intake.Arrival) (Ingested, erro
 	}
 	a.MediaType = mt
 	a.RunID = runs.NewID()
-	res, err := database.WithTxV(ctx, p.pool, func(tx pgx.Tx) (Ingested, error) {
-		doc, created, err := intake.NewPGStore(tx).Ingest(ctx, a)
-		if err != nil {
-			return Ingested{}, err
-		}
-		if created {
-			if _, err := runs.CreateWithID(ctx, tx, p.graph, a.RunID, a.OrgID, doc.ID, State{DocumentID: doc.ID, MediaType: mt}); err != nil {
-				return Ingested{}, err
-			}
-		}
-		return Ingested{Document: doc, RunID: doc.PipelineRunID, Created: created}, nil
-	})
+	res, err := p.ingest(ctx, a, State{MediaType: mt})
 	if err != nil {
 		return Ingested{}, err
 	}
@@ -188,6 +179,107 @@ func (p *Pipeline) Ingest(ctx context.Context, a intake.Arrival) (Ingested, erro
 		}
 	}
 	return res, nil
+}
+
+// runOfArrivalSQL creates the run ($1) of the row an ingest statement has
+// just written with it in the same transaction, with the initial state $5
+// naming the row: nothing when the bytes had arrived before (the row holds
+// another run). The row is found by its arrival's unique (content hash,
+// org).
+const runOfArrivalSQL = `INSERT INTO runs (id, org_id, kind, subject_id, next_node, data)
+SELECT $1::uuid, d.org_id, $2, d.id, $3, jsonb_set($4::jsonb, '{document_id}', to_jsonb(d.id))
+FROM intake_documents d WHERE d.content_hash = $5 AND d.org_id = $6 AND d.pipeline_run_id = $1::uuid`
+
+// ingest writes the row at received with its bytes and its run in one
+// transaction of one round trip where it can (BEGIN, the row, the run and
+// COMMIT pipelined on a connection of its own); in the caller's
+// transaction, one batch.
+func (p *Pipeline) ingest(ctx context.Context, a intake.Arrival, initial State) (Ingested, error) {
+	data, err := json.Marshal(initial)
+	if err != nil {
+		return Ingested{}, fmt.Errorf("pipeline: encode state: %w", err)
+	}
+	send := func(q batchSender, ownTx bool) (res Ingested, err error) {
+		b := &pgx.Batch{}
+		if ownTx {
+			b.Queue("BEGIN")
+		}
+		read, err := intake.QueueIngest(b, a)
+		if err != nil {
+			return Ingested{}, err
+		}
+		b.Queue(runOfArrivalSQL, a.RunID, Kind, p.graph.Start, data, intake.ContentHash(a.Content), a.OrgID)
+		if ownTx {
+			b.Queue("COMMIT")
+		}
+		br := q.SendBatch(ctx, b)
+		defer func() {
+			if cerr := br.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("pipeline: ingest: %w", cerr)
+			}
+		}()
+		if ownTx {
+			if _, err := br.Exec(); err != nil {
+				return Ingested{}, fmt.Errorf("pipeline: ingest: begin: %w", err)
+			}
+		}
+		doc, created, err := read(br)
+		if err != nil {
+			return Ingested{}, err
+		}
+		tag, err := br.Exec()
+		if err != nil {
+			return Ingested{}, fmt.Errorf("pipeline: create run: %w", err)
+		}
+		if created != (tag.RowsAffected() == 1) {
+			return Ingested{}, fmt.Errorf("pipeline: ingest: row written %v, run created %d", created, tag.RowsAffected())
+		}
+		if ownTx {
+			if _, err := br.Exec(); err != nil {
+				return Ingested{}, fmt.Errorf("pipeline: ingest: commit: %w", err)
+			}
+		}
+		return Ingested{Document: doc, RunID: doc.PipelineRunID, Created: created}, nil
+	}
+	res, err := p.sendIngest(ctx, send)
+	if err != nil || res.Created {
+		return res, err
+	}
+	// The same bytes arrived before: their row, as it is now.
+	doc, err := intake.ArrivedBefore(ctx, p.pool, a)
+	return Ingested{Document: doc, RunID: doc.PipelineRunID}, err
+}
+
+// sendIngest runs send on a connection of the pool's, released before the
+// caller reads anything more, or in the transaction the pipeline was given.
+func (p *Pipeline) sendIngest(ctx context.Context, send func(q batchSender, ownTx bool) (Ingested, error)) (Ingested, error) {
+	switch db := p.pool.(type) {
+	case *pgxpool.Pool:
+		c, err := db.Acquire(ctx)
+		if err != nil {
+			return Ingested{}, fmt.Errorf("pipeline: acquire connection: %w", err)
+		}
+		defer c.Release()
+		return sendOwnTx(ctx, c.Conn(), send)
+	case *pgx.Conn:
+		return sendOwnTx(ctx, db, send)
+	}
+	return database.WithTxV(ctx, p.pool, func(tx pgx.Tx) (Ingested, error) { return send(tx, false) })
+}
+
+// batchSender is a connection or a transaction.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// sendOwnTx runs send's transaction on conn and, like database.WithTxV,
+// always rolls it back on error, even when ctx was cancelled.
+func sendOwnTx(ctx context.Context, conn *pgx.Conn, send func(q batchSender, ownTx bool) (Ingested, error)) (Ingested, error) {
+	res, err := send(conn, true)
+	if err != nil && !conn.IsClosed() && conn.PgConn().TxStatus() != 'I' {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	}
+	return res, err
 }
 
 // Process runs a document's pipeline here and now, to its end.
