@@ -23,7 +23,7 @@ import (
 	"greatbook/internal/storable"
 )
 
-// State is a pipeline run's state, checkpointed after every node.
+// State is a pipeline run's state, recorded after every node (see buildGraph).
 type State struct {
 	DocumentID int64              `json:"document_id"`
 	MediaType  string             `json:"media_type"`

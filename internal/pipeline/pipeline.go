@@ -112,8 +112,13 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 	nodes := map[string]runs.NodeFunc[State]{}
 	for name, st := range stages {
 		nodes[name] = func(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
+			// Only a model's reading is worth a checkpoint of its own (it
+			// costs a call, and maybe money, to repeat); the other stages
+			// are pure and cheap, so they chain: their rows are written
+			// with the next checkpoint, and a crash in between re-runs them.
+			cheap := name != nodeExtract || r.State.Extractor != "model"
 			next, note, err := st(ctx, p.runInputs(r), &r.State)
-			return runs.Step{Next: next, Note: note}, err
+			return runs.Step{Next: next, Note: note, Chain: cheap}, err
 		}
 	}
 	// The terminal write point: the filing commits with the run's last checkpoint.

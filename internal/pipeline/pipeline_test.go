@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
@@ -129,5 +130,67 @@ func TestAFailedRunNeverStrandsItsDocument(t *testing.T) {
 	info, _ := runs.Get(context.Background(), d.db.Pool, d.org, res.RunID)
 	if info.Status != runs.Failed || doc.Status != intake.Flagged || doc.FlagReason != intake.FlagExtractionFailed {
 		t.Fatalf("run %s, document %s %s", info.Status, doc.Status, doc.FlagReason)
+	}
+}
+
+// The pure stages chain: their checkpoint rows are written by the filing's
+// transaction. A model's reading is the one stage that costs a call to
+// repeat, so it keeps a checkpoint (a transaction) of its own, and a crash
+// after it never asks the model again.
+func TestOnlyAModelsReadingIsCheckpointedOnItsOwn(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	srv := newModelServer(t, answer(goodInvoice))
+	var waits []time.Duration
+	e := runs.NewEngine(db.Pool, runs.Options{Logger: testkit.Logger(t)})
+	p := pipeline.New(db.Pool, e, pipeline.Options{MaxBytes: 1 << 20, Logger: testkit.Logger(t), Model: modelExtractor(srv.URL, &waits)})
+	d := &durable{db: db, engine: e, p: p, org: testkit.Org(t, db).ID}
+
+	// xactOf lists each checkpoint row's node beside the transaction that wrote it.
+	xactOf := func(runID string) map[string][]string {
+		rows, err := db.Pool.Query(context.Background(), `SELECT node, xmin::text FROM run_checkpoints WHERE run_id = $1::uuid ORDER BY seq`, runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byXact := map[string][]string{}
+		for rows.Next() {
+			var node, xact string
+			if err := rows.Scan(&node, &xact); err != nil {
+				t.Fatal(err)
+			}
+			byXact[xact] = append(byXact[xact], node)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return byXact
+	}
+
+	ubl := d.ingest(t, read(t, "ubl-invoice-multirate.xml"), "application/xml")
+	if doc := d.process(t, ubl); doc.Status != intake.Pending {
+		t.Fatalf("filed: %+v", doc)
+	}
+	if got := xactOf(ubl.RunID); len(got) != 1 {
+		t.Fatalf("an e-invoice's checkpoints were written by %d transactions, want the filing's alone: %v", len(got), got)
+	}
+
+	scan := d.ingest(t, read(t, "scanned-invoice.png"), "image/png")
+	if doc := d.process(t, scan); doc.Status != intake.Pending {
+		t.Fatalf("filed: %+v", doc)
+	}
+	if srv.calls.Load() != 1 {
+		t.Fatalf("%d model calls", srv.calls.Load())
+	}
+	got := xactOf(scan.RunID)
+	// The model's reading ends a transaction of its own (with the chained
+	// rows before it); the filing's writes the rest.
+	own := false
+	for _, nodes := range got {
+		if nodes[len(nodes)-1] == "extract" {
+			own = true
+		}
+	}
+	if len(got) != 2 || !own {
+		t.Fatalf("a scan's checkpoints by transaction: %v; want the model's reading to end one and the filing the other", got)
 	}
 }
