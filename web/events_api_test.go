@@ -64,7 +64,7 @@ func (f *feed) page() []any {
 func (f *feed) until(typ string, id int64) map[string]any {
 	f.c.t.Helper()
 	var found map[string]any
-	testkit.Eventually(f.c.t, 15*time.Second, "event "+typ+" of document "+fmt.Sprint(id), func() (bool, error) {
+	testkit.Eventually(f.c.t, 30*time.Second, "event "+typ+" of document "+fmt.Sprint(id), func() (bool, error) {
 		for {
 			if len(f.page()) == 0 {
 				break
