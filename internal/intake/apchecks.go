@@ -18,14 +18,24 @@ import (
 // after filing; they are warnings, so they change neither the status nor
 // the EN 16931 verdict. A document without fields has nothing to check.
 func CheckPayable(ctx context.Context, q database.Executor, doc Document) (apchecks.Report, error) {
-	fields := fieldsOf(doc)
-	if fields == nil {
+	if fieldsOf(doc) == nil {
 		return apchecks.Report{}, nil
 	}
 	o, err := org.ByID(ctx, q, doc.OrgID)
 	if err != nil {
 		return apchecks.Report{}, err
 	}
+	return checkPayable(ctx, q, doc, o)
+}
+
+// checkPayable is CheckPayable with the document's org already read (a
+// listing reads it once for its page).
+func checkPayable(ctx context.Context, q database.Executor, doc Document, o org.Org) (apchecks.Report, error) {
+	fields := fieldsOf(doc)
+	if fields == nil {
+		return apchecks.Report{}, nil
+	}
+	var err error
 	in := apchecks.Input{Document: *fields, ReceivedAt: doc.ReceivedAt, Org: apchecks.Org{
 		LegalName: o.Identity.LegalName, VATID: o.Identity.VATID, MaxIssueAgeMonths: o.Identity.MaxIssueAgeMonths}}
 	switch {
@@ -45,13 +55,25 @@ func CheckPayable(ctx context.Context, q database.Executor, doc Document) (apche
 // the pipeline's findings as filed and the AP checks' warnings as they read
 // now, fatal first.
 func Findings(ctx context.Context, q database.Executor, doc Document) ([]einvoice.Finding, error) {
+	if fieldsOf(doc) == nil {
+		return findingsWithOrg(ctx, q, doc, org.Org{})
+	}
+	o, err := org.ByID(ctx, q, doc.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	return findingsWithOrg(ctx, q, doc, o)
+}
+
+// findingsWithOrg is Findings with the document's org already read.
+func findingsWithOrg(ctx context.Context, q database.Executor, doc Document, o org.Org) ([]einvoice.Finding, error) {
 	findings := []einvoice.Finding{}
 	if len(doc.Findings) > 0 {
 		if err := json.Unmarshal(doc.Findings, &findings); err != nil {
 			return nil, fmt.Errorf("intake: findings of document %d: %w", doc.ID, err)
 		}
 	}
-	ap, err := CheckPayable(ctx, q, doc)
+	ap, err := checkPayable(ctx, q, doc, o)
 	if err != nil {
 		return nil, err
 	}
