@@ -28,15 +28,31 @@ func CheckPayable(ctx context.Context, q database.Executor, doc Document) (apche
 	return checkPayable(ctx, q, doc, o)
 }
 
-// checkPayable is CheckPayable with the document's org already read (a
-// listing reads it once for its page).
+// checkPayable is CheckPayable with the document's org already read.
 func checkPayable(ctx context.Context, q database.Executor, doc Document, o org.Org) (apchecks.Report, error) {
-	fields := fieldsOf(doc)
-	if fields == nil {
+	in, needsPrevious, ok := payableInput(doc, o)
+	if !ok {
 		return apchecks.Report{}, nil
 	}
-	var err error
-	in := apchecks.Input{Document: *fields, ReceivedAt: doc.ReceivedAt, Org: apchecks.Org{
+	if needsPrevious {
+		var err error
+		if in.Previous, err = apchecks.PreviousAccounts(ctx, q, doc.OrgID, doc.ID, doc.SourceRef); err != nil {
+			return apchecks.Report{}, err
+		}
+	}
+	return apchecks.Check(in), nil
+}
+
+// payableInput is what the AP checks read of a document and its org;
+// needsPrevious says the bank check wants the supplier's previous accounts
+// (an invoice asking to be paid to an IBAN); ok is false for a document
+// without fields, which has nothing to check.
+func payableInput(doc Document, o org.Org) (in apchecks.Input, needsPrevious, ok bool) {
+	fields := fieldsOf(doc)
+	if fields == nil {
+		return apchecks.Input{}, false, false
+	}
+	in = apchecks.Input{Document: *fields, ReceivedAt: doc.ReceivedAt, Org: apchecks.Org{
 		LegalName: o.Identity.LegalName, VATID: o.Identity.VATID, MaxIssueAgeMonths: o.Identity.MaxIssueAgeMonths}}
 	switch {
 	case fields.Type != einvoice.TypeInvoice:
@@ -44,11 +60,9 @@ func checkPayable(ctx context.Context, q database.Executor, doc Document, o org.
 		// neither the bank check nor the due date concerns it.
 		in.Document.PayeeIBAN, in.Document.DueDate = "", ""
 	case fields.PayeeIBAN != "":
-		if in.Previous, err = apchecks.PreviousAccounts(ctx, q, doc.OrgID, doc.ID, doc.SourceRef); err != nil {
-			return apchecks.Report{}, err
-		}
+		needsPrevious = true
 	}
-	return apchecks.Check(in), nil
+	return in, needsPrevious, true
 }
 
 // Findings are everything the API says was found on a document (API.md):
@@ -67,15 +81,20 @@ func Findings(ctx context.Context, q database.Executor, doc Document) ([]einvoic
 
 // findingsWithOrg is Findings with the document's org already read.
 func findingsWithOrg(ctx context.Context, q database.Executor, doc Document, o org.Org) ([]einvoice.Finding, error) {
+	ap, err := checkPayable(ctx, q, doc, o)
+	if err != nil {
+		return nil, err
+	}
+	return withFiled(doc, ap)
+}
+
+// withFiled are the findings as filed and the AP checks', fatal first.
+func withFiled(doc Document, ap apchecks.Report) ([]einvoice.Finding, error) {
 	findings := []einvoice.Finding{}
 	if len(doc.Findings) > 0 {
 		if err := json.Unmarshal(doc.Findings, &findings); err != nil {
 			return nil, fmt.Errorf("intake: findings of document %d: %w", doc.ID, err)
 		}
-	}
-	ap, err := checkPayable(ctx, q, doc, o)
-	if err != nil {
-		return nil, err
 	}
 	return einvoice.BySeverity(append(findings, ap.Findings...)), nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"greatbook/internal/apchecks"
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
@@ -122,13 +123,43 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 	if err != nil {
 		return ListPage{}, err
 	}
-	page.Findings = make(map[int64][]einvoice.Finding, len(page.Documents))
-	for _, d := range page.Documents {
-		if page.Findings[d.ID], err = findingsWithOrg(ctx, q, d, o); err != nil {
-			return ListPage{}, err
-		}
+	if page.Findings, err = pageFindings(ctx, q, o, page.Documents); err != nil {
+		return ListPage{}, err
 	}
 	return page, nil
+}
+
+// pageFindings are Findings of every document of a page: the bank check's
+// previous accounts read for all of them in one query.
+func pageFindings(ctx context.Context, q database.Executor, o org.Org, docs []Document) (map[int64][]einvoice.Finding, error) {
+	inputs := make(map[int64]apchecks.Input, len(docs))
+	wanted := map[int64]string{}
+	for _, d := range docs {
+		in, needsPrevious, ok := payableInput(d, o)
+		if !ok {
+			continue
+		}
+		inputs[d.ID] = in
+		if needsPrevious {
+			wanted[d.ID] = d.SourceRef
+		}
+	}
+	previous, err := apchecks.PreviousAccountsMany(ctx, q, o.ID, wanted)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]einvoice.Finding, len(docs))
+	for _, d := range docs {
+		var ap apchecks.Report
+		if in, ok := inputs[d.ID]; ok {
+			in.Previous = previous[d.ID]
+			ap = apchecks.Check(in)
+		}
+		if out[d.ID], err = withFiled(d, ap); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // check refuses a filter no stored document could match because it names
