@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/storable"
 )
 
 // The API's listings page by an opaque cursor: base64url of the listing's
@@ -39,10 +40,29 @@ func invalidParam(name, problem string) error {
 	return apperr.New(apperr.Invalid, "the parameter %s %s", name, problem).With("parameter", name)
 }
 
-// queryParams checks a listing's query string: every parameter one the
-// route knows (a typo never passes silently) and given at most once.
-func queryParams(c echo.Context, known ...string) (url.Values, error) {
-	v := c.QueryParams()
+// nameParameter adds the "parameter" detail to a refusal of query
+// parameters that names them only in its reasons (storable.CheckParameters).
+func nameParameter(err error) error {
+	e, ok := apperr.As(err)
+	if !ok || e.Code != apperr.Invalid || e.Details["parameter"] != nil {
+		return err
+	}
+	if reasons, ok := e.Details["reasons"].([]storable.Reason); ok && len(reasons) > 0 {
+		return e.With("parameter", reasons[0].Field)
+	}
+	return err
+}
+
+// queryParams checks a listing's query string: well formed, every
+// parameter given at most once and, when known is not nil, one the route
+// knows (a typo never passes silently). Routes that took any parameter
+// before they were listings pass nil, so that no client they served breaks.
+func queryParams(c echo.Context, known []string) (url.Values, error) {
+	raw := c.Request().URL.RawQuery
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, malformedQuery(raw)
+	}
 	names := make([]string, 0, len(v))
 	for name := range v {
 		names = append(names, name)
@@ -50,13 +70,33 @@ func queryParams(c echo.Context, known ...string) (url.Values, error) {
 	slices.Sort(names) // the same answer every time
 	for _, name := range names {
 		switch {
-		case !slices.Contains(known, name):
+		case known != nil && !slices.Contains(known, name):
 			return nil, invalidParam(name, "is not known here; known: "+strings.Join(known, ", "))
 		case len(v[name]) > 1:
 			return nil, invalidParam(name, "is given more than once")
 		}
 	}
 	return v, nil
+}
+
+// malformedQuery names the first parameter of a query string that is not
+// URL-encoded (its name as far as it can be read).
+func malformedQuery(raw string) error {
+	for pair := range strings.SplitSeq(raw, "&") {
+		key, value, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(key)
+		if err != nil {
+			return invalidParam(key, "is not URL-encoded")
+		}
+		if strings.Contains(pair, ";") {
+			name, _, _ = strings.Cut(name, ";")
+			return invalidParam(name, "holds a semicolon; separate parameters with &")
+		}
+		if _, err := url.QueryUnescape(value); err != nil {
+			return invalidParam(name, "is not URL-encoded")
+		}
+	}
+	return apperr.New(apperr.Invalid, "the query string is not URL-encoded")
 }
 
 // limitParam reads a page size: default def, 1 to max.

@@ -100,7 +100,7 @@ func (s *Server) apiGetIntake(c echo.Context) error {
 // newest first, each as GET /api/v1/intake/{id} shows it, and the cursor
 // of the next page (null on the last).
 func (s *Server) apiListIntake(c echo.Context) error {
-	v, err := queryParams(c, "status", "flag_reason", "supplier", "q", "received_after", "limit", "cursor")
+	v, err := queryParams(c, []string{"status", "flag_reason", "supplier", "q", "received_after", "limit", "cursor"})
 	if err != nil {
 		return err
 	}

@@ -338,6 +338,8 @@ func TestIntakeListingRefusesBadParametersNamingThem(t *testing.T) {
 		{"q=%00", "q"},
 		{"supplier=%ff", "supplier"},
 		{"statuss=pending", "statuss"},
+		{"q=%zz", "q"},
+		{"limit=5;cursor=x", "limit"},
 		{"status=pending&status=flagged", "status"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
@@ -367,5 +369,173 @@ func TestIntakeListingNeedsAToken(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 401 {
 		t.Fatalf("without a token: %d", resp.StatusCode)
+	}
+}
+
+// postEntry posts a balanced entry and returns its id.
+func (c *apiClient) postEntry(sourceType, sourceID, date, account string) int64 {
+	c.t.Helper()
+	status, body := c.postJSON("/api/v1/journal-entries", fmt.Sprintf(`{"source_type": %q, "source_id": %q, "entry_set": "main",
+		"date": %q, "currency": "EUR", "description": "test",
+		"lines": [{"account": %q, "debit": "10.00", "credit": "0"}, {"account": "2000", "debit": "0", "credit": "10.00"}]}`,
+		sourceType, sourceID, date, account))
+	if status != 201 {
+		c.t.Fatalf("post entry: %d %v", status, body)
+	}
+	return int64(body["id"].(float64))
+}
+
+func (c *apiClient) listEntries(path string, between func()) []int64 {
+	c.t.Helper()
+	var ids []int64
+	next := path
+	for pages := 0; ; pages++ {
+		if pages > 1000 {
+			c.t.Fatal("the listing never ends")
+		}
+		p := c.page(next)
+		ids = append(ids, idsOf(c.t, p.Entries)...)
+		if p.NextCursor == nil {
+			return ids
+		}
+		if between != nil {
+			between()
+		}
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		next = path + sep + "cursor=" + url.QueryEscape(*p.NextCursor)
+	}
+}
+
+func TestJournalEntryListingPagesByCursor(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c, _ := a.api(t, auth.RoleReviewer)
+	other, _ := a.api(t, auth.RoleReviewer)
+	// Entries on a few dates, several per date, posted in an order unlike the list's.
+	type entry struct {
+		id                int64
+		date, sourceType  string
+		sourceID, account string
+	}
+	var all []entry
+	for i, date := range []string{"2026-11-03", "2026-11-30", "2026-10-15", "2026-11-30", "2026-11-03", "2026-12-01", "2026-11-30", "2026-10-15", "2026-11-03"} {
+		st, acct := "payroll", "6000"
+		if i%3 == 0 {
+			st = "bank"
+		}
+		e := entry{date: date, sourceType: st, sourceID: fmt.Sprintf("run-%d", i), account: acct}
+		e.id = c.postEntry(e.sourceType, e.sourceID, e.date, e.account)
+		other.postEntry(e.sourceType, e.sourceID, e.date, e.account)
+		all = append(all, e)
+	}
+	// The list's order: date, then id, newest first.
+	slices.SortFunc(all, func(x, y entry) int {
+		if x.date != y.date {
+			return strings.Compare(y.date, x.date)
+		}
+		return int(y.id - x.id)
+	})
+	want := func(keep func(entry) bool) []int64 {
+		var ids []int64
+		for _, e := range all {
+			if keep(e) {
+				ids = append(ids, e.id)
+			}
+		}
+		return ids
+	}
+	for _, tc := range []struct {
+		name, query string
+		want        []int64
+	}{
+		{"every entry", "", want(func(entry) bool { return true })},
+		{"source_type", "source_type=bank", want(func(e entry) bool { return e.sourceType == "bank" })},
+		{"source_type and source_id, as before", "source_type=payroll&source_id=run-2", want(func(e entry) bool { return e.sourceID == "run-2" })},
+		{"a date range", "from=2026-11-03&to=2026-11-30", want(func(e entry) bool { return e.date >= "2026-11-03" && e.date <= "2026-11-30" })},
+		{"from", "from=2026-11-30", want(func(e entry) bool { return e.date >= "2026-11-30" })},
+		{"account", "account=2000", want(func(entry) bool { return true })},
+		{"an account no entry uses", "account=6999", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, limit := range []string{"limit=2", "limit=200"} {
+				path := "/api/v1/journal-entries?" + limit
+				if tc.query != "" {
+					path += "&" + tc.query
+				}
+				if got := c.listEntries(path, nil); !slices.Equal(got, tc.want) {
+					t.Fatalf("%s: got %v, want %v", path, got, tc.want)
+				}
+			}
+		})
+	}
+
+	t.Run("entries posted while paging", func(t *testing.T) {
+		before := want(func(entry) bool { return true })
+		n := 0
+		got := c.listEntries("/api/v1/journal-entries?limit=2", func() {
+			// Newer, older and same-day entries arrive between every two pages.
+			for _, date := range []string{"2026-12-31", "2026-11-30", "2026-10-01"} {
+				n++
+				c.postEntry("late", fmt.Sprintf("late-%d", n), date, "6000")
+			}
+		})
+		seen := map[int64]bool{}
+		var existing []int64
+		for _, id := range got {
+			if seen[id] {
+				t.Fatalf("entry %d listed twice: %v", id, got)
+			}
+			seen[id] = true
+			if slices.Contains(before, id) {
+				existing = append(existing, id)
+			}
+		}
+		if !slices.Equal(existing, before) {
+			t.Fatalf("the entries there before paging: got %v, want %v (each once, in order)", existing, before)
+		}
+	})
+
+	t.Run("the default page is 50", func(t *testing.T) {
+		for i := range 45 {
+			c.postEntry("bulk", fmt.Sprintf("bulk-%d", i), "2026-09-01", "6000")
+		}
+		p := c.page("/api/v1/journal-entries")
+		if len(p.Entries) != 50 || p.NextCursor == nil {
+			t.Fatalf("default page: %d entries, next %v", len(p.Entries), p.NextCursor)
+		}
+	})
+}
+
+func TestJournalEntryListingRefusesBadParametersNamingThem(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c, _ := a.api(t, auth.RoleReviewer)
+	cursor := func(s string) string { return url.QueryEscape(base64.RawURLEncoding.EncodeToString([]byte(s))) }
+	for _, tc := range []struct{ query, parameter string }{
+		{"limit=0", "limit"},
+		{"limit=201", "limit"},
+		{"limit=many", "limit"},
+		{"offset=-1", "offset"},
+		{"from=30.11.2026", "from"},
+		{"to=2026-02-30", "to"},
+		{"cursor=%%%", "cursor"},
+		{"cursor=" + cursor("intake\n12"), "cursor"},
+		{"cursor=" + cursor("entries\nyesterday\n12"), "cursor"},
+		{"cursor=" + cursor("entries\n2026-11-30\n0"), "cursor"},
+		{"cursor=" + cursor("entries\n2026-11-30\nx"), "cursor"},
+		{"source_type=%00", "source_type"},
+		{"account=%ff", "account"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			status, body := c.get("/api/v1/journal-entries?" + tc.query)
+			e := errorOf(body)
+			msg, _ := e["message"].(string)
+			if status != 422 || e["code"] != "invalid" || e["parameter"] != tc.parameter || !strings.Contains(msg, tc.parameter) {
+				t.Fatalf("%s: %d %v, want 422 invalid naming %s", tc.query, status, body, tc.parameter)
+			}
+		})
 	}
 }

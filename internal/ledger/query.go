@@ -42,8 +42,18 @@ type Filter struct {
 	SourceID   string
 	Account    string
 	From, To   string // YYYY-MM-DD, inclusive
-	Limit      int
-	Offset     int
+	// Before is a keyset position in the list's order (date, then id, both
+	// newest first): only entries after it in that order. Nil: from the top.
+	Before *Position
+	Limit  int
+	Offset int
+}
+
+// Position is an entry's place in the newest-first order of List: its date
+// and id (unique, so the order is total and a page boundary never moves).
+type Position struct {
+	Date string // YYYY-MM-DD
+	ID   int64
 }
 
 // List returns an org's entries matching f, newest first.
@@ -74,6 +84,12 @@ func List(ctx context.Context, q database.Executor, orgID int64, f Filter) ([]En
 	}
 	if f.To != "" {
 		where = append(where, "e.entry_date <= "+arg(f.To)+"::date")
+	}
+	if f.Before != nil {
+		if err := checkDate("cursor", f.Before.Date); err != nil || f.Before.Date == "" || f.Before.ID <= 0 {
+			return nil, apperr.New(apperr.Invalid, "the parameter cursor is not a position in this list").With("parameter", "cursor")
+		}
+		where = append(where, "(e.entry_date, e.id) < ("+arg(f.Before.Date)+"::date, "+arg(f.Before.ID)+")")
 	}
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
@@ -172,10 +188,10 @@ func checkDate(field, d string) error {
 	}
 	t, err := time.Parse(time.DateOnly, d)
 	if err != nil {
-		return apperr.New(apperr.Invalid, "%s must be a date YYYY-MM-DD, not %q", field, clip(d))
+		return apperr.New(apperr.Invalid, "%s must be a date YYYY-MM-DD, not %q", field, clip(d)).With("parameter", field)
 	}
 	if t.Year() < EarliestYear || t.Year() > LatestYear {
-		return apperr.New(apperr.Invalid, "%s %s is outside the years %d to %d", field, d, EarliestYear, LatestYear)
+		return apperr.New(apperr.Invalid, "%s %s is outside the years %d to %d", field, d, EarliestYear, LatestYear).With("parameter", field)
 	}
 	return nil
 }
