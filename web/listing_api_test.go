@@ -539,3 +539,107 @@ func TestJournalEntryListingRefusesBadParametersNamingThem(t *testing.T) {
 		})
 	}
 }
+
+// askQuestion writes a paused bookkeeper run of an org, asked at a time.
+func askQuestion(t *testing.T, a *site, orgID int64, askedAt time.Time) string {
+	t.Helper()
+	var id string
+	err := a.db.Pool.QueryRow(context.Background(), `INSERT INTO runs (id, org_id, kind, subject_id, state, next_node, data, question, updated_at)
+		VALUES (gen_random_uuid(), $1, 'bookkeeper', 1, 'paused', 'post', '{}',
+		        '{"kind": "expense_account", "prompt": "Which account?", "data": {"supplier": "Acme"}}', $2) RETURNING id::text`,
+		orgID, askedAt).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func runIDsOf(t *testing.T, qs []json.RawMessage) []string {
+	t.Helper()
+	ids := make([]string, 0, len(qs))
+	for _, q := range qs {
+		var x struct {
+			RunID    string `json:"run_id"`
+			IntakeID *int64 `json:"intake_id"`
+			Kind     string `json:"kind"`
+			Prompt   string `json:"prompt"`
+			AskedAt  string `json:"asked_at"`
+		}
+		if err := json.Unmarshal(q, &x); err != nil || x.RunID == "" || x.IntakeID == nil || x.Kind == "" || x.Prompt == "" || x.AskedAt == "" {
+			t.Fatalf("a question lost its shape: %s", q)
+		}
+		ids = append(ids, x.RunID)
+	}
+	return ids
+}
+
+func TestQuestionListingPagesByCursor(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c, u := a.api(t, auth.RoleReviewer)
+	_, ou := a.api(t, auth.RoleReviewer)
+	base := time.Date(2026, 11, 30, 9, 0, 0, 123456000, time.UTC)
+	// Oldest first; three asked in the same microsecond are ordered by run id.
+	var want []string
+	for i, offset := range []time.Duration{0, time.Minute, time.Minute, time.Minute, 2 * time.Minute, 3 * time.Hour, 3*time.Hour + time.Microsecond} {
+		want = append(want, askQuestion(t, a, u.OrgID, base.Add(offset)))
+		askQuestion(t, a, ou.OrgID, base.Add(offset).Add(time.Duration(i)))
+	}
+	slices.SortStableFunc(want[1:4], strings.Compare)
+
+	list := func(path string, between func()) []string {
+		var ids []string
+		next := path
+		for pages := 0; ; pages++ {
+			if pages > 100 {
+				t.Fatal("the listing never ends")
+			}
+			p := c.page(next)
+			ids = append(ids, runIDsOf(t, p.Questions)...)
+			if p.NextCursor == nil {
+				return ids
+			}
+			if between != nil {
+				between()
+			}
+			sep := "?"
+			if strings.Contains(path, "?") {
+				sep = "&"
+			}
+			next = path + sep + "cursor=" + url.QueryEscape(*p.NextCursor)
+		}
+	}
+	if got := list("/api/v1/questions", nil); !slices.Equal(got, want) {
+		t.Fatalf("one page: got %v, want %v", got, want)
+	}
+	var asked []string
+	got := list("/api/v1/questions?limit=2", func() {
+		// Questions asked while a client pages come after everything it saw.
+		later := base.Add(time.Duration(len(asked)+1) * 24 * time.Hour)
+		asked = append(asked, askQuestion(t, a, u.OrgID, later))
+		askQuestion(t, a, ou.OrgID, later)
+	})
+	if want := append(slices.Clone(want), asked...); !slices.Equal(got, want) {
+		t.Fatalf("paging while questions are asked: got %v, want %v", got, want)
+	}
+	if p := c.page("/api/v1/questions?limit=1"); len(p.Questions) != 1 || p.NextCursor == nil {
+		t.Fatalf("limit=1: %d questions, next %v", len(p.Questions), p.NextCursor)
+	}
+
+	cursor := func(s string) string { return url.QueryEscape(base64.RawURLEncoding.EncodeToString([]byte(s))) }
+	for _, tc := range []struct{ query, parameter string }{
+		{"limit=0", "limit"},
+		{"limit=201", "limit"},
+		{"cursor=" + cursor("questions\nnoon\n"+want[0]), "cursor"},
+		{"cursor=" + cursor("questions\n2026-11-30T09:00:00Z\nnot-a-uuid"), "cursor"},
+		{"cursor=" + cursor("intake\n5"), "cursor"},
+		{"cursor=@@", "cursor"},
+	} {
+		status, body := c.get("/api/v1/questions?" + tc.query)
+		e := errorOf(body)
+		msg, _ := e["message"].(string)
+		if status != 422 || e["code"] != "invalid" || e["parameter"] != tc.parameter || !strings.Contains(msg, tc.parameter) {
+			t.Fatalf("%s: %d %v, want 422 invalid naming %s", tc.query, status, body, tc.parameter)
+		}
+	}
+}
