@@ -643,3 +643,26 @@ func TestQuestionListingPagesByCursor(t *testing.T) {
 		}
 	}
 }
+
+func TestJournalEntryListingShowsEachEntryExactlyAsItsOwnRoute(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c, _ := a.api(t, auth.RoleReviewer)
+	first := c.postEntry("payroll", "run-1", "2026-11-30", "6000")
+	c.postEntry("payroll", "run-2", "2026-11-29", "6000")
+	if status, body := c.postJSON("/api/v1/journal-entries/"+itoa(first)+"/reverse", `{"date": "2026-12-01"}`); status != 201 {
+		t.Fatalf("reverse: %d %v", status, body)
+	}
+	p := c.page("/api/v1/journal-entries")
+	if len(p.Entries) != 3 {
+		t.Fatalf("listed %d entries, want 3", len(p.Entries))
+	}
+	for _, listed := range p.Entries {
+		var x struct{ ID int64 }
+		_ = json.Unmarshal(listed, &x)
+		status, single := c.rawGet("/api/v1/journal-entries/" + itoa(x.ID))
+		if status != 200 || !bytes.Equal(bytes.TrimSpace(single), listed) {
+			t.Fatalf("entry %d differs between the routes:\nlisted: %s\nsingle: %d %s", x.ID, listed, status, single)
+		}
+	}
+}

@@ -109,7 +109,37 @@ func List(ctx context.Context, q database.Executor, orgID int64, f Filter) ([]En
 		}
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, err
+	}
+	return out, reversedBy(ctx, q, orgID, out)
+}
+
+// reversedBy fills the reversal of each listed entry that has one, as Get
+// does for one, in one query for the list.
+func reversedBy(ctx context.Context, q database.Executor, orgID int64, entries []Entry) error {
+	ids := make([]int64, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	rows, err := q.Query(ctx, `SELECT reverses_id, min(id) FROM journal_entries WHERE org_id = $1 AND reverses_id = ANY($2::bigint[])
+		GROUP BY reverses_id`, orgID, ids)
+	if err != nil {
+		return fmt.Errorf("ledger: list entries: %w", err)
+	}
+	defer rows.Close()
+	by := map[int64]int64{}
+	for rows.Next() {
+		var of, id int64
+		if err := rows.Scan(&of, &id); err != nil {
+			return fmt.Errorf("ledger: list entries: %w", err)
+		}
+		by[of] = id
+	}
+	for i := range entries {
+		entries[i].ReversedByID = by[entries[i].ID]
+	}
+	return rows.Err()
 }
 
 // BalanceRow is one account of a trial balance, in base currency.
