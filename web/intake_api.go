@@ -129,7 +129,7 @@ func (s *Server) apiListIntake(c echo.Context) error {
 	}
 	page, err := intake.List(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
 	if err != nil {
-		return err
+		return nameParameter(err)
 	}
 	docs := make([]map[string]any, 0, len(page.Documents))
 	for _, d := range page.Documents {

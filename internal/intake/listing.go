@@ -169,11 +169,6 @@ func (f ListFilter) check() error {
 	if err := storable.CheckParameters(storable.Param{Name: "q", Value: f.Query, Max: 1000},
 		storable.Param{Name: "supplier", Value: f.Supplier, Max: storable.MaxText},
 		storable.Param{Name: "flag_reason", Value: f.FlagReason, Max: 1000}); err != nil {
-		if e, ok := apperr.As(err); ok {
-			if reasons, ok := e.Details["reasons"].([]storable.Reason); ok && len(reasons) > 0 {
-				return e.With("parameter", reasons[0].Field)
-			}
-		}
 		return err
 	}
 	switch {
