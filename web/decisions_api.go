@@ -2,9 +2,12 @@ package web
 
 import (
 	"net/http"
+	"regexp"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
 )
 
@@ -135,9 +138,31 @@ func (s *Server) apiAnswer(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"run_id": c.Param("id"), "status": "running"})
 }
 
-// apiQuestions lists the questions paused runs ask.
+// apiQuestions lists the questions paused runs ask, oldest first, a page
+// of limit (1 to 200, default 50) with the cursor of the next page (null on
+// the last).
 func (s *Server) apiQuestions(c echo.Context) error {
-	qs, err := s.app.Bookkeeper.Questions(c.Request().Context(), currentUser(c).OrgID)
+	v, err := queryParams(c, nil)
+	if err != nil {
+		return err
+	}
+	limit, err := limitParam(v, defaultQuestionsLimit, maxQuestionsLimit)
+	if err != nil {
+		return err
+	}
+	var after *bookkeeper.QuestionPosition
+	if cursor := v.Get("cursor"); cursor != "" {
+		parts, err := decodeCursor("questions", cursor, 2)
+		if err != nil {
+			return err
+		}
+		at, err := time.Parse(time.RFC3339Nano, parts[0])
+		if err != nil || !runIDPattern.MatchString(parts[1]) {
+			return invalidParam("cursor", "is not a cursor this listing gave (pass next_cursor as it came)")
+		}
+		after = &bookkeeper.QuestionPosition{AskedAt: at, RunID: parts[1]}
+	}
+	qs, more, err := s.app.Bookkeeper.QuestionPage(c.Request().Context(), currentUser(c).OrgID, after, limit)
 	if err != nil {
 		return err
 	}
@@ -146,5 +171,19 @@ func (s *Server) apiQuestions(c echo.Context) error {
 		out = append(out, map[string]any{"run_id": q.RunID, "intake_id": q.IntakeID, "kind": q.Kind, "prompt": q.Prompt,
 			"data": q.Data, "asked_at": q.AskedAt})
 	}
-	return c.JSON(http.StatusOK, map[string]any{"questions": out})
+	next := ""
+	if more {
+		last := qs[len(qs)-1]
+		next = encodeCursor("questions", last.AskedAt.UTC().Format(time.RFC3339Nano), last.RunID)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"questions": out, "next_cursor": nextCursor(next)})
 }
+
+// runIDPattern is a run id as the database writes a uuid.
+var runIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// The questions listing's page size.
+const (
+	defaultQuestionsLimit = 50
+	maxQuestionsLimit     = 200
+)

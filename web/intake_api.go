@@ -6,11 +6,14 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 )
 
@@ -93,8 +96,79 @@ func (s *Server) apiGetIntake(c echo.Context) error {
 	return c.JSON(http.StatusOK, body)
 }
 
-// intakeJSON is a document as the API shows it (API.md, with additions).
+// apiListIntake is GET /api/v1/intake: a page of the org's documents,
+// newest first, each as GET /api/v1/intake/{id} shows it, and the cursor
+// of the next page (null on the last).
+func (s *Server) apiListIntake(c echo.Context) error {
+	v, err := queryParams(c, []string{"status", "flag_reason", "supplier", "q", "received_after", "limit", "cursor"})
+	if err != nil {
+		return err
+	}
+	f := intake.ListFilter{Status: intake.Status(v.Get("status")), FlagReason: v.Get("flag_reason"),
+		Supplier: v.Get("supplier"), Query: v.Get("q")}
+	if f.Limit, err = limitParam(v, intake.DefaultListLimit, intake.MaxListLimit); err != nil {
+		return err
+	}
+	after, dateOnly, err := timeParam(v, "received_after")
+	if err != nil {
+		return err
+	}
+	if dateOnly {
+		// A date keeps the documents received on that day and later.
+		after = after.Add(-time.Microsecond)
+	}
+	f.ReceivedAfter = after
+	if cursor := v.Get("cursor"); cursor != "" {
+		parts, err := decodeCursor("intake", cursor, 1)
+		if err != nil {
+			return err
+		}
+		if f.Before, err = strconv.ParseInt(parts[0], 10, 64); err != nil || f.Before <= 0 {
+			return invalidParam("cursor", "is not a cursor this listing gave (pass next_cursor as it came)")
+		}
+	}
+	page, err := intake.List(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
+	if err != nil {
+		return nameParameter(err)
+	}
+	docs := make([]map[string]any, 0, len(page.Documents))
+	for _, d := range page.Documents {
+		var job *intake.Job
+		if j, ok := page.Jobs[d.ID]; ok {
+			job = &j
+		}
+		docs = append(docs, intakeBody(d, page.Groups[d.ID], page.Findings[d.ID], job))
+	}
+	next := ""
+	if page.Next != 0 {
+		next = encodeCursor("intake", strconv.FormatInt(page.Next, 10))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"documents": docs, "next_cursor": nextCursor(next)})
+}
+
+// intakeJSON is a document as the API shows it (API.md, with additions),
+// reading its findings and job; the listing reads those for a whole page
+// and builds each document with intakeBody, so both routes say the same.
 func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Member) (map[string]any, error) {
+	// Every finding with its severity, fatal ones first (API.md), the AP checks' among them.
+	findings, err := intake.Findings(c.Request().Context(), s.pool, d)
+	if err != nil {
+		return nil, err
+	}
+	job, ok, err := intake.JobForDocument(c.Request().Context(), s.pool, d.OrgID, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	var jobp *intake.Job
+	if ok {
+		jobp = &job
+	}
+	return intakeBody(d, group, findings, jobp), nil
+}
+
+// intakeBody is the JSON of a document from what was read of it; job is
+// nil when it has none.
+func intakeBody(d intake.Document, group []intake.Member, findings []einvoice.Finding, job *intake.Job) map[string]any {
 	members := make([]map[string]any, 0, len(group))
 	for _, m := range group {
 		members = append(members, map[string]any{"id": m.ID, "status": m.Status})
@@ -103,34 +177,27 @@ func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Me
 	if len(d.Fields) > 0 {
 		fields = d.Fields
 	}
-	// Every finding with its severity, fatal ones first (API.md), the AP checks' among them.
-	findings, err := intake.Findings(c.Request().Context(), s.pool, d)
-	if err != nil {
-		return nil, err
-	}
-	job, err := s.jobJSON(c, d)
-	if err != nil {
-		return nil, err
+	if findings == nil {
+		findings = []einvoice.Finding{}
 	}
 	return map[string]any{
 		"id": d.ID, "status": d.Status, "doc_type": nullable(d.DocType), "source_ref": nullable(d.SourceRef),
 		"content_hash": d.ContentHash, "flag_reason": nullable(d.FlagReason), "duplicate_of": nullableID(d.DuplicateOf),
 		"duplicate_reason": nullable(d.DuplicateReason), "group": members, "fields": fields, "findings": findings,
-		"job": job, "result_entry_id": nullableID(d.ResultEntryID),
+		"job": jobJSON(job), "result_entry_id": nullableID(d.ResultEntryID),
 		"format": nullable(d.Format), "profile": nullable(d.Profile), "media_type": d.MediaType, "filename": d.Filename, "size_bytes": d.Size,
 		"received_at": d.ReceivedAt, "queued_at": d.QueuedAt, "run_id": nullable(d.PipelineRunID),
-	}, nil
+	}
 }
 
 // jobJSON is the document's outbox job, or null.
-func (s *Server) jobJSON(c echo.Context, d intake.Document) (any, error) {
-	job, ok, err := intake.JobForDocument(c.Request().Context(), s.pool, d.OrgID, d.ID)
-	if err != nil || !ok {
-		return nil, err
+func jobJSON(job *intake.Job) any {
+	if job == nil {
+		return nil
 	}
 	return map[string]any{"id": job.ID, "status": job.Status, "attempts": job.Attempts, "last_error": nullable(job.LastError),
 		"error_class": nullable(job.ErrorClass), "run_id": nullable(job.RunID), "launched_at": job.LaunchedAt,
-		"next_attempt_at": job.NextAttemptAt}, nil
+		"next_attempt_at": job.NextAttemptAt}
 }
 
 func nullable(s string) any {

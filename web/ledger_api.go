@@ -150,22 +150,60 @@ func (s *Server) apiGetEntry(c echo.Context) error {
 	return c.JSON(http.StatusOK, entryJSON(e))
 }
 
+// apiListEntries is GET /api/v1/journal-entries: the org's entries, newest
+// first (by date, then id), filtered by source_type, source_id, account and
+// the date range from..to, a page of limit (1 to 200, default 50) with the
+// cursor of the next page (null on the last). offset still pages as it
+// did before the cursor, for clients that used it.
 func (s *Server) apiListEntries(c echo.Context) error {
-	limit, _ := strconv.Atoi(c.QueryParam("limit"))
-	offset, _ := strconv.Atoi(c.QueryParam("offset"))
-	entries, err := ledger.List(c.Request().Context(), s.pool, currentUser(c).OrgID, ledger.Filter{
-		SourceType: c.QueryParam("source_type"), SourceID: c.QueryParam("source_id"), Account: c.QueryParam("account"),
-		From: c.QueryParam("from"), To: c.QueryParam("to"), Limit: limit, Offset: offset,
-	})
+	v, err := queryParams(c, nil)
 	if err != nil {
 		return err
+	}
+	limit, err := limitParam(v, defaultEntriesLimit, maxEntriesLimit)
+	if err != nil {
+		return err
+	}
+	f := ledger.Filter{SourceType: v.Get("source_type"), SourceID: v.Get("source_id"), Account: v.Get("account"),
+		From: v.Get("from"), To: v.Get("to"), Limit: limit + 1}
+	if o := v.Get("offset"); o != "" {
+		if f.Offset, err = strconv.Atoi(o); err != nil || f.Offset < 0 {
+			return invalidParam("offset", "must be a whole number from 0")
+		}
+	}
+	if cursor := v.Get("cursor"); cursor != "" {
+		parts, err := decodeCursor("entries", cursor, 2)
+		if err != nil {
+			return err
+		}
+		id, err := strconv.ParseInt(parts[1], 10, 64)
+		if err != nil {
+			return invalidParam("cursor", "is not a cursor this listing gave (pass next_cursor as it came)")
+		}
+		f.Before = &ledger.Position{Date: parts[0], ID: id}
+	}
+	entries, err := ledger.List(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
+	if err != nil {
+		return nameParameter(err)
+	}
+	next := ""
+	if len(entries) > limit {
+		entries = entries[:limit]
+		last := entries[limit-1]
+		next = encodeCursor("entries", last.Date, strconv.FormatInt(last.ID, 10))
 	}
 	out := make([]map[string]any, 0, len(entries))
 	for _, e := range entries {
 		out = append(out, entryJSON(e))
 	}
-	return c.JSON(http.StatusOK, map[string]any{"entries": out})
+	return c.JSON(http.StatusOK, map[string]any{"entries": out, "next_cursor": nextCursor(next)})
 }
+
+// The journal-entries listing's page size.
+const (
+	defaultEntriesLimit = 50
+	maxEntriesLimit     = 200
+)
 
 // reverseRequest is the optional body of POST .../reverse.
 type reverseRequest struct {

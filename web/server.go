@@ -120,6 +120,8 @@ func (s *Server) routes() {
 	api.POST("/journal-entries/:id/reverse", s.apiReverseEntry)
 	// Issue 16, the event feed (slice B).
 	api.GET("/events", s.apiEvents)
+	// Issue 16, slice A: listing.
+	api.GET("/intake", s.apiListIntake)
 
 	// Browser routes: a session, CSRF on every state change, sign-in where needed.
 	b := e.Group("", s.loadSession, s.checkCSRF)

@@ -42,8 +42,18 @@ type Filter struct {
 	SourceID   string
 	Account    string
 	From, To   string // YYYY-MM-DD, inclusive
-	Limit      int
-	Offset     int
+	// Before is a keyset position in the list's order (date, then id, both
+	// newest first): only entries after it in that order. Nil: from the top.
+	Before *Position
+	Limit  int
+	Offset int
+}
+
+// Position is an entry's place in the newest-first order of List: its date
+// and id (unique, so the order is total and a page boundary never moves).
+type Position struct {
+	Date string // YYYY-MM-DD
+	ID   int64
 }
 
 // List returns an org's entries matching f, newest first.
@@ -75,6 +85,12 @@ func List(ctx context.Context, q database.Executor, orgID int64, f Filter) ([]En
 	if f.To != "" {
 		where = append(where, "e.entry_date <= "+arg(f.To)+"::date")
 	}
+	if f.Before != nil {
+		if err := checkDate("cursor", f.Before.Date); err != nil || f.Before.Date == "" || f.Before.ID <= 0 {
+			return nil, apperr.New(apperr.Invalid, "the parameter cursor is not a position in this list").With("parameter", "cursor")
+		}
+		where = append(where, "(e.entry_date, e.id) < ("+arg(f.Before.Date)+"::date, "+arg(f.Before.ID)+")")
+	}
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
@@ -93,7 +109,37 @@ func List(ctx context.Context, q database.Executor, orgID int64, f Filter) ([]En
 		}
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, err
+	}
+	return out, reversedBy(ctx, q, orgID, out)
+}
+
+// reversedBy fills the reversal of each listed entry that has one, as Get
+// does for one, in one query for the list.
+func reversedBy(ctx context.Context, q database.Executor, orgID int64, entries []Entry) error {
+	ids := make([]int64, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	rows, err := q.Query(ctx, `SELECT reverses_id, min(id) FROM journal_entries WHERE org_id = $1 AND reverses_id = ANY($2::bigint[])
+		GROUP BY reverses_id`, orgID, ids)
+	if err != nil {
+		return fmt.Errorf("ledger: list entries: %w", err)
+	}
+	defer rows.Close()
+	by := map[int64]int64{}
+	for rows.Next() {
+		var of, id int64
+		if err := rows.Scan(&of, &id); err != nil {
+			return fmt.Errorf("ledger: list entries: %w", err)
+		}
+		by[of] = id
+	}
+	for i := range entries {
+		entries[i].ReversedByID = by[entries[i].ID]
+	}
+	return rows.Err()
 }
 
 // BalanceRow is one account of a trial balance, in base currency.
@@ -172,10 +218,10 @@ func checkDate(field, d string) error {
 	}
 	t, err := time.Parse(time.DateOnly, d)
 	if err != nil {
-		return apperr.New(apperr.Invalid, "%s must be a date YYYY-MM-DD, not %q", field, clip(d))
+		return apperr.New(apperr.Invalid, "%s must be a date YYYY-MM-DD, not %q", field, clip(d)).With("parameter", field)
 	}
 	if t.Year() < EarliestYear || t.Year() > LatestYear {
-		return apperr.New(apperr.Invalid, "%s %s is outside the years %d to %d", field, d, EarliestYear, LatestYear)
+		return apperr.New(apperr.Invalid, "%s %s is outside the years %d to %d", field, d, EarliestYear, LatestYear).With("parameter", field)
 	}
 	return nil
 }
