@@ -2,6 +2,7 @@ package org
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -135,7 +136,7 @@ func SetDefaultExpenseAccount(ctx context.Context, db database.Executor, orgID i
 			// FOR SHARE: the account cannot be deactivated until this commits.
 			err := tx.QueryRow(ctx, `SELECT id, type, active FROM accounts WHERE org_id = $1 AND code = $2 FOR SHARE`, orgID, code).Scan(&id, &kind, &active)
 			switch {
-			case err == pgx.ErrNoRows:
+			case errors.Is(err, pgx.ErrNoRows):
 				return Org{}, apperr.New(apperr.Invalid, "there is no account %q in this org", clip(code))
 			case err != nil:
 				return Org{}, fmt.Errorf("org: default account of %d: %w", orgID, err)
@@ -161,4 +162,36 @@ func clip(s string) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:40], "") + "…"
+}
+
+// AccountOption is an active expense account the default may be set to.
+type AccountOption struct {
+	Code string
+	Name string
+}
+
+// Settings is what the admin's settings page shows: the org, the accounts
+// its default may name, and the remembered exchange rates.
+type Settings struct {
+	Org             Org
+	ExpenseAccounts []AccountOption
+	Rates           []ExchangeRate
+}
+
+// ReadSettings reads the admin's settings page of the org.
+func ReadSettings(ctx context.Context, q database.Executor, orgID int64) (Settings, error) {
+	o, err := ByID(ctx, q, orgID)
+	if err != nil {
+		return Settings{}, err
+	}
+	rows, err := q.Query(ctx, `SELECT code, name FROM accounts WHERE org_id = $1 AND type = 'expense' AND active ORDER BY code`, orgID)
+	if err != nil {
+		return Settings{}, fmt.Errorf("org: expense accounts of %d: %w", orgID, err)
+	}
+	accounts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[AccountOption])
+	if err != nil {
+		return Settings{}, fmt.Errorf("org: expense accounts of %d: %w", orgID, err)
+	}
+	rates, err := ExchangeRates(ctx, q, orgID)
+	return Settings{Org: o, ExpenseAccounts: accounts, Rates: rates}, err
 }
