@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"greatbook/internal/apchecks"
+	"greatbook/internal/audit"
 	"greatbook/internal/auth"
+	"greatbook/internal/org"
 	"greatbook/internal/testkit"
 )
 
@@ -98,5 +101,35 @@ func TestOrgSettingsPageSetsEverySetting(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("a reviewer posts %s: %d", path, resp.StatusCode)
 		}
+	}
+}
+
+// With only an address set (no legal name, no VAT id: nothing else
+// decides), the "addressed to another company" check compares the buyer
+// address of a real EN 16931 sample with the org's: the sample's own
+// address is ours, another postcode is not, read again without re-filing.
+func TestOrgAddressDecidesTheBuyerCheck(t *testing.T) {
+	t.Parallel()
+	s := newAPSite(t, false)
+	ctx := context.Background()
+	setAddress := func(postcode string) {
+		t.Helper()
+		if _, err := org.SetIdentity(ctx, s.db.Pool, s.orgID, org.Identity{
+			Address: org.Address{Lines: []string{"Anystreet 8"}, City: "Anytown", Postcode: postcode, Country: "NO"}}, audit.System("test")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setAddress("101")
+	id := s.fileAs(t, "application/xml", sample(t, "samples/en16931-ubl-example2.xml"))
+	if _, ok := s.apFindings(t, id)[apchecks.CodeBuyerNotThisOrg]; ok {
+		t.Fatal("the sample's own buyer address warns")
+	}
+	setAddress("0150")
+	f, ok := s.apFindings(t, id)[apchecks.CodeBuyerNotThisOrg]
+	if !ok || f["field"] != "buyer.address" || !strings.Contains(f["message"].(string), "postcode 101") {
+		t.Fatalf("another postcode: %v", s.apFindings(t, id))
+	}
+	if _, ok := pageCodes(s.page(t, id))[apchecks.CodeBuyerNotThisOrg]; !ok {
+		t.Fatal("the page does not show the warning")
 	}
 }

@@ -27,7 +27,8 @@ func CheckPayable(ctx context.Context, q database.Executor, doc Document) (apche
 		return apchecks.Report{}, err
 	}
 	in := apchecks.Input{Document: *fields, ReceivedAt: doc.ReceivedAt, Org: apchecks.Org{
-		LegalName: o.Identity.LegalName, VATID: o.Identity.VATID, MaxIssueAgeMonths: o.Identity.MaxIssueAgeMonths}}
+		LegalName: o.Identity.LegalName, VATID: o.Identity.VATID, MaxIssueAgeMonths: o.Identity.MaxIssueAgeMonths,
+		Address: buyerAddress(o.Identity.Address)}}
 	switch {
 	case fields.Type != einvoice.TypeInvoice:
 		// A credit note is paid by the buyer, not to the supplier's account:
@@ -56,4 +57,15 @@ func Findings(ctx context.Context, q database.Executor, doc Document) ([]einvoic
 		return nil, err
 	}
 	return einvoice.BySeverity(append(findings, ap.Findings...)), nil
+}
+
+// buyerAddress is the org's address as an invoice would state it.
+func buyerAddress(a org.Address) einvoice.Address {
+	out := einvoice.Address{City: a.City, Postcode: a.Postcode, Country: a.Country}
+	for i, slot := range []*string{&out.Line1, &out.Line2, &out.Line3} {
+		if i < len(a.Lines) {
+			*slot = a.Lines[i]
+		}
+	}
+	return out
 }
