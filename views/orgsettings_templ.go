@@ -283,7 +283,7 @@ func OrgSettingsPage(c Chrome, p OrgSettingsProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\"></p><button type=\"submit\" class=\"primary\" data-testid=\"org-settings-save\">Save</button></form><h2 id=\"org-books-title\">Books</h2><form class=\"card\" method=\"post\" action=\"/admin/org/default-account\" data-testid=\"default-account-form\" aria-label=\"Default expense account\"><input type=\"hidden\" name=\"_csrf\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\"></p><button type=\"submit\" class=\"primary\" data-testid=\"org-settings-save\">Save</button></form><h2 id=\"org-books-title\">Books</h2><form class=\"card\" method=\"post\" action=\"/admin/org/default-account\" data-testid=\"default-account-form\" aria-label=\"The default expense account\"><input type=\"hidden\" name=\"_csrf\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -365,7 +365,7 @@ func OrgSettingsPage(c Chrome, p OrgSettingsProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</select> <span class=\"muted\">Where a bill goes when no supplier rule names an account.</span></p><button type=\"submit\" data-testid=\"default-account-save\">Set the default account</button></form><form class=\"card\" method=\"post\" action=\"/admin/org/base-currency\" data-testid=\"base-currency-form\" aria-label=\"Base currency\"><input type=\"hidden\" name=\"_csrf\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</select> <span class=\"muted\">Where a bill goes when no supplier rule names an account.</span></p><button type=\"submit\" data-testid=\"default-account-save\">Set the default account</button></form><form class=\"card\" method=\"post\" action=\"/admin/org/base-currency\" data-testid=\"base-currency-form\" aria-label=\"The base currency\"><input type=\"hidden\" name=\"_csrf\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
