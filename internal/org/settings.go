@@ -75,7 +75,8 @@ func cleanAddress(a Address) (Address, error) {
 }
 
 // SetBaseCurrency changes the org's base currency, only while its ledger is
-// empty and no exchange rate is remembered: every entry states its amounts
+// empty, no approved document waits to be posted and no exchange rate is
+// remembered: every entry states its amounts
 // in the base currency of its day and is immutable, and every remembered
 // rate converts into it, so a change afterwards would make the books say
 // two currencies at once. Refused with invalid_state then. Audited as
@@ -92,15 +93,24 @@ func SetBaseCurrency(ctx context.Context, db database.Executor, orgID int64, cur
 		if err != nil || before.BaseCurrency == currency {
 			return before, err
 		}
-		var entries, rates int64
+		// An approved document's bookkeeper converts into the base currency
+		// it read when it started: while one waits to be posted, a change
+		// would label its entry with a currency it was not converted into.
+		// Approving also holds a key-share lock on the org row (the job's
+		// foreign key) until it commits, so none is missed.
+		var entries, rates, waiting int64
 		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM journal_entries WHERE org_id = $1),
-			(SELECT count(*) FROM exchange_rates WHERE org_id = $1)`, orgID).Scan(&entries, &rates); err != nil {
+			(SELECT count(*) FROM exchange_rates WHERE org_id = $1),
+			(SELECT count(*) FROM jobs WHERE org_id = $1 AND status <> 'done')`, orgID).Scan(&entries, &rates, &waiting); err != nil {
 			return Org{}, fmt.Errorf("org: set base currency of %d: %w", orgID, err)
 		}
 		switch {
 		case entries > 0:
 			return Org{}, apperr.New(apperr.InvalidState,
 				"the base currency stays %s: the ledger has %d entries in it already, and entries are never changed", before.BaseCurrency, entries)
+		case waiting > 0:
+			return Org{}, apperr.New(apperr.InvalidState,
+				"the base currency stays %s: %d approved documents wait to be posted in it", before.BaseCurrency, waiting)
 		case rates > 0:
 			return Org{}, apperr.New(apperr.InvalidState,
 				"the base currency stays %s: %d remembered exchange rates convert into it; forget them first", before.BaseCurrency, rates)

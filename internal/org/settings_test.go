@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"greatbook/internal/apperr"
@@ -102,6 +103,27 @@ func TestBaseCurrencyChangesOnlyWhileTheLedgerIsEmpty(t *testing.T) {
 	}
 	_, err = org.SetBaseCurrency(ctx, db.Pool, o.ID, "EUR", by)
 	wantCode(t, err, apperr.InvalidState)
+	if err := org.ForgetExchangeRate(ctx, db.Pool, o.ID, "usd", "2026-01-02", by); err != nil {
+		t.Fatal(err)
+	}
+	// An approved document waiting for the bookkeeper (its job not done).
+	var jobID int64
+	if err := db.Pool.QueryRow(ctx, `WITH d AS (INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by)
+		VALUES ($1, repeat('a', 64), 'application/json', 1, 'api', 'x') RETURNING id)
+		INSERT INTO jobs (org_id, intake_id, created_by) SELECT $1, id, 'x' FROM d RETURNING id`, o.ID).Scan(&jobID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = org.SetBaseCurrency(ctx, db.Pool, o.ID, "EUR", by)
+	wantCode(t, err, apperr.InvalidState)
+	if !strings.Contains(err.Error(), "wait to be posted") {
+		t.Fatalf("refusal says %v", err)
+	}
+	if _, err := db.Pool.Exec(ctx, `UPDATE jobs SET status = 'done' WHERE id = $1`, jobID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by) VALUES ($1, 'USD', '2026-01-02', 0.9, 'x')`, o.ID); err != nil {
+		t.Fatal(err)
+	}
 	if err := org.ForgetExchangeRate(ctx, db.Pool, o.ID, "usd", "2026-01-02", by); err != nil {
 		t.Fatal(err)
 	}
