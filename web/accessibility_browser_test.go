@@ -109,6 +109,11 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		SELECT $1, 'SE556677889901', id, 'test' FROM accounts WHERE org_id = $1 AND code = '6200'`, o.ID); err != nil {
 		t.Fatal(err)
 	}
+	// A remembered exchange rate (the org settings page lists it).
+	if _, err := a.db.Pool.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by)
+		VALUES ($1, 'GBP', '2026-01-02', 13.1, 'test') ON CONFLICT DO NOTHING`, o.ID); err != nil {
+		t.Fatal(err)
+	}
 	// A supplier's changed bank account and a due date passed at arrival
 	// (the IBAN alert and the AP checks): two posted invoices paid to one
 	// account, a third asking for another.
@@ -180,7 +185,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		"/ledger/trial-balance":                 {"tb-totals"},
 		"/admin/runs":                           {"run-counts"},
 		"/admin/supplier-rules":                 {"supplier-rule"},
-		"/admin/org":                            {"org-settings-form"},
+		"/admin/org":                            {"org-settings-form", "default-account-form", "base-currency-form", "exchange-rate", "supplier-rules-link"},
 	}
 	for _, path := range pages {
 		_, err := p.Goto(path)
@@ -198,6 +203,13 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	_, err = p.Evaluate(`() => { const f = document.querySelector("[data-testid=org-settings-form]"); f.noValidate = true; f.requestSubmit(); }`)
 	must(t, err)
 	must(t, expect.Locator(p.GetByTestId("org-settings-error")).ToBeVisible())
+	assertAccessible(t, p)
+	// A refused change of a setting (409: a rate is remembered).
+	_, err = p.Goto("/admin/org")
+	must(t, err)
+	must(t, p.GetByTestId("base-currency").Fill("CHF"))
+	must(t, p.GetByTestId("base-currency-save").Click())
+	must(t, expect.Locator(p.GetByTestId("org-settings-refusal")).ToBeVisible())
 	assertAccessible(t, p)
 
 	// The reversal's two steps on a ledger entry: the form asking for a

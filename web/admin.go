@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -13,7 +12,6 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
-	"greatbook/internal/org"
 	"greatbook/internal/runs"
 	"greatbook/views"
 )
@@ -237,37 +235,6 @@ func (s *Server) sourceKeys(c echo.Context) error {
 		}
 	}
 	return page(c, views.SourceKeyPage(s.chrome(c, "Source keys", "ledger"), p))
-}
-
-// orgSettings is the form of the org's identity as a buyer.
-func (s *Server) orgSettings(c echo.Context) error {
-	o, err := org.ByID(c.Request().Context(), s.pool, currentUser(c).OrgID)
-	if err != nil {
-		return err
-	}
-	return page(c, views.OrgSettingsPage(s.chrome(c, "Org settings", "org"), views.OrgSettingsProps{
-		LegalName: o.Identity.LegalName, VATID: o.Identity.VATID, MaxIssueAgeMonths: o.Identity.MaxIssueAgeMonths}))
-}
-
-// saveOrgSettings sets the org's identity (audited); a value out of bounds
-// shows the form again with what was wrong, and the values as typed.
-func (s *Server) saveOrgSettings(c echo.Context) error {
-	u := currentUser(c)
-	months, err := strconv.Atoi(strings.TrimSpace(c.FormValue("max_issue_age_months")))
-	if err != nil {
-		months = -1 // not a number: SetIdentity says what is allowed
-	}
-	id := org.Identity{LegalName: c.FormValue("legal_name"), VATID: c.FormValue("vat_id"), MaxIssueAgeMonths: months}
-	if _, err := org.SetIdentity(c.Request().Context(), s.pool, u.OrgID, id, u.Actor()); err != nil {
-		e := toAppError(err)
-		if e.Code != apperr.Invalid {
-			return err
-		}
-		return render(c, statusByCode[e.Code], views.OrgSettingsPage(s.chrome(c, "Org settings", "org"),
-			views.OrgSettingsProps{LegalName: id.LegalName, VATID: id.VATID, MaxIssueAgeMonths: max(months, 0), Error: e.Message}))
-	}
-	flash(c, "Org settings saved: the AP checks compare documents with them from now on.")
-	return c.Redirect(http.StatusSeeOther, "/admin/org")
 }
 
 // bulkOutcome puts a bulk retry's outcome on the dead-letter page: its

@@ -166,6 +166,11 @@ func (s *Server) routes() {
 	adm.POST("/supplier-rules/forget", s.forgetSupplierRule)
 	adm.GET("/org", s.orgSettings)
 	adm.POST("/org", s.saveOrgSettings)
+	// Issue 16, slice E: org settings beyond the identity.
+	adm.POST("/org/default-account", s.setDefaultExpenseAccount)
+	adm.POST("/org/base-currency", s.setBaseCurrency)
+	adm.POST("/org/rates/change", s.changeExchangeRate)
+	adm.POST("/org/rates/forget", s.forgetExchangeRate)
 	u.GET("/typewriter", s.typewriterList)
 	u.GET("/typewriter/new", s.composeForm)
 	u.POST("/typewriter", s.compose)

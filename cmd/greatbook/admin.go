@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
@@ -50,19 +51,36 @@ func (e env) orgAdd(ctx context.Context, args []string) error {
 	return nil
 }
 
-// orgSet sets the org's identity as a buyer and the age of an old invoice;
-// a flag left out keeps its value, an empty one clears it.
+// orgSetUsage is how org set is called.
+const orgSetUsage = `usage: greatbook org set SLUG [--legal-name NAME] [--vat-id ID] [--address-line LINE]... [--city CITY]
+       [--postcode CODE] [--country CC] [--max-issue-age-months 18] [--base-currency EUR] [--default-expense-account CODE]`
+
+// orgSet sets the org's identity as a buyer (name, VAT id, postal address),
+// the age of an old invoice, its base currency and its default expense
+// account; a flag left out keeps its value, an empty one clears it. Each
+// kind of setting is its own audited change: the base currency first, as
+// the one refused by the state of the books (while entries exist).
 func (e env) orgSet(ctx context.Context, args []string) error {
 	c := e.subcommand("org set")
 	legalName := c.flags.String("legal-name", "", "the org's legal name as suppliers write it")
 	vatID := c.flags.String("vat-id", "", "the org's VAT id")
+	var lines []string
+	c.flags.Func("address-line", "a line of the org's postal address (repeat for up to 3; one empty value clears them)", func(v string) error {
+		lines = append(lines, v)
+		return nil
+	})
+	city := c.flags.String("city", "", "the city of the org's postal address")
+	postcode := c.flags.String("postcode", "", "the postcode of the org's postal address")
+	country := c.flags.String("country", "", "the country of the org's postal address (ISO 3166 code, DE)")
 	maxAge := c.flags.Int("max-issue-age-months", 0, "warn of invoices issued longer ago than this (1-120)")
+	baseCurrency := c.flags.String("base-currency", "", "the base currency (ISO 4217); only while the ledger is empty")
+	defaultAccount := c.flags.String("default-expense-account", "", "code of the active expense account a bill goes to when no rule says otherwise")
 	pos, err := c.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return errors.New("usage: greatbook org set SLUG [--legal-name NAME] [--vat-id ID] [--max-issue-age-months 18]")
+		return errors.New(orgSetUsage)
 	}
 	d, err := c.open(ctx, e.cliLogger())
 	if err != nil {
@@ -74,24 +92,62 @@ func (e env) orgSet(ctx context.Context, args []string) error {
 		return errors.New(message(err))
 	}
 	id := o.Identity
+	var setIdentity, setCurrency, setAccount bool
 	c.flags.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "legal-name":
 			id.LegalName = *legalName
 		case "vat-id":
 			id.VATID = *vatID
+		case "address-line":
+			id.Address.Lines = lines
+		case "city":
+			id.Address.City = *city
+		case "postcode":
+			id.Address.Postcode = *postcode
+		case "country":
+			id.Address.Country = *country
 		case "max-issue-age-months":
 			id.MaxIssueAgeMonths = *maxAge
 			if *maxAge == 0 {
 				id.MaxIssueAgeMonths = -1 // zero is out of bounds here, not "the default"
 			}
+		case "base-currency":
+			setCurrency = true
+			return
+		case "default-expense-account":
+			setAccount = true
+			return
 		}
+		setIdentity = true
 	})
-	if o, err = org.SetIdentity(ctx, d.pool, o.ID, id, audit.System("cli")); err != nil {
-		return errors.New(message(err))
+	by := audit.System("cli")
+	if setCurrency {
+		if o, err = org.SetBaseCurrency(ctx, d.pool, o.ID, *baseCurrency, by); err != nil {
+			return errors.New(message(err))
+		}
+		fmt.Fprintf(e.stdout, "org %s: base currency %s\n", o.Slug, o.BaseCurrency)
 	}
-	fmt.Fprintf(e.stdout, "org %s: legal name %q, VAT id %q, invoices older than %d months warn\n",
-		o.Slug, o.Identity.LegalName, o.Identity.VATID, o.Identity.MaxIssueAgeMonths)
+	if setAccount {
+		if o, err = org.SetDefaultExpenseAccount(ctx, d.pool, o.ID, *defaultAccount, by); err != nil {
+			return errors.New(message(err))
+		}
+		account := o.DefaultExpenseAccount
+		if account == "" {
+			account = "none (the bookkeeper asks)"
+		}
+		fmt.Fprintf(e.stdout, "org %s: default expense account %s\n", o.Slug, account)
+	}
+	if setIdentity || (!setCurrency && !setAccount) {
+		if o, err = org.SetIdentity(ctx, d.pool, o.ID, id, by); err != nil {
+			return errors.New(message(err))
+		}
+		fmt.Fprintf(e.stdout, "org %s: legal name %q, VAT id %q, invoices older than %d months warn\n",
+			o.Slug, o.Identity.LegalName, o.Identity.VATID, o.Identity.MaxIssueAgeMonths)
+		if a := o.Identity.Address; !a.IsZero() {
+			fmt.Fprintf(e.stdout, "org %s: address %q, %q %q, %s\n", o.Slug, strings.Join(a.Lines, "; "), a.Postcode, a.City, a.Country)
+		}
+	}
 	return nil
 }
 

@@ -24,8 +24,11 @@ const usage = `usage: greatbook <command> [flags]
   migrate                                          apply migrations and exit
   demo                                             load demo data (idempotent); print the sign-in details
   org add SLUG --name NAME [--currency EUR]        an org with its base currency and a default chart of accounts
-  org set SLUG [--legal-name NAME] [--vat-id ID] [--max-issue-age-months 18]
-                                                   the org's identity as a buyer, for the AP checks (audited)
+  org set SLUG [--legal-name NAME] [--vat-id ID] [--address-line LINE]... [--city CITY] [--postcode CODE]
+       [--country CC] [--max-issue-age-months 18] [--base-currency EUR] [--default-expense-account CODE]
+                                                   the org's identity as a buyer, for the AP checks; its base
+                                                   currency (only while the ledger is empty); the account a
+                                                   bill goes to when no supplier rule says (each audited)
   user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin
   token add --org SLUG --email EMAIL               print a new API token for that user
   sweep                                            one recovery pass; print what it launched

@@ -38,6 +38,9 @@ type Org struct {
 	VATID     string
 	// MaxIssueAgeMonths is the age past which an issue date is far in the past.
 	MaxIssueAgeMonths int
+	// Address is the org's postal address: compared with the buyer's when
+	// neither the VAT id nor the name decides.
+	Address einvoice.Address
 }
 
 // PreviousAccount is a bank account the supplier was paid to on posted
@@ -90,8 +93,9 @@ func warning(code, field, format string, args ...any) einvoice.Finding {
 }
 
 // buyer warns when the invoice's buyer is not the org: its VAT id differs
-// from the org's (when both are known), else its name differs. With no
-// identity set the org has said nothing to compare with, and so has this.
+// from the org's (when both are known), else its name differs (when both
+// are known), else its postal address differs (when both are known). With
+// no identity set the org has said nothing to compare with, and so has this.
 func buyer(b einvoice.Party, o Org) (einvoice.Finding, bool) {
 	if strings.TrimSpace(o.VATID) != "" && strings.TrimSpace(b.VATID) != "" {
 		if SameVATID(o.VATID, b.VATID) {
@@ -101,12 +105,38 @@ func buyer(b einvoice.Party, o Org) (einvoice.Finding, bool) {
 			"The invoice is addressed to VAT id %s, but this org's VAT id is %s: check that it is meant for us before paying it.",
 			b.VATID, o.VATID), true
 	}
-	if name, theirs := NormalizeName(o.LegalName), NormalizeName(b.Name); name != "" && theirs != "" && name != theirs {
+	if name, theirs := NormalizeName(o.LegalName), NormalizeName(b.Name); name != "" && theirs != "" {
+		if name == theirs {
+			return einvoice.Finding{}, false
+		}
 		return warning(CodeBuyerNotThisOrg, "buyer.name",
 			"The invoice is addressed to %q, but this org's legal name is %q: check that it is meant for us before paying it.",
 			b.Name, o.LegalName), true
 	}
-	return einvoice.Finding{}, false
+	return address(b.Address, o.Address)
+}
+
+// address compares the buyer's postal address with the org's, part by part
+// where both state it: the country, then the postcode, and the city only
+// when there is no postcode to compare. Street lines are not compared: one
+// street has too many spellings ("Str.", "Straße") for a difference to mean
+// another company.
+func address(theirs, ours einvoice.Address) (einvoice.Finding, bool) {
+	differ := func(field, a, b string, fold func(string) string) (einvoice.Finding, bool) {
+		if fa, fb := fold(a), fold(b); fa != "" && fb != "" && fa != fb {
+			return warning(CodeBuyerNotThisOrg, "buyer.address",
+				"The invoice is addressed to %s %s, but this org's address has %s: check that it is meant for us before paying it.",
+				field, strings.TrimSpace(a), strings.TrimSpace(b)), true
+		}
+		return einvoice.Finding{}, false
+	}
+	if f, ok := differ("country", theirs.Country, ours.Country, NormalizeVATID); ok {
+		return f, ok
+	}
+	if NormalizeVATID(theirs.Postcode) != "" && NormalizeVATID(ours.Postcode) != "" {
+		return differ("postcode", theirs.Postcode, ours.Postcode, NormalizeVATID)
+	}
+	return differ("city", theirs.City, ours.City, NormalizeName)
 }
 
 // dates warns of an issue date older than maxAgeMonths or after the day

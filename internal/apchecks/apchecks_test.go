@@ -24,6 +24,8 @@ func codes(r Report) string {
 func TestChecks(t *testing.T) {
 	t.Parallel()
 	acme := Org{LegalName: "Acme Handels GmbH", VATID: "DE 123 456 789", MaxIssueAgeMonths: 18}
+	acmeBerlin := acme
+	acmeBerlin.Address = einvoice.Address{Line1: "Hauptstraße 1", Postcode: "10115", City: "Berlin", Country: "DE"}
 	doc := func(change func(*einvoice.Document)) einvoice.Document {
 		d := einvoice.Document{IssueDate: "2026-11-20", DueDate: "2026-12-20",
 			Buyer: einvoice.Party{Name: "ACME Handels GmbH", VATID: "DE123456789"}}
@@ -55,6 +57,24 @@ func TestChecks(t *testing.T) {
 		{name: "another name", in: Input{Document: doc(func(d *einvoice.Document) {
 			d.Buyer = einvoice.Party{Name: "Acme Logistics GmbH"}
 		}), Org: acme}, want: CodeBuyerNotThisOrg, contains: "Acme Logistics GmbH"},
+		{name: "no name and no VAT id on the buyer, another postcode", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer = einvoice.Party{Address: einvoice.Address{Line1: "Hauptstr. 1", Postcode: "20095", City: "Hamburg", Country: "DE"}}
+		}), Org: acmeBerlin}, want: CodeBuyerNotThisOrg, contains: "postcode 20095"},
+		{name: "no name and no VAT id on the buyer, our address spelt otherwise", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer = einvoice.Party{Address: einvoice.Address{Line1: "Hauptstr. 1", Postcode: "10 115", City: "BERLIN", Country: "de"}}
+		}), Org: acmeBerlin}},
+		{name: "no name and no VAT id on the buyer, another country", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer = einvoice.Party{Address: einvoice.Address{Postcode: "10115", Country: "AT"}}
+		}), Org: acmeBerlin}, want: CodeBuyerNotThisOrg, contains: "country AT"},
+		{name: "no postcode on the buyer, another city", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer = einvoice.Party{Address: einvoice.Address{City: "München"}}
+		}), Org: acmeBerlin}, want: CodeBuyerNotThisOrg, contains: "city München"},
+		{name: "a name that decides is not overruled by the address", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer = einvoice.Party{Name: "Acme Handels GmbH", Address: einvoice.Address{Postcode: "20095"}}
+		}), Org: acmeBerlin}},
+		{name: "no address of the org says nothing", in: Input{Document: doc(func(d *einvoice.Document) {
+			d.Buyer = einvoice.Party{Address: einvoice.Address{Postcode: "20095"}}
+		}), Org: acme}},
 		{name: "old", in: Input{Document: doc(func(d *einvoice.Document) { d.IssueDate, d.DueDate = "2025-06-02", "" }), Org: acme},
 			want: CodeIssueDateOld, contains: "more than 18 months"},
 		{name: "just within the age", in: Input{Document: doc(func(d *einvoice.Document) { d.IssueDate, d.DueDate = "2025-06-03", "" }), Org: acme}},

@@ -70,6 +70,14 @@ type ciiParty struct {
 	LegalOrgID       string   `xml:"SpecifiedLegalOrganization>ID"`
 	URIs             []idText `xml:"URIUniversalCommunication>URIID"`
 	TaxRegistrations []idText `xml:"SpecifiedTaxRegistration>ID"`
+	Address          struct {
+		Postcode  string `xml:"PostcodeCode"`
+		LineOne   string `xml:"LineOne"`
+		LineTwo   string `xml:"LineTwo"`
+		LineThree string `xml:"LineThree"`
+		City      string `xml:"CityName"`
+		Country   string `xml:"CountryID"`
+	} `xml:"PostalTradeAddress"`
 }
 
 // ciiPaymentMeans holds BT-84, the payee's account (the same element names in CII D16B and ZUGFeRD 1.0).
@@ -247,7 +255,9 @@ func (r *fieldReader) ciiDate(field string, d ciiDate) string {
 }
 
 func (p ciiParty) party() Party {
-	party := Party{Name: text(p.Name), LegalID: text(p.LegalOrgID)}
+	a := p.Address
+	party := Party{Name: text(p.Name), LegalID: text(p.LegalOrgID),
+		Address: postalAddress([]string{a.LineOne, a.LineTwo, a.LineThree}, a.City, a.Postcode, a.Country)}
 	for _, id := range p.TaxRegistrations {
 		if strings.EqualFold(text(id.Scheme), "VA") && text(id.Value) != "" {
 			party.VATID = text(id.Value)

@@ -49,6 +49,51 @@ type Party struct {
 	EndpointID     string `json:"endpoint_id,omitempty"`
 	EndpointScheme string `json:"endpoint_scheme,omitempty"`
 	LegalID        string `json:"legal_id,omitempty"`
+	// Address is the party's postal address (EN 16931 BG-5, BG-8), zero when
+	// the source states no street, city or postcode.
+	Address Address `json:"address,omitzero"`
+}
+
+// Address is a postal address as an invoice states it: up to three lines
+// (EN 16931 BT-35, BT-36, BT-162 for the seller; BT-50, BT-51, BT-163 for
+// the buyer), the city, the postcode and the country code. It is
+// comparable, as a Party is.
+type Address struct {
+	Line1    string `json:"line1,omitempty"`
+	Line2    string `json:"line2,omitempty"`
+	Line3    string `json:"line3,omitempty"`
+	City     string `json:"city,omitempty"`
+	Postcode string `json:"postcode,omitempty"`
+	Country  string `json:"country,omitempty"`
+}
+
+// Lines are the address lines that are set, in order.
+func (a Address) Lines() []string {
+	var out []string
+	for _, l := range []string{a.Line1, a.Line2, a.Line3} {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// postalAddress is the address of the parts a source states: zero when it
+// states no street, city or postcode (a country alone, as the builders
+// write from a VAT id, is no address to compare). Lines past the third are
+// left out.
+func postalAddress(lines []string, city, postcode, country string) Address {
+	a := Address{City: text(city), Postcode: text(postcode), Country: text(country)}
+	slots := []*string{&a.Line1, &a.Line2, &a.Line3}
+	for _, l := range lines {
+		if l = text(l); l != "" && len(slots) > 0 {
+			*slots[0], slots = l, slots[1:]
+		}
+	}
+	if a.Line1 == "" && a.City == "" && a.Postcode == "" {
+		return Address{}
+	}
+	return a
 }
 
 // Line is one invoice or credit note line. Net is the line net amount as the source states it.

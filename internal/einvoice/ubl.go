@@ -59,6 +59,14 @@ type ublParty struct {
 		RegistrationName string `xml:"RegistrationName"`
 		CompanyID        string `xml:"CompanyID"`
 	} `xml:"PartyLegalEntity"`
+	PostalAddress struct {
+		StreetName           string   `xml:"StreetName"`
+		AdditionalStreetName string   `xml:"AdditionalStreetName"`
+		Lines                []string `xml:"AddressLine>Line"`
+		CityName             string   `xml:"CityName"`
+		PostalZone           string   `xml:"PostalZone"`
+		Country              string   `xml:"Country>IdentificationCode"`
+	} `xml:"PostalAddress"`
 }
 
 type ublPartyTaxScheme struct {
@@ -220,6 +228,8 @@ func (p ublParty) party() Party {
 	if party.EndpointID == "" {
 		party.EndpointScheme = ""
 	}
+	a := p.PostalAddress
+	party.Address = postalAddress(append([]string{a.StreetName, a.AdditionalStreetName}, a.Lines...), a.CityName, a.PostalZone, a.Country)
 	for _, ts := range p.TaxSchemes {
 		if strings.EqualFold(text(ts.TaxSchemeID), "VAT") && text(ts.CompanyID) != "" {
 			party.VATID = text(ts.CompanyID)

@@ -53,7 +53,8 @@ func payableInput(doc Document, o org.Org) (in apchecks.Input, needsPrevious, ok
 		return apchecks.Input{}, false, false
 	}
 	in = apchecks.Input{Document: *fields, ReceivedAt: doc.ReceivedAt, Org: apchecks.Org{
-		LegalName: o.Identity.LegalName, VATID: o.Identity.VATID, MaxIssueAgeMonths: o.Identity.MaxIssueAgeMonths}}
+		LegalName: o.Identity.LegalName, VATID: o.Identity.VATID, MaxIssueAgeMonths: o.Identity.MaxIssueAgeMonths,
+		Address: buyerAddress(o.Identity.Address)}}
 	switch {
 	case fields.Type != einvoice.TypeInvoice:
 		// A credit note is paid by the buyer, not to the supplier's account:
@@ -97,4 +98,15 @@ func withFiled(doc Document, ap apchecks.Report) ([]einvoice.Finding, error) {
 		}
 	}
 	return einvoice.BySeverity(append(findings, ap.Findings...)), nil
+}
+
+// buyerAddress is the org's address as an invoice would state it.
+func buyerAddress(a org.Address) einvoice.Address {
+	out := einvoice.Address{City: a.City, Postcode: a.Postcode, Country: a.Country}
+	for i, slot := range []*string{&out.Line1, &out.Line2, &out.Line3} {
+		if i < len(a.Lines) {
+			*slot = a.Lines[i]
+		}
+	}
+	return out
 }

@@ -24,6 +24,9 @@ type Org struct {
 	Name         string
 	BaseCurrency string
 	Identity     Identity
+	// DefaultExpenseAccount is the code of the account a supplier's costs go
+	// to when no rule and nobody says otherwise ("" when not set).
+	DefaultExpenseAccount string
 }
 
 // Identity is how the org appears as the buyer on its suppliers' invoices,
@@ -34,6 +37,8 @@ type Identity struct {
 	VATID     string
 	// MaxIssueAgeMonths is the age past which an issue date is far in the past.
 	MaxIssueAgeMonths int
+	// Address is the org's postal address as a buyer (all empty: not set).
+	Address Address
 }
 
 // Limits of an org's identity (the database checks them too).
@@ -44,11 +49,19 @@ const (
 	MaxIssueAgeMonthsCap = 120
 )
 
+// orgColumns are an org's columns with its identity and default account, as
+// scanOrg reads them (also after RETURNING).
+const orgColumns = `id, slug, name, base_currency, legal_name, vat_id, max_issue_age_months,
+	address_lines, city, postcode, country,
+	COALESCE((SELECT a.code FROM accounts a WHERE a.id = orgs.default_expense_account_id), '')`
+
 // selectOrg reads an org with its identity.
-const selectOrg = `SELECT id, slug, name, base_currency, legal_name, vat_id, max_issue_age_months FROM orgs`
+const selectOrg = `SELECT ` + orgColumns + ` FROM orgs`
 
 func scanOrg(row pgx.Row, o *Org) error {
-	return row.Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency, &o.Identity.LegalName, &o.Identity.VATID, &o.Identity.MaxIssueAgeMonths)
+	a := &o.Identity.Address
+	return row.Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency, &o.Identity.LegalName, &o.Identity.VATID, &o.Identity.MaxIssueAgeMonths,
+		&a.Lines, &a.City, &a.Postcode, &a.Country, &o.DefaultExpenseAccount)
 }
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
@@ -81,7 +94,7 @@ func Create(ctx context.Context, db database.Executor, slug, name, currency stri
 		err := scanOrg(tx.QueryRow(ctx, `
 			INSERT INTO orgs (slug, name, base_currency) VALUES ($1, $2, $3)
 			ON CONFLICT (slug) DO NOTHING
-			RETURNING id, slug, name, base_currency, legal_name, vat_id, max_issue_age_months`, slug, name, currency), &o)
+			RETURNING `+orgColumns, slug, name, currency), &o)
 		if errors.Is(err, pgx.ErrNoRows) {
 			existing, err := BySlug(ctx, tx, slug)
 			if err != nil {
@@ -132,8 +145,9 @@ func ByID(ctx context.Context, q database.Executor, id int64) (Org, error) {
 }
 
 // SetIdentity sets how the org appears as the buyer on its suppliers'
-// invoices and the age past which an issue date is far in the past; empty
-// LegalName and VATID unset them. Audited as org.identity_set.
+// invoices (legal name, VAT id, postal address) and the age past which an
+// issue date is far in the past; empty values unset them. Audited as
+// org.identity_set with the identity before and after.
 func SetIdentity(ctx context.Context, db database.Executor, orgID int64, id Identity, by audit.Actor) (Org, error) {
 	id.LegalName = strings.Join(strings.Fields(id.LegalName), " ")
 	id.VATID = strings.TrimSpace(id.VATID)
@@ -147,19 +161,47 @@ func SetIdentity(ctx context.Context, db database.Executor, orgID int64, id Iden
 	case id.MaxIssueAgeMonths < 1 || id.MaxIssueAgeMonths > MaxIssueAgeMonthsCap:
 		return Org{}, apperr.New(apperr.Invalid, "the age of an old invoice must be between 1 and %d months", MaxIssueAgeMonthsCap)
 	}
+	address, err := cleanAddress(id.Address)
+	if err != nil {
+		return Org{}, err
+	}
+	id.Address = address
 	return database.WithTxV(ctx, db, func(tx pgx.Tx) (Org, error) {
-		var o Org
-		err := scanOrg(tx.QueryRow(ctx, `UPDATE orgs SET legal_name = $2, vat_id = $3, max_issue_age_months = $4 WHERE id = $1
-			RETURNING id, slug, name, base_currency, legal_name, vat_id, max_issue_age_months`,
-			orgID, id.LegalName, id.VATID, id.MaxIssueAgeMonths), &o)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return Org{}, apperr.New(apperr.NotFound, "no org %d", orgID)
+		before, err := lockOrg(ctx, tx, orgID)
+		if err != nil {
+			return Org{}, err
 		}
+		var o Org
+		a := id.Address
+		err = scanOrg(tx.QueryRow(ctx, `UPDATE orgs SET legal_name = $2, vat_id = $3, max_issue_age_months = $4,
+			address_lines = $5, city = $6, postcode = $7, country = $8 WHERE id = $1
+			RETURNING `+orgColumns,
+			orgID, id.LegalName, id.VATID, id.MaxIssueAgeMonths, a.Lines, a.City, a.Postcode, a.Country), &o)
 		if err != nil {
 			return Org{}, fmt.Errorf("org: set identity of %d: %w", orgID, err)
 		}
 		return o, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: by, Action: "org.identity_set",
-			SubjectType: "org", SubjectID: orgID, Detail: map[string]any{"legal_name": o.Identity.LegalName,
-				"vat_id": o.Identity.VATID, "max_issue_age_months": o.Identity.MaxIssueAgeMonths}})
+			SubjectType: "org", SubjectID: orgID, Detail: map[string]any{"before": identityDetail(before.Identity), "after": identityDetail(o.Identity),
+				// The values as they are now, at the top level, as before addresses existed.
+				"legal_name": o.Identity.LegalName, "vat_id": o.Identity.VATID, "max_issue_age_months": o.Identity.MaxIssueAgeMonths}})
 	})
+}
+
+func identityDetail(id Identity) map[string]any {
+	return map[string]any{"legal_name": id.LegalName, "vat_id": id.VATID, "max_issue_age_months": id.MaxIssueAgeMonths,
+		"address_lines": id.Address.Lines, "city": id.Address.City, "postcode": id.Address.Postcode, "country": id.Address.Country}
+}
+
+// lockOrg reads the org and locks its row for the rest of tx: a settings
+// change reads what it replaces, and two changes never interleave.
+func lockOrg(ctx context.Context, tx pgx.Tx, orgID int64) (Org, error) {
+	var o Org
+	err := scanOrg(tx.QueryRow(ctx, selectOrg+` WHERE id = $1 FOR UPDATE`, orgID), &o)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Org{}, apperr.New(apperr.NotFound, "no org %d", orgID)
+	}
+	if err != nil {
+		return Org{}, fmt.Errorf("org: lock %d: %w", orgID, err)
+	}
+	return o, nil
 }
