@@ -162,6 +162,12 @@ func (s *Server) routes() {
 	adm.POST("/supplier-rules/forget", s.forgetSupplierRule)
 	adm.GET("/org", s.orgSettings)
 	adm.POST("/org", s.saveOrgSettings)
+	// Slice 16-C: webhooks through the outbox.
+	adm.GET("/webhooks", s.webhooksPage)
+	adm.POST("/webhooks", s.registerWebhook)
+	adm.POST("/webhooks/:id/disable", s.disableWebhook)
+	adm.POST("/dead-letters/webhooks/retry", s.webhookBulkRetry)
+	adm.POST("/webhook-deliveries/:id/retry", s.webhookRetry)
 	u.GET("/typewriter", s.typewriterList)
 	u.GET("/typewriter/new", s.composeForm)
 	u.POST("/typewriter", s.compose)
