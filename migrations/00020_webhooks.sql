@@ -16,7 +16,14 @@ CREATE TABLE webhook_endpoints (
     created_by  text NOT NULL,
     created_at  timestamptz NOT NULL DEFAULT now(),
     disabled_by text NOT NULL DEFAULT '',
-    disabled_at timestamptz
+    disabled_at timestamptz,
+    -- One delivery at a time per endpoint, across every process: a worker
+    -- holds the endpoint (claim names which attempt) until in_flight_until,
+    -- so an endpoint that hangs holds one worker, never the others.
+    in_flight_until timestamptz,
+    in_flight_claim text NOT NULL DEFAULT '',
+    -- Endpoints take turns: the least recently claimed goes first.
+    last_claimed_at timestamptz
 );
 CREATE INDEX webhook_endpoints_org_idx ON webhook_endpoints (org_id, id);
 
@@ -34,8 +41,6 @@ CREATE TABLE webhook_deliveries (
     -- How often an admin revived it from the dead letters.
     revivals        int NOT NULL DEFAULT 0,
     next_attempt_at timestamptz NOT NULL DEFAULT now(),
-    -- A worker's claim: nobody else sends it until then.
-    locked_until    timestamptz,
     last_error      text NOT NULL DEFAULT '',
     last_status     int,
     created_at      timestamptz NOT NULL DEFAULT now(),
@@ -43,8 +48,7 @@ CREATE TABLE webhook_deliveries (
     delivered_at    timestamptz,
     CONSTRAINT webhook_deliveries_endpoint_event_key UNIQUE (endpoint_id, event_id)
 );
-CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending';
-CREATE INDEX webhook_deliveries_in_flight_idx ON webhook_deliveries (endpoint_id, locked_until) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (endpoint_id, next_attempt_at, id) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_dead_idx ON webhook_deliveries (org_id, updated_at DESC, id DESC) WHERE status = 'dead';
 
 -- +goose Down

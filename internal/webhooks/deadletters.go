@@ -179,7 +179,7 @@ func (s *Service) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFi
 			return BulkRetry{Matched: now.Count}, apperr.New(apperr.InvalidState, "the filter still matches %d dead deliveries, but not the ones you counted; count again", now.Count)
 		}
 		tag, err := tx.Exec(ctx, `UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, revivals = revivals + 1,
-			next_attempt_at = now(), locked_until = NULL, updated_at = now() WHERE `+where, args...)
+			next_attempt_at = now(), updated_at = now() WHERE `+where, args...)
 		if err != nil {
 			return BulkRetry{}, fmt.Errorf("webhooks: bulk retry: %w", err)
 		}
@@ -210,7 +210,7 @@ func (s *Service) Retry(ctx context.Context, orgID, deliveryID int64, reason str
 			return apperr.New(apperr.InvalidState, "delivery %d is %s, not a dead letter", deliveryID, status)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, revivals = revivals + 1,
-			next_attempt_at = now(), locked_until = NULL, updated_at = now() WHERE id = $1`, deliveryID); err != nil {
+			next_attempt_at = now(), updated_at = now() WHERE id = $1`, deliveryID); err != nil {
 			return fmt.Errorf("webhooks: retry: %w", err)
 		}
 		return audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "webhook_retry",

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"greatbook/internal/database"
 	"greatbook/internal/retry"
 )
 
@@ -168,28 +169,43 @@ type claimed struct {
 	URL, Secret           string
 }
 
-// claimSQL takes the oldest due delivery whose endpoint is enabled and has
-// no other delivery in flight (so one endpoint that hangs holds one worker
-// of a process, not all of them), counts the attempt and holds it for a
-// lease. The attempt is counted before the request: a worker killed in the
-// middle spends it, so a receiver that kills its sender cannot be retried
-// forever.
-const claimSQL = `UPDATE webhook_deliveries d SET attempts = d.attempts + 1, locked_until = now() + $1 * interval '1 second', updated_at = now()
-FROM webhook_endpoints e
-WHERE e.id = d.endpoint_id AND d.id = (
-	SELECT c.id FROM webhook_deliveries c JOIN webhook_endpoints ce ON ce.id = c.endpoint_id
-	WHERE c.status = 'pending' AND c.next_attempt_at <= now() AND (c.locked_until IS NULL OR c.locked_until < now()) AND ce.enabled
-	  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.endpoint_id = c.endpoint_id AND x.status = 'pending' AND x.locked_until >= now())
-	ORDER BY c.next_attempt_at, c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
-RETURNING d.id, d.org_id, d.endpoint_id, d.event_id, d.event_type, d.body, d.attempts, e.url, e.secret`
+// claimEndpointSQL takes the enabled endpoint with a due delivery that was
+// claimed least recently and is not in flight, and holds it for a lease: one
+// delivery at a time per endpoint, across processes (a second claimer skips
+// the locked row, and after the commit sees it in flight).
+const claimEndpointSQL = `UPDATE webhook_endpoints SET in_flight_until = now() + $1 * interval '1 second', last_claimed_at = now()
+WHERE id = (
+	SELECT e.id FROM webhook_endpoints e
+	WHERE e.enabled AND (e.in_flight_until IS NULL OR e.in_flight_until < now())
+	  AND EXISTS (SELECT 1 FROM webhook_deliveries c WHERE c.endpoint_id = e.id AND c.status = 'pending' AND c.next_attempt_at <= now())
+	ORDER BY e.last_claimed_at NULLS FIRST, e.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING id, url, secret`
+
+// claimDeliverySQL counts an attempt of the endpoint's oldest due delivery.
+// The attempt is counted before the request: a worker killed in the middle
+// spends it, so a receiver that kills its sender is not retried forever.
+const claimDeliverySQL = `UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = now()
+WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= now()
+	ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE)
+RETURNING id, org_id, event_id, event_type, body, attempts`
 
 // DeliverOne sends one due delivery, if there is one, and records what
 // came of it; it reports whether there was one.
 func (s *Service) DeliverOne(ctx context.Context) (bool, error) {
 	s.init()
-	var c claimed
-	err := s.Pool.QueryRow(ctx, claimSQL, s.lease().Seconds()).
-		Scan(&c.ID, &c.OrgID, &c.EndpointID, &c.EventID, &c.EventType, &c.Body, &c.Attempt, &c.URL, &c.Secret)
+	c, err := database.WithTxV(ctx, s.Pool, func(tx pgx.Tx) (claimed, error) {
+		var c claimed
+		err := tx.QueryRow(ctx, claimEndpointSQL, s.lease().Seconds()).Scan(&c.EndpointID, &c.URL, &c.Secret)
+		if err != nil {
+			return c, err
+		}
+		err = tx.QueryRow(ctx, claimDeliverySQL, c.EndpointID).Scan(&c.ID, &c.OrgID, &c.EventID, &c.EventType, &c.Body, &c.Attempt)
+		if err != nil {
+			return c, err
+		}
+		_, err = tx.Exec(ctx, `UPDATE webhook_endpoints SET in_flight_claim = $2 WHERE id = $1`, c.EndpointID, c.claim())
+		return c, err
+	})
 	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return false, nil
@@ -201,6 +217,9 @@ func (s *Service) DeliverOne(ctx context.Context) (bool, error) {
 	// was made.
 	return true, s.record(context.WithoutCancel(ctx), c, status, sendErr)
 }
+
+// claim names one attempt of one delivery.
+func (c claimed) claim() string { return fmt.Sprintf("%d:%d", c.ID, c.Attempt) }
 
 // statusError is a receiver's non-2xx answer.
 type statusError struct {
@@ -283,13 +302,28 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 // overtaken does not push the delivery back); a 2xx is recorded whoever
 // made it.
 func (s *Service) record(ctx context.Context, c claimed, status int, sendErr error) error {
+	return database.WithTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		if err := s.recordTx(ctx, tx, c, status, sendErr); err != nil {
+			return err
+		}
+		// Release the endpoint, if this attempt still holds it.
+		_, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET in_flight_until = NULL, in_flight_claim = ''
+			WHERE id = $1 AND in_flight_claim = $2`, c.EndpointID, c.claim())
+		if err != nil {
+			return fmt.Errorf("webhooks: release endpoint %d: %w", c.EndpointID, err)
+		}
+		return nil
+	})
+}
+
+func (s *Service) recordTx(ctx context.Context, tx pgx.Tx, c claimed, status int, sendErr error) error {
 	var last any
 	if status != 0 {
 		last = status
 	}
 	if sendErr == nil {
-		_, err := s.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), updated_at = now(),
-			locked_until = NULL, last_status = $2, last_error = '' WHERE id = $1 AND status = 'pending'`, c.ID, last)
+		_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), updated_at = now(),
+			last_status = $2, last_error = '' WHERE id = $1 AND status = 'pending'`, c.ID, last)
 		if err != nil {
 			return fmt.Errorf("webhooks: record delivery %d: %w", c.ID, err)
 		}
@@ -301,7 +335,7 @@ func (s *Service) record(ctx context.Context, c claimed, status int, sendErr err
 	}
 	if !retry.IsTransient(sendErr) || c.Attempt >= s.MaxAttempts {
 		s.Logger.Warn("webhook delivery is a dead letter", "delivery", c.ID, "endpoint", c.EndpointID, "attempts", c.Attempt, "error", msg)
-		_, err := s.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'dead', updated_at = now(), locked_until = NULL,
+		_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'dead', updated_at = now(),
 			last_status = $3, last_error = $4 WHERE id = $1 AND attempts = $2 AND status = 'pending'`, c.ID, c.Attempt, last, msg)
 		if err != nil {
 			return fmt.Errorf("webhooks: record dead letter %d: %w", c.ID, err)
@@ -309,7 +343,7 @@ func (s *Service) record(ctx context.Context, c claimed, status int, sendErr err
 		return nil
 	}
 	wait := s.Backoff.Backoff(c.Attempt, sendErr)
-	_, err := s.Pool.Exec(ctx, `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 second', updated_at = now(), locked_until = NULL,
+	_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 second', updated_at = now(),
 		last_status = $4, last_error = $5 WHERE id = $1 AND attempts = $2 AND status = 'pending'`, c.ID, c.Attempt, wait.Seconds(), last, msg)
 	if err != nil {
 		return fmt.Errorf("webhooks: record attempt %d: %w", c.ID, err)

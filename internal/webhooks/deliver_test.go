@@ -301,6 +301,7 @@ func TestAHangingEndpointNeverBlocksTheOthers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.svc.Workers, f.svc.Timeout, f.svc.Poll = 2, time.Minute, 20*time.Millisecond
+	f.svc.Logger = testkit.Logger(t)
 	var hanging atomic.Int32
 	release := make(chan struct{})
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -84,6 +84,12 @@ func (s *Service) Register(ctx context.Context, orgID int64, r Registration, act
 			With("reasons", []map[string]string{{"field": "secret", "message": "has the wrong length"}})
 	}
 	ep := Endpoint{OrgID: orgID, URL: u.String(), EventTypes: types, Enabled: true, CreatedBy: actor.Label}
+	// Read before the transaction: events committed meanwhile are delivered
+	// too (at least once, never fewer).
+	head, err := feedHead(ctx, s.Pool, orgID)
+	if err != nil {
+		return Endpoint{}, "", err
+	}
 	err = database.WithTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var n int
 		// The org row lock serialises registrations, so the cap holds.
@@ -93,10 +99,6 @@ func (s *Service) Register(ctx context.Context, orgID int64, r Registration, act
 		}
 		if n >= MaxEndpoints {
 			return apperr.New(apperr.Invalid, "an org has at most %d enabled endpoints; disable one first", MaxEndpoints)
-		}
-		head, err := feedHead(ctx, tx, orgID)
-		if err != nil {
-			return err
 		}
 		if err := tx.QueryRow(ctx, `INSERT INTO webhook_endpoints (org_id, url, event_types, secret, feed_cursor, created_by)
 			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at`, orgID, ep.URL, types, secret, head, actor.Label).
