@@ -118,6 +118,8 @@ func (s *Server) routes() {
 	api.GET("/journal-entries", s.apiListEntries)
 	api.GET("/journal-entries/:id", s.apiGetEntry)
 	api.POST("/journal-entries/:id/reverse", s.apiReverseEntry)
+	// Issue 16, the event feed (slice B).
+	api.GET("/events", s.apiEvents)
 
 	// Browser routes: a session, CSRF on every state change, sign-in where needed.
 	b := e.Group("", s.loadSession, s.checkCSRF)

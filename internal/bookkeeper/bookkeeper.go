@@ -367,7 +367,7 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 		if err := ledger.ObserveTx(ctx, tx, req, res); err != nil { // a replay only: a new entry is its own record
 			return nil, err
 		}
-		detail, err := json.Marshal(map[string]any{"entry_id": res.Entry.ID, "replayed": res.Replayed, "account": s.Account, "run_id": r.ID})
+		detail, err := json.Marshal(map[string]any{"entry_id": res.Entry.ID, "replayed": res.Replayed, "account": s.Account, "run_id": r.ID, "job_id": s.JobID})
 		if err != nil {
 			return nil, fmt.Errorf("bookkeeper: encode audit detail: %w", err)
 		}

@@ -46,6 +46,10 @@ func History(ctx context.Context, q database.Executor, orgID, id int64) ([]Histo
 			return ""
 		}
 		switch e.Action {
+		case "received", "filed":
+			// The arrival is the first item already, and the filing is the
+			// pipeline's last step; these rows are for the event feed.
+			continue
 		case "approve":
 			it.What, it.Tone = fmt.Sprintf("approved (%s → %s)", e.FromStatus, e.ToStatus), "good"
 		case "reject":

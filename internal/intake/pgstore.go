@@ -87,7 +87,8 @@ func QueueIngest(b *pgx.Batch, a Arrival) (func(pgx.BatchResults) (Document, boo
 			VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
 			ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
 			RETURNING *),
-		original AS (INSERT INTO intake_originals (document_id, content) SELECT id, $11 FROM d)
+		original AS (INSERT INTO intake_originals (document_id, content) SELECT id, $11 FROM d),
+		received AS (`+receivedAuditSQL+`)
 		SELECT `+documentColumns+` FROM d`, a.OrgID, ContentHash(a.Content), a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
 		a.TypewriterVersionID, a.VersionGroup, a.Content)
 	return func(br pgx.BatchResults) (Document, bool, error) {
@@ -102,6 +103,23 @@ func QueueIngest(b *pgx.Batch, a Arrival) (func(pgx.BatchResults) (Document, boo
 	}, nil
 }
 
+// receivedAuditSQL records a new row's arrival in the audit trail (the
+// event feed's document.received), in the statement that writes the row.
+const receivedAuditSQL = `INSERT INTO audit_events (org_id, actor, action, subject_type, subject_id, to_status, detail)
+	SELECT d.org_id, d.received_by, 'received', 'intake', d.id, d.status,
+	       jsonb_build_object('media_type', d.media_type, 'filename', d.filename, 'size_bytes', d.size_bytes, 'via', d.received_via)
+	FROM d`
+
+// filedAuditSQL records a filing in the audit trail (the event feed's
+// document.filed), in the statement that files the row: its status, flag
+// and duplicate edge as filed. $13 is the status it was filed from.
+const filedAuditSQL = `INSERT INTO audit_events (org_id, actor, action, subject_type, subject_id, from_status, to_status, detail)
+	SELECT d.org_id, 'system:pipeline', 'filed', 'intake', d.id, $13, d.status,
+	       jsonb_strip_nulls(jsonb_build_object('flag_reason', d.flag_reason, 'duplicate_of', d.duplicate_of,
+	                                            'duplicate_reason', d.duplicate_reason, 'doc_type', d.doc_type,
+	                                            'source_ref', d.source_ref, 'format', d.format))
+	FROM d`
+
 // ArrivedBefore returns the row that a's bytes arrived as in a's org.
 func ArrivedBefore(ctx context.Context, q database.Executor, a Arrival) (Document, error) {
 	d, err := ScanDocument(q.QueryRow(ctx, `SELECT `+documentColumns+` FROM intake_documents d
@@ -114,26 +132,27 @@ func ArrivedBefore(ctx context.Context, q database.Executor, a Arrival) (Documen
 
 // Queue implements Store.
 func (s *PGStore) Queue(ctx context.Context, id int64, f Filing) (Document, error) {
-	return s.file(ctx, id, f, `status = 'received'`, ErrNotReceived)
+	return s.file(ctx, id, f, Received, `status = 'received'`, ErrNotReceived)
 }
 
 // Refile implements Store.
 func (s *PGStore) Refile(ctx context.Context, id int64, f Filing) (Document, error) {
-	return s.file(ctx, id, f, `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed', 'invalid_einvoice')`, ErrNotRefileable)
+	return s.file(ctx, id, f, Flagged, `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed', 'invalid_einvoice')`, ErrNotRefileable)
 }
 
-// file writes a filing to a row in the state `from` describes.
-func (s *PGStore) file(ctx context.Context, id int64, f Filing, from string, errWrongState error) (Document, error) {
+// file writes a filing to a row in the state `from` describes (whose
+// status is was).
+func (s *PGStore) file(ctx context.Context, id int64, f Filing, was Status, from string, errWrongState error) (Document, error) {
 	if err := checkFiling(f); err != nil {
 		return Document{}, err
 	}
 	var doc Document
 	var err error
 	if tx, ok := s.db.(pgx.Tx); ok {
-		doc, err = s.fileIn(ctx, tx, id, f, from, errWrongState, true)
+		doc, err = s.fileIn(ctx, tx, id, f, was, from, errWrongState, true)
 	} else {
 		doc, err = database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
-			return s.fileIn(ctx, tx, id, f, from, errWrongState, false)
+			return s.fileIn(ctx, tx, id, f, was, from, errWrongState, false)
 		})
 	}
 	if database.IsUniqueViolation(err, "intake_natural_key") {
@@ -164,7 +183,7 @@ const filingSavepoint = "intake_filing"
 // fileIn files in tx in two round trips: the savepoint (when tx is the
 // caller's) with the guards' locks and incumbent reads in one batch, then
 // the update.
-func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, from string, errWrongState error, savepoint bool) (doc Document, err error) {
+func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was Status, from string, errWrongState error, savepoint bool) (doc Document, err error) {
 	// Only a row that may hold the natural key can be refused by its index.
 	savepoint = savepoint && f.DuplicateOf == 0
 	// A row that would hold its keys passes the guards that find their
@@ -212,14 +231,17 @@ func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, fro
 	if findings == nil {
 		findings = []byte("[]")
 	}
+	// The filing and its audit row in one statement.
 	doc, err = ScanDocument(tx.QueryRow(ctx, `
-		UPDATE intake_documents d SET status = $2, doc_type = NULLIF($3, ''), source_ref = NULLIF($4, ''),
+		WITH d AS (UPDATE intake_documents d SET status = $2, doc_type = NULLIF($3, ''), source_ref = NULLIF($4, ''),
 		       content_key = NULLIF($5, ''), format = NULLIF($6, ''), fields = $7, findings = $8,
 		       flag_reason = NULLIF($9, ''), duplicate_of = NULLIF($10, 0), duplicate_reason = NULLIF($11, ''),
 		       profile = NULLIF($12, ''), queued_at = now(), updated_at = now()
 		WHERE id = $1 AND `+from+`
-		RETURNING `+documentColumns, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
-		f.FlagReason, f.DuplicateOf, f.DuplicateReason, f.Profile))
+		RETURNING d.*),
+		filed AS (`+filedAuditSQL+`)
+		SELECT `+documentColumns+` FROM d`, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
+		f.FlagReason, f.DuplicateOf, f.DuplicateReason, f.Profile, string(was)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Document{}, errWrongState
 	}
