@@ -156,7 +156,7 @@ func WebhooksPage(c Chrome, p WebhooksProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\" placeholder=\"document.posted, job.failed\"> <span class=\"muted\">Separated by commas; empty: every type.</span></p><p><label for=\"wh-secret\">Secret</label> <input id=\"wh-secret\" name=\"secret\" type=\"password\" autocomplete=\"new-password\" maxlength=\"256\"> <span class=\"muted\">At least 16 characters; leave empty and one is generated.</span></p><button type=\"submit\" class=\"primary\" data-testid=\"webhook-register\">Register</button></form><div class=\"table-wrap\"><table data-testid=\"webhook-endpoints\"><thead><tr><th>Endpoint</th><th>URL</th><th>Types</th><th>State</th><th class=\"num\">Waiting</th><th class=\"num\">Dead</th><th>Created</th><th><span class=\"sr-only\">Disable</span></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\" placeholder=\"document.posted, job.failed\"> <span class=\"muted\">Separated by commas; empty: every type.</span></p><p><label for=\"wh-secret\">Secret</label> <input id=\"wh-secret\" name=\"secret\" type=\"password\" autocomplete=\"new-password\" maxlength=\"256\"> <span class=\"muted\">At least 16 characters; leave empty and one is generated.</span></p><button type=\"submit\" class=\"primary\" data-testid=\"webhook-register\">Register</button></form><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Webhook endpoints\"><table data-testid=\"webhook-endpoints\"><thead><tr><th>Endpoint</th><th>URL</th><th>Types</th><th>State</th><th class=\"num\">Waiting</th><th class=\"num\">Dead</th><th>Created</th><th><span class=\"sr-only\">Disable</span></th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -441,7 +441,7 @@ func WebhookDeadLetters(c Chrome, p WebhookDeadLettersProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<button type=\"submit\">Filter</button></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<button type=\"submit\">Narrow the deliveries</button></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -490,7 +490,7 @@ func WebhookDeadLetters(c Chrome, p WebhookDeadLettersProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<div class=\"table-wrap\"><table data-testid=\"webhook-dead-letter-list\"><thead><tr><th>Delivery</th><th>Endpoint</th><th>Event</th><th class=\"num\">Attempts</th><th>Last error</th><th>Age</th><th>Retry</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-labelledby=\"wdl-title\"><table data-testid=\"webhook-dead-letter-list\"><thead><tr><th>Delivery</th><th>Endpoint</th><th>Event</th><th class=\"num\">Attempts</th><th>Last error</th><th>Age</th><th>Retry</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
