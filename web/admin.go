@@ -23,14 +23,15 @@ func deadLetterFilter(c echo.Context) intake.DeadLetterFilter {
 
 func (s *Server) deadLetters(c echo.Context) error {
 	f := deadLetterFilter(c)
-	props := views.DeadLettersProps{Filter: f}
+	props := views.DeadLettersProps{Filter: f, Webhooks: views.WebhookDeadLettersProps{Filter: webhookDeadLetterFilter(c)}}
 	if err := s.listDeadLetters(c, &props); err != nil {
 		return err
 	}
 	return page(c, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
 }
 
-// listDeadLetters fills the page's list, and the total when the list is cut.
+// listDeadLetters fills the page's list, and the total when the list is
+// cut; and its section of webhook deliveries.
 func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) error {
 	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
 	list, err := intake.DeadLetters(ctx, s.pool, orgID, p.Filter)
@@ -39,9 +40,11 @@ func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) erro
 	}
 	p.Letters, p.Total = list, len(list)
 	if len(list) == intake.DeadLetterPage {
-		p.Total, err = intake.CountDeadLetters(ctx, s.pool, orgID, p.Filter)
+		if p.Total, err = intake.CountDeadLetters(ctx, s.pool, orgID, p.Filter); err != nil {
+			return err
+		}
 	}
-	return err
+	return s.listWebhookDeadLetters(c, &p.Webhooks)
 }
 
 // bulkRetry counts what a filter matches (the dry run), then, confirmed with

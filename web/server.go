@@ -171,6 +171,12 @@ func (s *Server) routes() {
 	adm.POST("/org/base-currency", s.setBaseCurrency)
 	adm.POST("/org/rates/change", s.changeExchangeRate)
 	adm.POST("/org/rates/forget", s.forgetExchangeRate)
+	// Slice 16-C: webhooks through the outbox.
+	adm.GET("/webhooks", s.webhooksPage)
+	adm.POST("/webhooks", s.registerWebhook)
+	adm.POST("/webhooks/:id/disable", s.disableWebhook)
+	adm.POST("/dead-letters/webhooks/retry", s.webhookBulkRetry)
+	adm.POST("/webhook-deliveries/:id/retry", s.webhookRetry)
 	u.GET("/typewriter", s.typewriterList)
 	u.GET("/typewriter/new", s.composeForm)
 	u.POST("/typewriter", s.compose)

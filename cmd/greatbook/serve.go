@@ -28,8 +28,14 @@ func (e env) serve(ctx context.Context, args []string) error {
 	behindTLS := fs.Bool("behind-tls-proxy", e.getenv("GREATBOOK_BEHIND_TLS_PROXY") == "1", "a TLS-terminating proxy serves the site: use Secure cookies")
 	maxUpload := fs.Int64("max-upload-bytes", envInt(e, "GREATBOOK_MAX_UPLOAD_BYTES", 20<<20), "largest document accepted")
 	sweepEvery := fs.Duration("sweep-interval", envDuration(e, "GREATBOOK_SWEEP_INTERVAL", 15*time.Second), "how often the sweep launches jobs a crash or a failed launch left")
+	webhookPrivate := fs.Bool("webhook-allow-private", e.getenv("GREATBOOK_WEBHOOK_ALLOW_PRIVATE") == "1",
+		"let webhook endpoints point at loopback, link-local and private addresses (refused by default against SSRF)")
+	webhookTimeout := fs.Duration("webhook-timeout", envDuration(e, "GREATBOOK_WEBHOOK_TIMEOUT", 10*time.Second), "how long one webhook request may take")
 	if _, err := c.parse(args); err != nil {
 		return err
+	}
+	if *webhookTimeout <= 0 {
+		return errors.New("serve: --webhook-timeout must be a positive duration, such as 10s")
 	}
 	if (*tlsCert == "") != (*tlsKey == "") {
 		return errors.New("serve: --tls-cert and --tls-key go together")
@@ -50,7 +56,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	defer d.Close()
 
 	services := app.New(d.pool, app.Config{Logger: logger, Workers: serveWorkers, MaxUploadBytes: *maxUpload, Model: modelConfig(e),
-		SweepInterval: *sweepEvery})
+		SweepInterval: *sweepEvery, WebhookAllowPrivate: *webhookPrivate, WebhookTimeout: *webhookTimeout})
 	defer services.Close() // before the pool closes: no background work outlives it
 	srv := web.New(services, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, BehindProxy: *behindTLS, MaxUploadBytes: *maxUpload})
 	ln, err := net.Listen("tcp", *addr)

@@ -16,6 +16,7 @@ import (
 	"greatbook/internal/pipeline"
 	"greatbook/internal/runs"
 	"greatbook/internal/typewriter"
+	"greatbook/internal/webhooks"
 )
 
 // Config configures the services.
@@ -37,6 +38,11 @@ type Config struct {
 	// RetryBackoff is the first wait before a failed job is launched again
 	// (10 s, doubling up to 10 min).
 	RetryBackoff time.Duration
+	// WebhookAllowPrivate lets webhook endpoints point at loopback,
+	// link-local and private addresses (off: refused against SSRF).
+	WebhookAllowPrivate bool
+	// WebhookTimeout bounds one webhook request (default 10 s).
+	WebhookTimeout time.Duration
 }
 
 // RequestConnections is the share of the pool kept for requests (the
@@ -65,6 +71,7 @@ type App struct {
 	Outbox     *intake.Outbox
 	Decisions  *intake.Decisions
 	Typewriter *typewriter.Service
+	Webhooks   *webhooks.Service
 	Metrics    *Metrics
 	cfg        Config
 	log        *slog.Logger
@@ -95,6 +102,7 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	a.Outbox = &intake.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff}
 	a.Decisions = &intake.Decisions{Pool: pool, Outbox: a.Outbox}
 	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
+	a.Webhooks = &webhooks.Service{Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout, Logger: cfg.Logger}
 	a.Metrics = NewMetrics(pool)
 	return a
 }
@@ -113,12 +121,15 @@ func (a *App) Start(ctx context.Context) {
 		a.loops.Go(func() { a.sweepLoop(ctx) })
 	}
 	a.loops.Go(func() { a.resumeLoop(ctx) })
+	a.Webhooks.Start(ctx)
 }
 
 // Wait blocks until every goroutine the app started has stopped: the sweep
-// and resume loops, the workers, the bookkeeper's background observations.
+// and resume loops, the workers, the webhook dispatcher and senders, the
+// bookkeeper's background observations.
 func (a *App) Wait() {
 	a.loops.Wait()
+	a.Webhooks.Wait()
 	a.Engine.Wait()
 	a.Bookkeeper.Wait()
 }

@@ -1,0 +1,223 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
+	"greatbook/internal/database"
+	"greatbook/internal/storable"
+)
+
+// DeadLetterPage is how many dead deliveries the page lists.
+const DeadLetterPage = 500
+
+// DeadLetterFilter selects dead deliveries. Empty fields do not filter.
+type DeadLetterFilter struct {
+	Endpoint  string // an endpoint id
+	EventType string // exact
+	From, To  string // YYYY-MM-DD, the delivery's last attempt
+}
+
+// DeadLetter is a delivery whose attempts are spent.
+type DeadLetter struct {
+	ID, EndpointID int64
+	URL            string
+	EventID        string
+	EventType      string
+	Attempts       int
+	Revivals       int
+	LastStatus     *int
+	LastError      string
+	UpdatedAt      time.Time
+}
+
+func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
+	where := []string{"d.org_id = $1", "d.status = 'dead'"}
+	args := []any{orgID}
+	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	if err := storable.CheckParameters(storable.Param{Name: "event_type", Value: f.EventType, Max: 100},
+		storable.Param{Name: "endpoint", Value: f.Endpoint, Max: 20}); err != nil {
+		return "", nil, err
+	}
+	if s := strings.TrimSpace(f.Endpoint); s != "" {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return "", nil, apperr.New(apperr.Invalid, "endpoint must be an endpoint's number")
+		}
+		where = append(where, "d.endpoint_id = "+arg(id))
+	}
+	if s := strings.TrimSpace(f.EventType); s != "" {
+		where = append(where, "d.event_type = "+arg(s))
+	}
+	for _, d := range []struct{ v, op string }{{f.From, ">="}, {f.To, "<"}} {
+		if d.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.DateOnly, d.v)
+		if err != nil {
+			return "", nil, apperr.New(apperr.Invalid, "dates must be YYYY-MM-DD, not %q", d.v)
+		}
+		if d.op == "<" {
+			t = t.AddDate(0, 0, 1)
+		}
+		where = append(where, "d.updated_at "+d.op+" "+arg(t))
+	}
+	return strings.Join(where, " AND "), args, nil
+}
+
+// DeadLetters lists an org's dead deliveries, the most recently failed
+// first, at most DeadLetterPage; CountDeadLetters says how many in all.
+func DeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) ([]DeadLetter, error) {
+	where, args, err := f.where(orgID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(ctx, `SELECT d.id, d.endpoint_id, e.url, d.event_id, d.event_type, d.attempts, d.revivals, d.last_status,
+		d.last_error, d.updated_at FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+		WHERE `+where+fmt.Sprintf(` ORDER BY d.updated_at DESC, d.id DESC LIMIT %d`, DeadLetterPage), args...)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: dead letters: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeadLetter, error) {
+		var d DeadLetter
+		err := r.Scan(&d.ID, &d.EndpointID, &d.URL, &d.EventID, &d.EventType, &d.Attempts, &d.Revivals, &d.LastStatus, &d.LastError, &d.UpdatedAt)
+		return d, err
+	})
+}
+
+// CountDeadLetters counts the dead deliveries a filter matches.
+func CountDeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) (int, error) {
+	where, args, err := f.where(orgID)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	if err := q.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries d WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("webhooks: count dead letters: %w", err)
+	}
+	return n, nil
+}
+
+// DryRun is what a bulk retry would revive: how many dead deliveries a
+// filter matches and a digest of which; the confirmation brings both back.
+type DryRun struct {
+	Count int
+	Set   string
+}
+
+// BulkRetry is the outcome of a bulk retry.
+type BulkRetry struct {
+	Matched int
+	Revived int
+}
+
+// DryRunRetry is the dry run of RetryMatching.
+func DryRunRetry(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) (DryRun, error) {
+	where, args, err := f.where(orgID)
+	if err != nil {
+		return DryRun{}, err
+	}
+	return dryRun(ctx, q, `SELECT d.id, d.revivals FROM webhook_deliveries d WHERE `+where+` ORDER BY d.id`, args)
+}
+
+// dryRun counts and digests the (id, revivals) pairs sql returns in id
+// order: a delivery someone else revived, which died again and matches
+// once more, is not the dead letter counted.
+func dryRun(ctx context.Context, q database.Executor, sql string, args []any) (DryRun, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return DryRun{}, fmt.Errorf("webhooks: dry run: %w", err)
+	}
+	h := sha256.New()
+	var d DryRun
+	var id int64
+	var revivals int
+	_, err = pgx.ForEachRow(rows, []any{&id, &revivals}, func() error {
+		d.Count++
+		fmt.Fprintf(h, "%d:%d,", id, revivals)
+		return nil
+	})
+	if err != nil {
+		return DryRun{}, fmt.Errorf("webhooks: dry run: %w", err)
+	}
+	d.Set = hex.EncodeToString(h.Sum(nil)[:12])
+	return d, nil
+}
+
+// RetryMatching revives every dead delivery a filter matches, with a
+// reason, provided they are still the very set the admin saw in the dry
+// run: in one transaction that locks them, checks the set, revives them
+// (pending, due now, a fresh round of attempts) and audits the retry.
+func (s *Service) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFilter, reason string, confirmed DryRun, actor audit.Actor) (BulkRetry, error) {
+	if strings.TrimSpace(reason) == "" {
+		return BulkRetry{}, apperr.New(apperr.Invalid, "say why you retry (a reason is required)").
+			With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
+	}
+	where, args, err := f.where(orgID)
+	if err != nil {
+		return BulkRetry{}, err
+	}
+	ctx = context.WithoutCancel(ctx)
+	res, err := database.WithTxV(ctx, s.Pool, func(tx pgx.Tx) (BulkRetry, error) {
+		now, err := dryRun(ctx, tx, `SELECT d.id, d.revivals FROM webhook_deliveries d WHERE `+where+` ORDER BY d.id FOR UPDATE`, args)
+		if err != nil {
+			return BulkRetry{}, err
+		}
+		switch {
+		case now.Count != confirmed.Count:
+			return BulkRetry{Matched: now.Count}, apperr.New(apperr.InvalidState, "the filter now matches %d dead deliveries, not the %d you confirmed; count again", now.Count, confirmed.Count)
+		case now.Set != confirmed.Set:
+			return BulkRetry{Matched: now.Count}, apperr.New(apperr.InvalidState, "the filter still matches %d dead deliveries, but not the ones you counted; count again", now.Count)
+		}
+		tag, err := tx.Exec(ctx, `UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, revivals = revivals + 1,
+			next_attempt_at = now(), updated_at = now() WHERE `+where, args...)
+		if err != nil {
+			return BulkRetry{}, fmt.Errorf("webhooks: bulk retry: %w", err)
+		}
+		return BulkRetry{Matched: now.Count, Revived: int(tag.RowsAffected())}, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor,
+			Action: "webhook_bulk_retry", Detail: map[string]any{"reason": reason, "matched": now.Count, "filter": f}})
+	})
+	if err == nil && res.Revived > 0 {
+		s.nudge()
+	}
+	return res, err
+}
+
+// Retry revives one dead delivery of an org, with a reason.
+func (s *Service) Retry(ctx context.Context, orgID, deliveryID int64, reason string, actor audit.Actor) error {
+	if strings.TrimSpace(reason) == "" {
+		return apperr.New(apperr.Invalid, "say why you retry (a reason is required)").
+			With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
+	}
+	err := database.WithTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var status string
+		if err := tx.QueryRow(ctx, `SELECT status FROM webhook_deliveries WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, deliveryID).Scan(&status); err != nil {
+			if err == pgx.ErrNoRows {
+				return apperr.New(apperr.NotFound, "no webhook delivery %d", deliveryID)
+			}
+			return fmt.Errorf("webhooks: retry: %w", err)
+		}
+		if status != "dead" {
+			return apperr.New(apperr.InvalidState, "delivery %d is %s, not a dead letter", deliveryID, status)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, revivals = revivals + 1,
+			next_attempt_at = now(), updated_at = now() WHERE id = $1`, deliveryID); err != nil {
+			return fmt.Errorf("webhooks: retry: %w", err)
+		}
+		return audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "webhook_retry",
+			SubjectType: "webhook_delivery", SubjectID: deliveryID, FromStatus: "dead", ToStatus: "pending", Detail: map[string]any{"reason": reason}})
+	})
+	if err == nil {
+		s.nudge()
+	}
+	return err
+}

@@ -1,0 +1,132 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/webhooks"
+	"greatbook/views"
+)
+
+// webhooksPage lists the org's endpoints with the form to register one.
+func (s *Server) webhooksPage(c echo.Context) error {
+	return s.renderWebhooks(c, http.StatusOK, views.WebhooksProps{})
+}
+
+func (s *Server) renderWebhooks(c echo.Context, status int, p views.WebhooksProps) error {
+	list, err := webhooks.Endpoints(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	if err != nil {
+		return err
+	}
+	p.Endpoints = list
+	return render(c, status, views.WebhooksPage(s.chrome(c, "Webhooks", "webhooks"), p))
+}
+
+// registerWebhook registers an endpoint and shows its secret once, in this
+// response (never stored in the session, never shown again). A refused
+// URL, types or secret shows the form again with what was wrong.
+func (s *Server) registerWebhook(c echo.Context) error {
+	u := currentUser(c)
+	reg := webhooks.Registration{URL: c.FormValue("url"), EventTypes: []string{c.FormValue("event_types")}, Secret: c.FormValue("secret")}
+	ep, secret, err := s.app.Webhooks.Register(c.Request().Context(), u.OrgID, reg, u.Actor())
+	if err != nil {
+		e := toAppError(err)
+		if e.Code != apperr.Invalid {
+			return err
+		}
+		return s.renderWebhooks(c, statusByCode[e.Code], views.WebhooksProps{URL: reg.URL, EventTypes: c.FormValue("event_types"), Error: e.Message})
+	}
+	return s.renderWebhooks(c, http.StatusOK, views.WebhooksProps{Created: &ep, Secret: secret})
+}
+
+// disableWebhook stops sending to an endpoint.
+func (s *Server) disableWebhook(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	if err := s.app.Webhooks.Disable(c.Request().Context(), u.OrgID, id, u.Actor()); err != nil {
+		return err
+	}
+	flash(c, fmt.Sprintf("Webhook endpoint %d disabled: nothing more is sent to it.", id))
+	return c.Redirect(http.StatusSeeOther, "/admin/webhooks")
+}
+
+func webhookDeadLetterFilter(c echo.Context) webhooks.DeadLetterFilter {
+	return webhooks.DeadLetterFilter{Endpoint: c.FormValue("wh_endpoint"), EventType: c.FormValue("wh_type"),
+		From: c.FormValue("wh_from"), To: c.FormValue("wh_to")}
+}
+
+// listWebhookDeadLetters fills the dead-letter page's webhook section, and
+// its total when the list is cut.
+func (s *Server) listWebhookDeadLetters(c echo.Context, p *views.WebhookDeadLettersProps) error {
+	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
+	list, err := webhooks.DeadLetters(ctx, s.pool, orgID, p.Filter)
+	if err != nil {
+		return err
+	}
+	p.Letters, p.Total = list, len(list)
+	if len(list) == webhooks.DeadLetterPage {
+		p.Total, err = webhooks.CountDeadLetters(ctx, s.pool, orgID, p.Filter)
+	}
+	return err
+}
+
+// webhookBulkRetry counts the dead deliveries a filter matches (the dry
+// run), then, confirmed with that count, the digest of that set and a
+// reason, sends them all again; like the jobs' bulk retry.
+func (s *Server) webhookBulkRetry(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	props := views.DeadLettersProps{Filter: deadLetterFilter(c), Webhooks: views.WebhookDeadLettersProps{Filter: webhookDeadLetterFilter(c)}}
+	wp := &props.Webhooks
+	status := http.StatusOK
+	if c.FormValue("step") == "retry" {
+		expected, _ := strconv.Atoi(c.FormValue("expected"))
+		res, err := s.app.Webhooks.RetryMatching(ctx, u.OrgID, wp.Filter, c.FormValue("reason"),
+			webhooks.DryRun{Count: expected, Set: c.FormValue("set")}, u.Actor())
+		if err != nil {
+			e := toAppError(err)
+			if e.Code == apperr.Internal {
+				return err
+			}
+			wp.Error, status = e.Message, statusByCode[e.Code]
+		} else {
+			wp.Result = &res
+		}
+	} else {
+		dry, err := webhooks.DryRunRetry(ctx, s.pool, u.OrgID, wp.Filter)
+		if err != nil {
+			return err
+		}
+		wp.Preview = &dry
+	}
+	if err := s.listDeadLetters(c, &props); err != nil {
+		return err
+	}
+	return render(c, status, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
+}
+
+// webhookRetry sends one dead delivery again, with a reason.
+func (s *Server) webhookRetry(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	if err := s.app.Webhooks.Retry(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
+		e := toAppError(err)
+		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
+			return err
+		}
+		flash(c, fmt.Sprintf("Webhook delivery %d was not retried: %s", id, e.Message))
+	} else {
+		flash(c, fmt.Sprintf("Webhook delivery %d is sent again.", id))
+	}
+	return c.Redirect(http.StatusSeeOther, "/admin/dead-letters#webhook-dead-letters")
+}
