@@ -23,6 +23,25 @@ func deadLetterFilter(c echo.Context) intake.DeadLetterFilter {
 		From: c.FormValue("from"), To: c.FormValue("to")}
 }
 
+// deadLetterScope is whose dead letters the page shows: an org admin's
+// own org's; an operator's every org's, or the one org the filter names.
+func (s *Server) deadLetterScope(c echo.Context, p *views.DeadLettersProps) (org.Scope, error) {
+	u := currentUser(c)
+	scope := u.Scope()
+	if !u.IsOperator() {
+		return scope, nil
+	}
+	p.Operator, p.OrgFilter = true, strings.TrimSpace(c.FormValue("org"))
+	if p.OrgFilter == "" {
+		return scope, nil
+	}
+	o, err := org.BySlug(c.Request().Context(), s.pool, p.OrgFilter)
+	if err != nil {
+		return scope, err
+	}
+	return scope.Narrow(o.ID), nil
+}
+
 func (s *Server) deadLetters(c echo.Context) error {
 	f := deadLetterFilter(c)
 	props := views.DeadLettersProps{Filter: f}
@@ -34,14 +53,18 @@ func (s *Server) deadLetters(c echo.Context) error {
 
 // listDeadLetters fills the page's list, and the total when the list is cut.
 func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) error {
-	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
-	list, err := intake.DeadLetters(ctx, s.pool, orgID, p.Filter)
+	ctx := c.Request().Context()
+	scope, err := s.deadLetterScope(c, p)
+	if err != nil {
+		return err
+	}
+	list, err := intake.DeadLettersIn(ctx, s.pool, scope, p.Filter)
 	if err != nil {
 		return err
 	}
 	p.Letters, p.Total = list, len(list)
 	if len(list) == intake.DeadLetterPage {
-		p.Total, err = intake.CountDeadLetters(ctx, s.pool, orgID, p.Filter)
+		p.Total, err = intake.CountDeadLettersIn(ctx, s.pool, scope, p.Filter)
 	}
 	return err
 }
@@ -53,16 +76,20 @@ func (s *Server) bulkRetry(c echo.Context) error {
 	u := currentUser(c)
 	f := deadLetterFilter(c)
 	props := views.DeadLettersProps{Filter: f}
+	scope, err := s.deadLetterScope(c, &props)
+	if err != nil {
+		return err
+	}
 	status := http.StatusOK
 	if c.FormValue("step") == "retry" {
 		expected, _ := strconv.Atoi(c.FormValue("expected"))
 		confirmed := intake.DryRun{Count: expected, Set: c.FormValue("set")}
-		res, err := s.app.Outbox.RetryMatching(ctx, u.OrgID, f, c.FormValue("reason"), confirmed, u.Actor())
+		res, err := s.app.Outbox.RetryMatchingIn(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
 		if status, err = bulkOutcome(&props, res, err); err != nil {
 			return err
 		}
 	} else {
-		dry, err := intake.DryRunRetry(ctx, s.pool, u.OrgID, f)
+		dry, err := intake.DryRunRetryIn(ctx, s.pool, scope, f)
 		if err != nil {
 			return err
 		}
@@ -93,7 +120,11 @@ func (s *Server) retrySelected(c echo.Context) error {
 		ids = append(ids, id)
 	}
 	props := views.DeadLettersProps{Filter: deadLetterFilter(c)}
-	res, err := s.app.Outbox.RetrySelected(c.Request().Context(), u.OrgID, ids, c.FormValue("reason"), u.Actor())
+	scope, err := s.deadLetterScope(c, &props)
+	if err != nil {
+		return err
+	}
+	res, err := s.app.Outbox.RetrySelectedIn(c.Request().Context(), scope, ids, c.FormValue("reason"), u.Actor())
 	status, err := bulkOutcome(&props, res, err)
 	if err != nil {
 		return err
@@ -111,11 +142,11 @@ func (s *Server) jobPage(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	job, attempts, err := intake.JobHistory(ctx, s.pool, u.OrgID, id)
+	job, attempts, err := intake.JobHistoryIn(ctx, s.pool, u.Scope(), id)
 	if err != nil {
 		return err
 	}
-	infos, err := runs.ForSubject(ctx, s.pool, u.OrgID, "bookkeeper", job.IntakeID)
+	infos, err := runs.ForSubject(ctx, s.pool, job.OrgID, "bookkeeper", job.IntakeID)
 	if err != nil {
 		return err
 	}
@@ -145,7 +176,11 @@ func (s *Server) adminRetry(c echo.Context) error {
 		return err
 	}
 	u := currentUser(c)
-	out, err := s.app.Outbox.Retry(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor())
+	var out intake.LaunchOutcome
+	job, _, err := intake.JobHistoryIn(c.Request().Context(), s.pool, u.Scope(), id)
+	if err == nil { // the job's own org: an operator retries any org's
+		out, err = s.app.Outbox.Retry(c.Request().Context(), job.OrgID, id, c.FormValue("reason"), u.Actor())
+	}
 	if err != nil {
 		e := toAppError(err)
 		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
@@ -164,19 +199,25 @@ func (s *Server) runsPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := currentUser(c)
 	kind, state := c.QueryParam("kind"), c.QueryParam("state")
-	list, err := runs.List(ctx, s.pool, u.OrgID, runs.ListFilter{Kind: kind, State: state})
+	list, err := runs.ListIn(ctx, s.pool, u.Scope(), runs.ListFilter{Kind: kind, State: state})
 	if err != nil {
 		return err
 	}
-	stranded, sweep, err := intake.StrandedWork(ctx, s.pool, u.OrgID, 2*s.app.Engine.LeaseTTL+time.Minute)
+	stranded, sweep, err := intake.StrandedWorkIn(ctx, s.pool, u.Scope(), 2*s.app.Engine.LeaseTTL+time.Minute)
 	if err != nil {
 		return err
 	}
-	counts, err := runs.Counts(ctx, s.pool, u.OrgID)
+	counts, err := runs.CountsIn(ctx, s.pool, u.Scope())
 	if err != nil {
 		return err
 	}
-	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep, Counts: counts}))
+	props := views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep, Counts: counts}
+	if u.IsOperator() {
+		if props.OrgSlugs, err = org.Slugs(ctx, s.pool); err != nil {
+			return err
+		}
+	}
+	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), props))
 }
 
 // runRetry is an operator's retry of a stranded pipeline run, from the runs page.
@@ -193,7 +234,11 @@ func (s *Server) runAbandon(c echo.Context) error {
 func (s *Server) runAction(c echo.Context, done string, act func(ctx context.Context, orgID int64, runID, actor string) error) error {
 	u := currentUser(c)
 	id := c.Param("id")
-	if err := act(c.Request().Context(), u.OrgID, id, u.Email); err != nil {
+	run, err := runs.GetIn(c.Request().Context(), s.pool, u.Scope(), id)
+	if err == nil { // the run's own org: an operator acts on any org's
+		err = act(c.Request().Context(), run.OrgID, id, u.Email)
+	}
+	if err != nil {
 		e := toAppError(err)
 		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
 			return err
@@ -207,7 +252,7 @@ func (s *Server) runAction(c echo.Context, done string, act func(ctx context.Con
 
 func (s *Server) runPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	info, err := runs.Get(ctx, s.pool, currentUser(c).OrgID, c.Param("id"))
+	info, err := runs.GetIn(ctx, s.pool, currentUser(c).Scope(), c.Param("id"))
 	if err != nil {
 		return err
 	}
