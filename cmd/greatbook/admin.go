@@ -104,16 +104,16 @@ func (e env) userAdd(ctx context.Context, args []string) error {
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	const usage = "usage: greatbook user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin\n" +
-		"       greatbook user add --role operator --email EMAIL --password-stdin"
+	const usage = "usage: greatbook user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin" +
+		" (an operator: --role operator --email EMAIL --password-stdin, no --org)"
 	operator := auth.Role(*role) == auth.RoleOperator
 	switch {
 	case *email == "" || *role == "" || !*fromStdin:
 		return errors.New(usage)
 	case operator && *orgSlug != "":
-		return errors.New("an operator belongs to no org: leave out --org\n" + usage)
+		return errors.New("an operator belongs to no org: leave out --org; " + usage)
 	case !operator && *orgSlug == "":
-		return fmt.Errorf("a %s belongs to an org: give --org SLUG\n%s", *role, usage)
+		return errors.New("a reviewer or an admin belongs to an org: give --org SLUG; " + usage)
 	}
 	password, err := readPassword(e.stdin)
 	if err != nil {
