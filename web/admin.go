@@ -62,6 +62,9 @@ func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) erro
 	if err != nil {
 		return err
 	}
+	if p.BulkRuns, err = intake.BulkRetryRuns(ctx, s.pool, currentUser(c).Scope()); err != nil {
+		return err
+	}
 	p.Letters, p.Total = list, len(list)
 	if len(list) == intake.DeadLetterPage {
 		p.Total, err = intake.CountDeadLettersIn(ctx, s.pool, scope, p.Filter)
@@ -84,9 +87,19 @@ func (s *Server) bulkRetry(c echo.Context) error {
 	if c.FormValue("step") == "retry" {
 		expected, _ := strconv.Atoi(c.FormValue("expected"))
 		confirmed := intake.DryRun{Count: expected, Set: c.FormValue("set")}
-		res, err := s.app.Outbox.RetryMatchingIn(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
-		if status, err = bulkOutcome(&props, res, err); err != nil {
-			return err
+		if expected > intake.SyncBulkRetryMax {
+			// Too many to retry while the operator waits: a durable run,
+			// whose progress the page polls.
+			_, err := s.app.BulkRetries.Start(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
+			if status, err = bulkOutcome(&props, intake.BulkRetry{}, err); err != nil {
+				return err
+			}
+			props.Result = nil
+		} else {
+			res, err := s.app.Outbox.RetryMatchingIn(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
+			if status, err = bulkOutcome(&props, res, err); err != nil {
+				return err
+			}
 		}
 	} else {
 		dry, err := intake.DryRunRetryIn(ctx, s.pool, scope, f)
@@ -329,4 +342,14 @@ func bulkOutcome(props *views.DeadLettersProps, res intake.BulkRetry, err error)
 	}
 	props.Error = e.Message
 	return statusByCode[e.Code], nil
+}
+
+// bulkRetryProgress is the dead-letter page's progress of its durable bulk
+// retries, which the page polls while one runs.
+func (s *Server) bulkRetryProgress(c echo.Context) error {
+	list, err := intake.BulkRetryRuns(c.Request().Context(), s.pool, currentUser(c).Scope())
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.BulkRetryRuns(list))
 }

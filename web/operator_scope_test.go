@@ -2,15 +2,20 @@ package web_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/intake"
 	"greatbook/internal/testkit"
 )
 
@@ -95,5 +100,49 @@ func TestOperatorSeesEveryOrgAdminOnlyTheirs(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("operator GET %s: %d, want 403", path, resp.StatusCode)
 		}
+	}
+}
+
+// A confirmed bulk retry of more than SyncBulkRetryMax dead letters is a
+// durable background run: the page shows its progress, polled through its
+// fragment, until every letter is retried, each once.
+func TestALargeBulkRetryRunsInTheBackgroundWithProgress(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o, _, c, csrf := a.signedInClient(t, auth.RoleAdmin)
+	const n = intake.SyncBulkRetryMax + 20
+	for i := range n {
+		seedDeadLetter(t, a, o, fmt.Sprintf("B-%d", i))
+	}
+	// The posting service is still down: every retry fails at once, and
+	// its letter is a dead letter again (which the run must not retry twice).
+	a.app.Outbox.InjectLaunchFault(func(intake.Job) error { return errors.New("posting service unavailable") })
+	post := func(form url.Values) *goquery.Document {
+		t.Helper()
+		form.Set("_csrf", csrf)
+		resp, err := c.PostForm(a.URL+"/admin/dead-letters/retry", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 200 {
+			t.Fatalf("bulk retry: %d", resp.StatusCode)
+		}
+		return doc(t, resp)
+	}
+	d := post(url.Values{"step": {"count"}})
+	set, _ := d.Find("[data-testid=bulk-form] input[name=set]").Attr("value")
+	d = post(url.Values{"step": {"retry"}, "expected": {strconv.Itoa(n)}, "set": {set}, "reason": {"service back"}})
+	if d.Find("[data-testid=bulk-run]").Length() != 1 {
+		t.Fatalf("the page shows no background bulk retry:\n%s", d.Find("main").Text())
+	}
+	testkit.Eventually(t, 60*time.Second, "the bulk retry's progress reaches the end", func() (bool, error) {
+		resp := get(t, c, a.URL+"/admin/dead-letters/bulk-runs")
+		f := doc(t, resp)
+		run := f.Find("[data-testid=bulk-run]")
+		status, _ := run.Attr("data-status")
+		return status == "done" && strings.TrimSpace(run.Find("[data-testid=bulk-run-progress]").Text()) == fmt.Sprintf("%d of %d", n, n), nil
+	})
+	if got := testkit.Count(t, a.db, `SELECT count(*) FROM job_attempts WHERE trigger LIKE 'operator: service back (bulk retry %'`); got != n {
+		t.Errorf("%d retries recorded, want %d (each letter once)", got, n)
 	}
 }

@@ -158,6 +158,7 @@ func (s *Server) routes() {
 	ops.GET("/dead-letters", s.deadLetters)
 	ops.POST("/dead-letters/retry", s.bulkRetry)
 	ops.POST("/dead-letters/retry-selected", s.retrySelected)
+	ops.GET("/dead-letters/bulk-runs", s.bulkRetryProgress)
 	ops.GET("/jobs/:id", s.jobPage)
 	ops.POST("/jobs/:id/retry", s.adminRetry)
 	ops.GET("/runs", s.runsPage)
