@@ -60,6 +60,7 @@ func TestBrowserOperatorSeesEveryOrgAdminOnlyTheirs(t *testing.T) {
 	must(t, err)
 	signInWith(t, q, op.Email, testkit.TestPassword)
 	must(t, expect.Page(q).ToHaveURL(regexp.MustCompile(`/admin/runs$`)))
+	must(t, expect.Locator(q.GetByTestId("current-user")).ToContainText("every org"))
 	must(t, expect.Locator(q.GetByTestId("run-count-all")).ToContainText("3"))
 	must(t, expect.Locator(q.GetByTestId("run-org")).ToHaveCount(3))
 	must(t, expect.Locator(q.GetByRole("navigation", playwright.PageGetByRoleOptions{Name: "Main"}).GetByRole("link", playwright.LocatorGetByRoleOptions{Name: "Desk"})).ToHaveCount(0))
