@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -12,6 +13,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
+	"greatbook/internal/org"
 	"greatbook/internal/runs"
 	"greatbook/views"
 )
@@ -19,6 +21,25 @@ import (
 func deadLetterFilter(c echo.Context) intake.DeadLetterFilter {
 	return intake.DeadLetterFilter{Status: c.FormValue("status"), ErrorClass: c.FormValue("class"), Supplier: c.FormValue("supplier"),
 		From: c.FormValue("from"), To: c.FormValue("to")}
+}
+
+// deadLetterScope is whose dead letters the page shows: an org admin's
+// own org's; an operator's every org's, or the one org the filter names.
+func (s *Server) deadLetterScope(c echo.Context, p *views.DeadLettersProps) (org.Scope, error) {
+	u := currentUser(c)
+	scope := u.Scope()
+	if !u.IsOperator() {
+		return scope, nil
+	}
+	p.Operator, p.OrgFilter = true, strings.TrimSpace(c.FormValue("org"))
+	if p.OrgFilter == "" {
+		return scope, nil
+	}
+	o, err := org.BySlug(c.Request().Context(), s.pool, p.OrgFilter)
+	if err != nil {
+		return scope, err
+	}
+	return scope.Narrow(o.ID), nil
 }
 
 func (s *Server) deadLetters(c echo.Context) error {
@@ -33,14 +54,21 @@ func (s *Server) deadLetters(c echo.Context) error {
 // listDeadLetters fills the page's list, and the total when the list is
 // cut; and its section of webhook deliveries.
 func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) error {
-	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
-	list, err := intake.DeadLetters(ctx, s.pool, orgID, p.Filter)
+	ctx := c.Request().Context()
+	scope, err := s.deadLetterScope(c, p)
 	if err != nil {
+		return err
+	}
+	list, err := intake.DeadLettersIn(ctx, s.pool, scope, p.Filter)
+	if err != nil {
+		return err
+	}
+	if p.BulkRuns, err = intake.BulkRetryRuns(ctx, s.pool, currentUser(c).Scope()); err != nil {
 		return err
 	}
 	p.Letters, p.Total = list, len(list)
 	if len(list) == intake.DeadLetterPage {
-		if p.Total, err = intake.CountDeadLetters(ctx, s.pool, orgID, p.Filter); err != nil {
+		if p.Total, err = intake.CountDeadLettersIn(ctx, s.pool, scope, p.Filter); err != nil {
 			return err
 		}
 	}
@@ -54,16 +82,30 @@ func (s *Server) bulkRetry(c echo.Context) error {
 	u := currentUser(c)
 	f := deadLetterFilter(c)
 	props := views.DeadLettersProps{Filter: f}
+	scope, err := s.deadLetterScope(c, &props)
+	if err != nil {
+		return err
+	}
 	status := http.StatusOK
 	if c.FormValue("step") == "retry" {
 		expected, _ := strconv.Atoi(c.FormValue("expected"))
 		confirmed := intake.DryRun{Count: expected, Set: c.FormValue("set")}
-		res, err := s.app.Outbox.RetryMatching(ctx, u.OrgID, f, c.FormValue("reason"), confirmed, u.Actor())
-		if status, err = bulkOutcome(&props, res, err); err != nil {
-			return err
+		if expected > intake.SyncBulkRetryMax {
+			// Too many to retry while the operator waits: a durable run,
+			// whose progress the page polls.
+			_, err := s.app.BulkRetries.Start(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
+			if status, err = bulkOutcome(&props, intake.BulkRetry{}, err); err != nil {
+				return err
+			}
+			props.Result = nil
+		} else {
+			res, err := s.app.Outbox.RetryMatchingIn(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
+			if status, err = bulkOutcome(&props, res, err); err != nil {
+				return err
+			}
 		}
 	} else {
-		dry, err := intake.DryRunRetry(ctx, s.pool, u.OrgID, f)
+		dry, err := intake.DryRunRetryIn(ctx, s.pool, scope, f)
 		if err != nil {
 			return err
 		}
@@ -94,7 +136,11 @@ func (s *Server) retrySelected(c echo.Context) error {
 		ids = append(ids, id)
 	}
 	props := views.DeadLettersProps{Filter: deadLetterFilter(c)}
-	res, err := s.app.Outbox.RetrySelected(c.Request().Context(), u.OrgID, ids, c.FormValue("reason"), u.Actor())
+	scope, err := s.deadLetterScope(c, &props)
+	if err != nil {
+		return err
+	}
+	res, err := s.app.Outbox.RetrySelectedIn(c.Request().Context(), scope, ids, c.FormValue("reason"), u.Actor())
 	status, err := bulkOutcome(&props, res, err)
 	if err != nil {
 		return err
@@ -112,11 +158,11 @@ func (s *Server) jobPage(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	job, attempts, err := intake.JobHistory(ctx, s.pool, u.OrgID, id)
+	job, attempts, err := intake.JobHistoryIn(ctx, s.pool, u.Scope(), id)
 	if err != nil {
 		return err
 	}
-	infos, err := runs.ForSubject(ctx, s.pool, u.OrgID, "bookkeeper", job.IntakeID)
+	infos, err := runs.ForSubject(ctx, s.pool, job.OrgID, "bookkeeper", job.IntakeID)
 	if err != nil {
 		return err
 	}
@@ -146,7 +192,11 @@ func (s *Server) adminRetry(c echo.Context) error {
 		return err
 	}
 	u := currentUser(c)
-	out, err := s.app.Outbox.Retry(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor())
+	var out intake.LaunchOutcome
+	job, _, err := intake.JobHistoryIn(c.Request().Context(), s.pool, u.Scope(), id)
+	if err == nil { // the job's own org: an operator retries any org's
+		out, err = s.app.Outbox.Retry(c.Request().Context(), job.OrgID, id, c.FormValue("reason"), u.Actor())
+	}
 	if err != nil {
 		e := toAppError(err)
 		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
@@ -165,19 +215,25 @@ func (s *Server) runsPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := currentUser(c)
 	kind, state := c.QueryParam("kind"), c.QueryParam("state")
-	list, err := runs.List(ctx, s.pool, u.OrgID, runs.ListFilter{Kind: kind, State: state})
+	list, err := runs.ListIn(ctx, s.pool, u.Scope(), runs.ListFilter{Kind: kind, State: state})
 	if err != nil {
 		return err
 	}
-	stranded, sweep, err := intake.StrandedWork(ctx, s.pool, u.OrgID, 2*s.app.Engine.LeaseTTL+time.Minute)
+	stranded, sweep, err := intake.StrandedWorkIn(ctx, s.pool, u.Scope(), 2*s.app.Engine.LeaseTTL+time.Minute)
 	if err != nil {
 		return err
 	}
-	counts, err := runs.Counts(ctx, s.pool, u.OrgID)
+	counts, err := runs.CountsIn(ctx, s.pool, u.Scope())
 	if err != nil {
 		return err
 	}
-	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep, Counts: counts}))
+	props := views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep, Counts: counts}
+	if u.IsOperator() {
+		if props.OrgSlugs, err = org.Slugs(ctx, s.pool); err != nil {
+			return err
+		}
+	}
+	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), props))
 }
 
 // runRetry is an operator's retry of a stranded pipeline run, from the runs page.
@@ -194,7 +250,11 @@ func (s *Server) runAbandon(c echo.Context) error {
 func (s *Server) runAction(c echo.Context, done string, act func(ctx context.Context, orgID int64, runID, actor string) error) error {
 	u := currentUser(c)
 	id := c.Param("id")
-	if err := act(c.Request().Context(), u.OrgID, id, u.Email); err != nil {
+	run, err := runs.GetIn(c.Request().Context(), s.pool, u.Scope(), id)
+	if err == nil { // the run's own org: an operator acts on any org's
+		err = act(c.Request().Context(), run.OrgID, id, u.Email)
+	}
+	if err != nil {
 		e := toAppError(err)
 		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
 			return err
@@ -208,7 +268,7 @@ func (s *Server) runAction(c echo.Context, done string, act func(ctx context.Con
 
 func (s *Server) runPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	info, err := runs.Get(ctx, s.pool, currentUser(c).OrgID, c.Param("id"))
+	info, err := runs.GetIn(ctx, s.pool, currentUser(c).Scope(), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -254,4 +314,14 @@ func bulkOutcome(props *views.DeadLettersProps, res intake.BulkRetry, err error)
 	}
 	props.Error = e.Message
 	return statusByCode[e.Code], nil
+}
+
+// bulkRetryProgress is the dead-letter page's progress of its durable bulk
+// retries, which the page polls while one runs.
+func (s *Server) bulkRetryProgress(c echo.Context) error {
+	list, err := intake.BulkRetryRuns(c.Request().Context(), s.pool, currentUser(c).Scope())
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.BulkRetryRuns(list))
 }

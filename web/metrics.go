@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"greatbook/internal/app"
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
 )
@@ -38,28 +39,34 @@ func (s *Server) countApprove(launch *intake.LaunchOutcome, err error) {
 	s.app.Metrics.ApproveOutcomes.WithLabelValues(outcome).Inc()
 }
 
-// metrics serves Prometheus metrics to a scraper on this machine, and
-// otherwise to admins only (session or API token). A request that came
-// through a proxy is not a local scraper, even though it arrives from
-// loopback: behind a proxy (Options.BehindProxy, or proxy headers) only
-// admins may read them.
+// metrics serves Prometheus metrics. A reader with credentials (a session
+// or an API token) sees what their role allows, wherever they read from:
+// an instance operator the whole instance, an org's admin their org's jobs
+// and runs only (app.OrgRegistry), anyone else nothing. A request without
+// credentials is served the whole instance only when it comes straight
+// from this machine (a local scraper): a request that came through a proxy
+// is not a local scraper, even though it arrives from loopback: behind a
+// proxy (Options.BehindProxy, or proxy headers) it must sign in.
 func (s *Server) metrics(c echo.Context) error {
-	if !s.localScraper(c.Request()) {
-		u := currentUser(c)
-		if u == nil && strings.HasPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ") {
-			tok := strings.TrimPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-			if found, err := s.auth.UserForAPIToken(c.Request().Context(), tok); err == nil {
-				u = &found
-			}
-		}
-		if u == nil {
-			return apperr.New(apperr.Unauthorized, "sign in to read the metrics")
-		}
-		if !u.IsAdmin() {
-			return apperr.New(apperr.Forbidden, "the metrics are for admins")
+	u := currentUser(c)
+	if u == nil && strings.HasPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ") {
+		tok := strings.TrimPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+		if found, err := s.auth.UserForAPIToken(c.Request().Context(), tok); err == nil {
+			u = &found
 		}
 	}
-	promhttp.HandlerFor(s.app.Metrics.Registry, promhttp.HandlerOpts{}).ServeHTTP(c.Response(), c.Request())
+	registry := s.app.Metrics.Registry
+	switch {
+	case u == nil && s.localScraper(c.Request()):
+	case u == nil:
+		return apperr.New(apperr.Unauthorized, "sign in to read the metrics")
+	case u.IsOperator():
+	case u.IsAdmin():
+		registry = app.OrgRegistry(s.pool, u.OrgID)
+	default:
+		return apperr.New(apperr.Forbidden, "the metrics are for admins and operators")
+	}
+	promhttp.HandlerFor(registry, promhttp.HandlerOpts{}).ServeHTTP(c.Response(), c.Request())
 	return nil
 }
 

@@ -238,6 +238,33 @@ func requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// requireOrgMember keeps an instance operator out of an org's own pages
+// (the desk, documents, the ledger): an operator is no org's member and
+// decides no document.
+func requireOrgMember(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if u := currentUser(c); u != nil && u.IsOperator() {
+			return apperr.New(apperr.Forbidden, "an instance operator watches runs and dead letters; documents are for their org's reviewers")
+		}
+		return next(c)
+	}
+}
+
+// requireAdminOrOperator lets through an org's admin (their org's runs and
+// dead letters) and an instance operator (every org's).
+func requireAdminOrOperator(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		u := currentUser(c)
+		if u == nil {
+			return apperr.New(apperr.Unauthorized, "sign in to continue")
+		}
+		if !u.IsAdmin() && !u.IsOperator() {
+			return apperr.New(apperr.Forbidden, "this needs the admin or operator role")
+		}
+		return next(c)
+	}
+}
+
 // requireAdmin lets only admins through.
 func requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {

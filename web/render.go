@@ -11,6 +11,7 @@ import (
 
 	"greatbook/internal/auth"
 	"greatbook/internal/intake"
+	"greatbook/internal/org"
 	"greatbook/views"
 )
 
@@ -45,8 +46,8 @@ func (s *Server) chrome(c echo.Context, title, active string) views.Chrome {
 	ch := views.Chrome{Title: title, Active: active, RequestID: c.Response().Header().Get(echo.HeaderXRequestID)}
 	if u, ok := c.Get(ctxUser).(*auth.User); ok {
 		ch.User = u
-		if u.IsAdmin() {
-			ch.DeadLetters = s.deadLetterCount(c, u.OrgID)
+		if u.IsAdmin() || u.IsOperator() {
+			ch.DeadLetters = s.deadLetterCount(c, u.Scope())
 		}
 	}
 	if sess, ok := c.Get(ctxSession).(*sessions.Session); ok {
@@ -66,8 +67,8 @@ func (s *Server) chrome(c echo.Context, title, active string) views.Chrome {
 // page, so it is right after any retry or abandon (an index-only count on
 // jobs_dead_letters_idx). A count that fails leaves the badge off rather
 // than the page.
-func (s *Server) deadLetterCount(c echo.Context, orgID int64) int {
-	n, err := intake.CountDeadLetters(c.Request().Context(), s.pool, orgID, intake.DeadLetterFilter{})
+func (s *Server) deadLetterCount(c echo.Context, scope org.Scope) int {
+	n, err := intake.CountDeadLettersIn(c.Request().Context(), s.pool, scope, intake.DeadLetterFilter{})
 	if err != nil {
 		s.logger.Warn("web: count dead letters for the nav", "error", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID))
 		return 0

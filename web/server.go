@@ -130,8 +130,13 @@ func (s *Server) routes() {
 	b.POST("/signout", s.signOut)
 	b.GET("/metrics", s.metrics)
 
-	u := b.Group("", requireUser)
-	u.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/desk") })
+	u := b.Group("", requireUser, requireOrgMember)
+	b.GET("/", func(c echo.Context) error {
+		if u := currentUser(c); u != nil && u.IsOperator() {
+			return c.Redirect(http.StatusSeeOther, "/admin/runs")
+		}
+		return c.Redirect(http.StatusSeeOther, "/desk")
+	}, requireUser)
 	u.GET("/desk", s.desk)
 	u.GET("/upload", s.uploadPage)
 	u.POST("/upload", s.upload)
@@ -151,16 +156,20 @@ func (s *Server) routes() {
 	u.POST("/jobs/:id/retry", s.retryJob, requireAdmin)
 
 	// The operators' pages.
+	// Slice F (issue 16): the runs and dead letters, an org admin's own
+	// org's and an instance operator's of every org.
+	ops := b.Group("/admin", requireUser, requireAdminOrOperator)
+	ops.GET("/dead-letters", s.deadLetters)
+	ops.POST("/dead-letters/retry", s.bulkRetry)
+	ops.POST("/dead-letters/retry-selected", s.retrySelected)
+	ops.GET("/dead-letters/bulk-runs", s.bulkRetryProgress)
+	ops.GET("/jobs/:id", s.jobPage)
+	ops.POST("/jobs/:id/retry", s.adminRetry)
+	ops.GET("/runs", s.runsPage)
+	ops.GET("/runs/:id", s.runPage)
+	ops.POST("/runs/:id/retry", s.runRetry)
+	ops.POST("/runs/:id/abandon", s.runAbandon)
 	adm := u.Group("/admin", requireAdmin)
-	adm.GET("/dead-letters", s.deadLetters)
-	adm.POST("/dead-letters/retry", s.bulkRetry)
-	adm.POST("/dead-letters/retry-selected", s.retrySelected)
-	adm.GET("/jobs/:id", s.jobPage)
-	adm.POST("/jobs/:id/retry", s.adminRetry)
-	adm.GET("/runs", s.runsPage)
-	adm.GET("/runs/:id", s.runPage)
-	adm.POST("/runs/:id/retry", s.runRetry)
-	adm.POST("/runs/:id/abandon", s.runAbandon)
 	adm.GET("/supplier-rules", s.supplierRules)
 	adm.POST("/supplier-rules/change", s.changeSupplierRule)
 	adm.POST("/supplier-rules/forget", s.forgetSupplierRule)

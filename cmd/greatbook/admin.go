@@ -153,15 +153,23 @@ func (e env) orgSet(ctx context.Context, args []string) error {
 
 func (e env) userAdd(ctx context.Context, args []string) error {
 	c := e.subcommand("user add")
-	orgSlug := c.flags.String("org", "", "org slug")
+	orgSlug := c.flags.String("org", "", "org slug (none for an operator)")
 	email := c.flags.String("email", "", "email address")
-	role := c.flags.String("role", "", "reviewer or admin")
+	role := c.flags.String("role", "", "reviewer, admin or operator")
 	fromStdin := c.flags.Bool("password-stdin", false, "read the password from standard input")
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	if *orgSlug == "" || *email == "" || *role == "" || !*fromStdin {
-		return errors.New("usage: greatbook user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin")
+	const usage = "usage: greatbook user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin" +
+		" (an operator: --role operator --email EMAIL --password-stdin, no --org)"
+	operator := auth.Role(*role) == auth.RoleOperator
+	switch {
+	case *email == "" || *role == "" || !*fromStdin:
+		return errors.New(usage)
+	case operator && *orgSlug != "":
+		return errors.New("an operator belongs to no org: leave out --org; " + usage)
+	case !operator && *orgSlug == "":
+		return errors.New("a reviewer or an admin belongs to an org: give --org SLUG; " + usage)
 	}
 	password, err := readPassword(e.stdin)
 	if err != nil {
@@ -172,13 +180,19 @@ func (e env) userAdd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	o, err := org.BySlug(ctx, d.pool, *orgSlug)
-	if err != nil {
-		return errors.New(message(err))
+	var o org.Org
+	if !operator {
+		if o, err = org.BySlug(ctx, d.pool, *orgSlug); err != nil {
+			return errors.New(message(err))
+		}
 	}
 	u, err := auth.NewService(d.pool).CreateUser(ctx, o.ID, *email, auth.Role(*role), password)
 	if err != nil {
 		return errors.New(message(err))
+	}
+	if operator {
+		fmt.Fprintf(e.stdout, "user %s (operator of every org)\n", u.Email)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "user %s (%s) in org %s\n", u.Email, u.Role, o.Slug)
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -119,3 +120,48 @@ func TestDemoIsIdempotent(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// An instance operator is added without an org, and only without one; a
+// reviewer or an admin only with one.
+func TestUserAddOperator(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	runCLI(t, db.URL, "", "org", "add", "acme", "--name", "Acme AB")
+	out := runCLI(t, db.URL, "a long password\n", "user", "add", "--role", "operator", "--email", "olga@ops.test", "--password-stdin")
+	if !strings.Contains(out, "operator of every org") {
+		t.Fatalf("user add --role operator: %q", out)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM users WHERE email = 'olga@ops.test' AND role = 'operator' AND org_id IS NULL`); n != 1 {
+		t.Fatalf("operators without an org: %d, want 1", n)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"an operator with an org", []string{"--role", "operator", "--org", "acme"}, "an operator belongs to no org"},
+		{"an admin without an org", []string{"--role", "admin"}, "a reviewer or an admin belongs to an org"},
+		{"a reviewer without an org", []string{"--role", "reviewer"}, "a reviewer or an admin belongs to an org"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"user", "add", "--email", "x@ops.test", "--password-stdin"}, tc.args...)
+			err := run(context.Background(), args, func(k string) string {
+				if k == "DATABASE_URL" {
+					return db.URL
+				}
+				return ""
+			}, strings.NewReader("a long password\n"), io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v, want one line saying %q", err, tc.want)
+			}
+		})
+	}
+	// The database refuses an org-less admin and an operator in an org, whoever writes them.
+	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO users (org_id, email, role, password_hash) VALUES (NULL, 'a@x.test', 'admin', 'h')`); err == nil {
+		t.Error("an admin without an org was stored")
+	}
+	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO users (org_id, email, role, password_hash)
+		VALUES ((SELECT id FROM orgs WHERE slug = 'acme'), 'o@x.test', 'operator', 'h')`); err == nil {
+		t.Error("an operator in an org was stored")
+	}
+}

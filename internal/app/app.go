@@ -69,12 +69,14 @@ type App struct {
 	Pipeline   *pipeline.Pipeline
 	Bookkeeper *bookkeeper.Bookkeeper
 	Outbox     *intake.Outbox
-	Decisions  *intake.Decisions
-	Typewriter *typewriter.Service
-	Webhooks   *webhooks.Service
-	Metrics    *Metrics
-	cfg        Config
-	log        *slog.Logger
+	// BulkRetries runs a bulk retry of many dead letters as a durable run.
+	BulkRetries *intake.BulkRetries
+	Decisions   *intake.Decisions
+	Typewriter  *typewriter.Service
+	Webhooks    *webhooks.Service
+	Metrics     *Metrics
+	cfg         Config
+	log         *slog.Logger
 
 	// stop cancels the background work Start started; loops are the
 	// goroutines it runs (the sweep and resume loops), which Close waits
@@ -100,6 +102,7 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 		a.Bookkeeper.RetryBackoff = cfg.RetryBackoff
 	}
 	a.Outbox = &intake.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff}
+	a.BulkRetries = intake.NewBulkRetries(pool, engine, a.Outbox)
 	a.Decisions = &intake.Decisions{Pool: pool, Outbox: a.Outbox}
 	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
 	a.Webhooks = &webhooks.Service{Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout, Logger: cfg.Logger}

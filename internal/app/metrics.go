@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"greatbook/internal/database"
+	"greatbook/internal/org"
 )
 
 // Metrics are what the people who run greatbook watch (GET /metrics).
@@ -35,15 +36,30 @@ func NewMetrics(pool database.Executor) *Metrics {
 			[]string{"route", "method", "code"}),
 	}
 	m.Registry.MustRegister(m.ApproveOutcomes, m.SweepPasses, m.SweepLaunched, m.SweepFailed, m.RequestDuration,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), dbCollector{pool})
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), dbCollector{pool: pool, scope: org.AllOrgs()})
 	for _, o := range []string{"launched", "launch_failed", "conflict", "invalid", "error"} {
 		m.ApproveOutcomes.WithLabelValues(o)
 	}
 	return m
 }
 
-// dbCollector reads jobs by status and runs by state and node at scrape time.
-type dbCollector struct{ pool database.Executor }
+// OrgRegistry is what an org's admin reads on /metrics: the jobs and runs
+// of that org only, gathered at scrape time. The process's own metrics
+// (request timings, approvals, sweeps) are the instance's, every org's
+// together, so they are left out: only an operator or a local scraper
+// reads them.
+func OrgRegistry(pool database.Executor, orgID int64) *prometheus.Registry {
+	r := prometheus.NewRegistry()
+	r.MustRegister(dbCollector{pool: pool, scope: org.Only(orgID)})
+	return r
+}
+
+// dbCollector reads jobs by status and runs by state and node at scrape
+// time, of the orgs in its scope.
+type dbCollector struct {
+	pool  database.Executor
+	scope org.Scope
+}
 
 var (
 	jobsDesc = prometheus.NewDesc("greatbook_jobs", "Outbox jobs by status (pending, launched, failed, abandoned, done).", []string{"status"}, nil)
@@ -56,7 +72,8 @@ func (c dbCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	counts := map[string]float64{"pending": 0, "launched": 0, "failed": 0, "abandoned": 0, "done": 0}
-	if rows, err := c.pool.Query(ctx, `SELECT status, count(*) FROM jobs GROUP BY status`); err == nil {
+	var args []any
+	if rows, err := c.pool.Query(ctx, `SELECT status, count(*) FROM jobs WHERE `+c.scope.Where("org_id", &args)+` GROUP BY status`, args...); err == nil {
 		for rows.Next() {
 			var s string
 			var n float64
@@ -69,7 +86,8 @@ func (c dbCollector) Collect(ch chan<- prometheus.Metric) {
 	for s, n := range counts {
 		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, n, s)
 	}
-	if rows, err := c.pool.Query(ctx, `SELECT kind, state, coalesce(next_node, ''), count(*) FROM runs GROUP BY 1, 2, 3`); err == nil {
+	args = nil
+	if rows, err := c.pool.Query(ctx, `SELECT kind, state, coalesce(next_node, ''), count(*) FROM runs WHERE `+c.scope.Where("org_id", &args)+` GROUP BY 1, 2, 3`, args...); err == nil {
 		for rows.Next() {
 			var kind, state, node string
 			var n float64

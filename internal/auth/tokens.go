@@ -38,7 +38,9 @@ func (s *Service) UserForAPIToken(ctx context.Context, token string) (User, erro
 		var u User
 		err := s.DB.QueryRow(ctx, `
 			SELECT t.id, `+userColumns+`
-			FROM api_tokens t JOIN users u ON u.id = t.user_id JOIN orgs o ON o.id = u.org_id
+			FROM api_tokens t JOIN users u ON u.id = t.user_id
+			-- An inner join: the API is an org's, and an operator (no org) has no token that works.
+			JOIN orgs o ON o.id = u.org_id
 			WHERE t.token_hash = $1 AND t.revoked_at IS NULL`, tokenHash(token)).
 			Scan(&tokenID, &u.ID, &u.OrgID, &u.OrgSlug, &u.OrgName, &u.Email, &u.Role)
 		return u, err

@@ -16,20 +16,25 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/org"
 	"greatbook/internal/storable"
 )
 
 // Role is what a user may do: reviewers decide documents, admins also
-// operate (retry jobs, mark documents not duplicates).
+// operate their org (retry jobs, mark documents not duplicates), and an
+// instance operator, in no org, watches and retries the runs and dead
+// letters of every org but decides no document.
 type Role string
 
 // The roles.
 const (
 	RoleReviewer Role = "reviewer"
 	RoleAdmin    Role = "admin"
+	RoleOperator Role = "operator"
 )
 
-// User is a person who signs in. Every user belongs to one org.
+// User is a person who signs in. Every user but an operator belongs to one
+// org; an operator's OrgID is 0.
 type User struct {
 	ID      int64
 	OrgID   int64
@@ -41,6 +46,18 @@ type User struct {
 
 // IsAdmin reports whether u has the admin role.
 func (u User) IsAdmin() bool { return u.Role == RoleAdmin }
+
+// IsOperator reports whether u is an instance operator (in no org).
+func (u User) IsOperator() bool { return u.Role == RoleOperator }
+
+// Scope is whose runs, jobs and metrics u may read: an operator every org's,
+// anyone else their own org's only.
+func (u User) Scope() org.Scope {
+	if u.IsOperator() {
+		return org.AllOrgs()
+	}
+	return org.Only(u.OrgID)
+}
 
 // Actor returns u as the actor of audit events.
 func (u User) Actor() audit.Actor { return audit.Actor{UserID: u.ID, Label: u.Email} }
@@ -69,7 +86,10 @@ func NewService(db database.Executor) *Service {
 	return &Service{DB: db, Password: DefaultPasswordParams, Now: time.Now, FreeFailures: 3, MaxBlock: 15 * time.Minute}
 }
 
-const userColumns = `u.id, u.org_id, o.slug, o.name, u.email, u.role`
+const userColumns = `u.id, coalesce(u.org_id, 0), coalesce(o.slug, ''), coalesce(o.name, ''), u.email, u.role`
+
+// usersFrom joins a user to their org, if they have one (an operator has none).
+const usersFrom = `users u LEFT JOIN orgs o ON o.id = u.org_id`
 
 func scanUser(row pgx.Row) (User, error) {
 	var u User
@@ -77,15 +97,21 @@ func scanUser(row pgx.Row) (User, error) {
 	return u, err
 }
 
-// CreateUser adds a user to an org. Re-running with the same address, org and
+// CreateUser adds a user to an org, or an operator to none (orgID 0, and
+// only for an operator). Re-running with the same address, org and
 // role keeps the user and sets the password (so scripts may re-run).
 func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, role Role, password string) (User, error) {
 	email = strings.TrimSpace(email)
 	if !strings.Contains(email, "@") || strings.ContainsAny(email, " \t\r\n") {
 		return User{}, apperr.New(apperr.Invalid, "%q is not an email address", email)
 	}
-	if role != RoleReviewer && role != RoleAdmin {
-		return User{}, apperr.New(apperr.Invalid, "role must be reviewer or admin, not %q", role)
+	switch {
+	case role != RoleReviewer && role != RoleAdmin && role != RoleOperator:
+		return User{}, apperr.New(apperr.Invalid, "role must be reviewer, admin or operator, not %q", role)
+	case role == RoleOperator && orgID != 0:
+		return User{}, apperr.New(apperr.Invalid, "an operator belongs to no org")
+	case role != RoleOperator && orgID == 0:
+		return User{}, apperr.New(apperr.Invalid, "a %s belongs to an org", role)
 	}
 	if len([]rune(password)) < MinPasswordLength {
 		return User{}, apperr.New(apperr.Invalid, "password must have at least %d characters", MinPasswordLength)
@@ -97,11 +123,11 @@ func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, rol
 	return database.WithTxV(ctx, s.DB, func(tx pgx.Tx) (User, error) {
 		var id, existingOrg int64
 		var existingRole Role
-		err := tx.QueryRow(ctx, `SELECT id, org_id, role FROM users WHERE lower(email) = lower($1) FOR UPDATE`, email).
+		err := tx.QueryRow(ctx, `SELECT id, coalesce(org_id, 0), role FROM users WHERE lower(email) = lower($1) FOR UPDATE`, email).
 			Scan(&id, &existingOrg, &existingRole)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
-			err = tx.QueryRow(ctx, `INSERT INTO users (org_id, email, role, password_hash) VALUES ($1, $2, $3, $4) RETURNING id`,
+			err = tx.QueryRow(ctx, `INSERT INTO users (org_id, email, role, password_hash) VALUES (NULLIF($1::bigint, 0), $2, $3, $4) RETURNING id`,
 				orgID, email, role, hash).Scan(&id)
 			if database.IsUniqueViolation(err, "users_email_key") {
 				return User{}, apperr.New(apperr.InvalidState, "a user %s exists already", email)
@@ -118,7 +144,7 @@ func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, rol
 		if err != nil {
 			return User{}, fmt.Errorf("auth: create user: %w", err)
 		}
-		return scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = $1`, id))
+		return scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM `+usersFrom+` WHERE u.id = $1`, id))
 	})
 }
 
@@ -126,7 +152,7 @@ func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, rol
 // that no longer exists is unauthorized; any other failure is returned
 // wrapped.
 func (s *Service) UserByID(ctx context.Context, id int64) (User, error) {
-	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = $1`, id))
+	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM `+usersFrom+` WHERE u.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, apperr.New(apperr.Unauthorized, "no such user")
 	}
@@ -139,7 +165,7 @@ func (s *Service) UserByID(ctx context.Context, id int64) (User, error) {
 // UserInOrg loads a user of an org: another org's user is not found. Any
 // other failure (the database being unreachable) is returned wrapped.
 func (s *Service) UserInOrg(ctx context.Context, orgID, id int64) (User, error) {
-	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = $1 AND u.org_id = $2`, id, orgID))
+	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM `+usersFrom+` WHERE u.id = $1 AND u.org_id = $2`, id, orgID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, apperr.New(apperr.NotFound, "no user %d", id)
 	}
@@ -151,7 +177,7 @@ func (s *Service) UserInOrg(ctx context.Context, orgID, id int64) (User, error) 
 
 // UserByEmail loads a user by address.
 func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
-	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE lower(u.email) = lower($1)`, email))
+	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM `+usersFrom+` WHERE lower(u.email) = lower($1)`, email))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, apperr.New(apperr.NotFound, "no user %s", email)
 	}
@@ -208,7 +234,7 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 	var user User
 	var hash string
 	err := s.DB.QueryRow(ctx, `SELECT `+userColumns+`, u.password_hash
-		FROM users u JOIN orgs o ON o.id = u.org_id WHERE lower(u.email) = lower($1)`, email).
+		FROM `+usersFrom+` WHERE lower(u.email) = lower($1)`, email).
 		Scan(&user.ID, &user.OrgID, &user.OrgSlug, &user.OrgName, &user.Email, &user.Role, &hash)
 	known := err == nil
 	if !known && !errors.Is(err, pgx.ErrNoRows) {

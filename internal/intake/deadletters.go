@@ -15,6 +15,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/org"
 	"greatbook/internal/storable"
 )
 
@@ -27,16 +28,18 @@ type DeadLetterFilter struct {
 	From, To   string // YYYY-MM-DD, the job's last change
 }
 
-// DeadLetter is a job that needs an operator, with its document.
+// DeadLetter is a job that needs an operator, with its document and the
+// slug of its org (an instance operator lists every org's).
 type DeadLetter struct {
 	Job
 	Supplier string
 	Number   string
+	Org      string
 }
 
-func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
-	where := []string{"j.org_id = $1"}
-	args := []any{orgID}
+func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
+	var args []any
+	where := []string{scope.Where("j.org_id", &args)}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	switch f.Status {
 	case "":
@@ -80,20 +83,26 @@ func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
 // The page shows the first DeadLetterPage; CountDeadLetters says how many
 // there are in all.
 func DeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) ([]DeadLetter, error) {
-	return deadLetters(ctx, q, orgID, f, DeadLetterPage)
+	return DeadLettersIn(ctx, q, org.Only(orgID), f)
+}
+
+// DeadLettersIn lists the dead letters of a scope (an operator's: every
+// org's), as DeadLetters does.
+func DeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) ([]DeadLetter, error) {
+	return deadLetters(ctx, q, scope, f, DeadLetterPage)
 }
 
 // DeadLetterPage is how many dead letters the page lists.
 const DeadLetterPage = 500
 
 // deadLetters lists up to limit dead letters (every one when limit is 0).
-func deadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter, limit int) ([]DeadLetter, error) {
-	where, args, err := f.where(orgID)
+func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, limit int) ([]DeadLetter, error) {
+	where, args, err := f.where(scope)
 	if err != nil {
 		return nil, err
 	}
-	sql := `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, '')
-		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id WHERE ` + where + ` ORDER BY j.updated_at DESC, j.id DESC`
+	sql := `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug
+		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id WHERE ` + where + ` ORDER BY j.updated_at DESC, j.id DESC`
 	if limit > 0 {
 		sql += fmt.Sprintf(" LIMIT %d", limit)
 	}
@@ -105,7 +114,7 @@ func deadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLe
 		var dl DeadLetter
 		j := &dl.Job
 		err := r.Scan(&j.ID, &j.OrgID, &j.IntakeID, &j.Status, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.ErrorClass,
-			&j.RunID, &j.LaunchedAt, &j.NextAttemptAt, &j.CreatedBy, &j.CreatedAt, &j.UpdatedAt, &dl.Supplier, &dl.Number)
+			&j.RunID, &j.LaunchedAt, &j.NextAttemptAt, &j.CreatedBy, &j.CreatedAt, &j.UpdatedAt, &dl.Supplier, &dl.Number, &dl.Org)
 		return dl, err
 	})
 }
@@ -124,7 +133,12 @@ type Attempt struct {
 
 // JobHistory returns a job of an org with every attempt, oldest first.
 func JobHistory(ctx context.Context, q database.Executor, orgID, jobID int64) (Job, []Attempt, error) {
-	job, err := GetJob(ctx, q, orgID, jobID)
+	return JobHistoryIn(ctx, q, org.Only(orgID), jobID)
+}
+
+// JobHistoryIn is JobHistory for a job in a scope (an operator's: any org's).
+func JobHistoryIn(ctx context.Context, q database.Executor, scope org.Scope, jobID int64) (Job, []Attempt, error) {
+	job, err := jobIn(ctx, q, scope, jobID)
 	if err != nil {
 		return Job{}, nil, err
 	}
@@ -151,7 +165,12 @@ type BulkRetry struct {
 
 // CountDeadLetters counts the dead letters a filter matches.
 func CountDeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) (int, error) {
-	where, args, err := f.where(orgID)
+	return CountDeadLettersIn(ctx, q, org.Only(orgID), f)
+}
+
+// CountDeadLettersIn counts the dead letters of a scope a filter matches.
+func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) (int, error) {
+	where, args, err := f.where(scope)
 	if err != nil {
 		return 0, err
 	}
@@ -179,7 +198,12 @@ type DryRun struct {
 
 // DryRunRetry is the dry run of RetryMatching.
 func DryRunRetry(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) (DryRun, error) {
-	where, args, err := f.where(orgID)
+	return DryRunRetryIn(ctx, q, org.Only(orgID), f)
+}
+
+// DryRunRetryIn is the dry run of RetryMatchingIn.
+func DryRunRetryIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) (DryRun, error) {
+	where, args, err := f.where(scope)
 	if err != nil {
 		return DryRun{}, err
 	}
@@ -216,13 +240,19 @@ func dryRunOf(jobs []Job) DryRun {
 // only as many: someone else's retry and a new dead letter would leave the
 // count alone). Each retry is audited with the actor like a single one.
 func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFilter, reason string, confirmed DryRun, actor audit.Actor) (BulkRetry, error) {
+	return o.RetryMatchingIn(ctx, org.Only(orgID), f, reason, confirmed, actor)
+}
+
+// RetryMatchingIn is RetryMatching over a scope (an operator's: every
+// org's); each letter is retried in its own org.
+func (o *Outbox) RetryMatchingIn(ctx context.Context, scope org.Scope, f DeadLetterFilter, reason string, confirmed DryRun, actor audit.Actor) (BulkRetry, error) {
 	if err := needReason(reason); err != nil {
 		return BulkRetry{}, err
 	}
 	// Once confirmed, the retries go ahead even if the operator's request
 	// goes away (each launch is bounded by its own timeout).
 	ctx = context.WithoutCancel(ctx)
-	list, err := deadLetters(ctx, o.Pool, orgID, f, 0)
+	list, err := deadLetters(ctx, o.Pool, scope, f, 0)
 	if err != nil {
 		return BulkRetry{}, err
 	}
@@ -237,23 +267,20 @@ func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFil
 	case now.Set != confirmed.Set:
 		return res, apperr.New(apperr.InvalidState, "the filter still matches %d dead letters, but not the ones you counted; count again", now.Count)
 	}
-	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: orgID, Actor: actor, Action: "bulk_retry",
+	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: scope.OrgID(), Actor: actor, Action: "bulk_retry",
 		Detail: map[string]any{"reason": reason, "matched": len(list), "filter": f}}); err != nil {
 		return res, err
 	}
-	ids := make([]int64, len(list))
-	for i, dl := range list {
-		ids[i] = dl.ID
-	}
-	return res, o.retryEach(ctx, orgID, ids, reason, actor, &res)
+	return res, o.retryEach(ctx, jobs, reason, actor, &res)
 }
 
-// retryEach retries jobs ids one by one, each as a single retry does (its
-// own transaction, its tenancy and state checks), counting into res: a job
-// no longer retryable is skipped; any other error stops the loop.
-func (o *Outbox) retryEach(ctx context.Context, orgID int64, ids []int64, reason string, actor audit.Actor, res *BulkRetry) error {
-	for _, id := range ids {
-		out, err := o.Retry(ctx, orgID, id, reason, actor)
+// retryEach retries jobs one by one, each as a single retry in its own
+// org does (its own transaction, its tenancy and state checks), counting
+// into res: a job no longer retryable is skipped; any other error stops the
+// loop.
+func (o *Outbox) retryEach(ctx context.Context, jobs []Job, reason string, actor audit.Actor, res *BulkRetry) error {
+	for _, j := range jobs {
+		out, err := o.Retry(ctx, j.OrgID, j.ID, reason, actor)
 		switch {
 		case apperr.Is(err, apperr.InvalidState):
 			res.Skipped++
@@ -279,6 +306,12 @@ const MaxSelected = DeadLetterPage
 // ids), and each job is then retried in its own transaction like a single
 // retry; one launched meanwhile by someone else is counted as skipped.
 func (o *Outbox) RetrySelected(ctx context.Context, orgID int64, jobIDs []int64, reason string, actor audit.Actor) (BulkRetry, error) {
+	return o.RetrySelectedIn(ctx, org.Only(orgID), jobIDs, reason, actor)
+}
+
+// RetrySelectedIn is RetrySelected over a scope (an operator's: every
+// org's); each job is retried in its own org.
+func (o *Outbox) RetrySelectedIn(ctx context.Context, scope org.Scope, jobIDs []int64, reason string, actor audit.Actor) (BulkRetry, error) {
 	if err := needReason(reason); err != nil {
 		return BulkRetry{}, err
 	}
@@ -292,17 +325,22 @@ func (o *Outbox) RetrySelected(ctx context.Context, orgID int64, jobIDs []int64,
 	case len(ids) > MaxSelected:
 		return BulkRetry{}, apperr.New(apperr.Invalid, "at most %d dead letters can be retried at once, not %d", MaxSelected, len(ids))
 	}
-	rows, err := o.Pool.Query(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND id = ANY($2)`, orgID, ids)
+	args := []any{ids}
+	rows, err := o.Pool.Query(ctx, `SELECT id, org_id FROM jobs WHERE id = ANY($1) AND `+scope.Where("org_id", &args)+` ORDER BY id`, args...)
 	if err != nil {
 		return BulkRetry{}, fmt.Errorf("intake: retry selected: %w", err)
 	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
+		var j Job
+		err := r.Scan(&j.ID, &j.OrgID)
+		return j, err
+	})
 	if err != nil {
 		return BulkRetry{}, fmt.Errorf("intake: retry selected: %w", err)
 	}
 	if len(found) != len(ids) {
 		for _, id := range ids {
-			if !slices.Contains(found, id) {
+			if !slices.ContainsFunc(found, func(j Job) bool { return j.ID == id }) {
 				return BulkRetry{}, apperr.New(apperr.NotFound, "no job %d; nothing was retried", id)
 			}
 		}
@@ -310,10 +348,18 @@ func (o *Outbox) RetrySelected(ctx context.Context, orgID int64, jobIDs []int64,
 	// Once confirmed, the retries go ahead even if the operator's request
 	// goes away (each launch is bounded by its own timeout).
 	ctx = context.WithoutCancel(ctx)
-	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: orgID, Actor: actor, Action: "bulk_retry",
+	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: scope.OrgID(), Actor: actor, Action: "bulk_retry",
 		Detail: map[string]any{"reason": reason, "matched": len(ids), "jobs": ids}}); err != nil {
 		return BulkRetry{}, err
 	}
 	res := BulkRetry{Matched: len(ids)}
-	return res, o.retryEach(ctx, orgID, ids, reason, actor, &res)
+	return res, o.retryEach(ctx, found, reason, actor, &res)
+}
+
+// jobIn returns a job in a scope; a job outside it is not found.
+func jobIn(ctx context.Context, q database.Executor, scope org.Scope, jobID int64) (Job, error) {
+	if scope.All() {
+		return GetJobAnyOrg(ctx, q, jobID)
+	}
+	return GetJob(ctx, q, scope.OrgID(), jobID)
 }

@@ -3,11 +3,13 @@ package intake
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/database"
+	"greatbook/internal/org"
 )
 
 // Stranded is work that is not finished and that no sweep or resume pass
@@ -38,6 +40,11 @@ type SweepState struct {
 // retry policy fails it when its attempts are used up (then the job checks
 // see it). The runs page counts such runs as in backoff (runs.Counts).
 func StrandedWork(ctx context.Context, q database.Executor, orgID int64, leaseGrace time.Duration) ([]Stranded, SweepState, error) {
+	return StrandedWorkIn(ctx, q, org.Only(orgID), leaseGrace)
+}
+
+// StrandedWorkIn is StrandedWork over a scope (an operator's: every org's).
+func StrandedWorkIn(ctx context.Context, q database.Executor, scope org.Scope, leaseGrace time.Duration) ([]Stranded, SweepState, error) {
 	var st SweepState
 	err := q.QueryRow(ctx, `SELECT last_pass_at, launched, failed FROM sweep_passes WHERE id = 1`).Scan(&st.LastPassAt, &st.Launched, &st.Failed)
 	if err != nil && err != pgx.ErrNoRows {
@@ -67,7 +74,14 @@ func StrandedWork(ctx context.Context, q database.Executor, orgID int64, leaseGr
 	}
 	var out []Stranded
 	for _, c := range checks {
-		args := []any{orgID}
+		args := []any{scope.OrgID()}
+		if scope.All() {
+			// Every org: the org condition of each check, "x.org_id = $1",
+			// becomes always true (the SQL keeps its other numbering).
+			for _, alias := range []string{"j", "d", "r"} {
+				c.sql = strings.Replace(c.sql, alias+".org_id = $1", "$1::bigint = 0", 1)
+			}
+		}
 		if c.kind == "run" {
 			args = append(args, leaseGrace.Seconds())
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"greatbook/internal/database"
+	"greatbook/internal/org"
 )
 
 // StateCounts is how many of an org's runs are in each state. A running run
@@ -29,14 +30,21 @@ const inBackoff = `r.state = 'running' AND r.lease_owner IS NOT NULL AND r.lease
 
 // Counts counts an org's runs per state, in one statement.
 func Counts(ctx context.Context, q database.Executor, orgID int64) (StateCounts, error) {
+	return CountsIn(ctx, q, org.Only(orgID))
+}
+
+// CountsIn counts the runs of a scope (an operator's: every org's) per
+// state, in one statement.
+func CountsIn(ctx context.Context, q database.Executor, scope org.Scope) (StateCounts, error) {
 	var c StateCounts
+	var args []any
 	err := q.QueryRow(ctx, `SELECT
 			count(*) FILTER (WHERE r.state = 'running' AND NOT (`+inBackoff+`)),
 			count(*) FILTER (WHERE `+inBackoff+`),
 			count(*) FILTER (WHERE r.state = 'paused'),
 			count(*) FILTER (WHERE r.state = 'done'),
 			count(*) FILTER (WHERE r.state = 'failed')
-		FROM runs r WHERE r.org_id = $1`, orgID).Scan(&c.Running, &c.InBackoff, &c.Paused, &c.Done, &c.Failed)
+		FROM runs r WHERE `+scope.Where("r.org_id", &args), args...).Scan(&c.Running, &c.InBackoff, &c.Paused, &c.Done, &c.Failed)
 	if err != nil {
 		return c, fmt.Errorf("runs: counts: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
+	"greatbook/internal/org"
 	"greatbook/internal/storable"
 )
 
@@ -180,10 +181,17 @@ func scanInfo(row pgx.Row) (Info, error) {
 // id, is not found; any other failure (the database being unreachable) is
 // returned wrapped, so that it is answered and logged as what it is.
 func Get(ctx context.Context, q database.Executor, orgID int64, id string) (Info, error) {
+	return GetIn(ctx, q, org.Only(orgID), id)
+}
+
+// GetIn returns a run in a scope (an operator's: any org's); a run outside
+// it is not found.
+func GetIn(ctx context.Context, q database.Executor, scope org.Scope, id string) (Info, error) {
 	if !uuidPattern.MatchString(id) {
 		return Info{}, apperr.New(apperr.NotFound, "no run %s", storable.Clean(id, 64))
 	}
-	i, err := scanInfo(q.QueryRow(ctx, `SELECT `+infoColumns+` FROM runs WHERE id = $1::uuid AND org_id = $2`, id, orgID))
+	args := []any{id}
+	i, err := scanInfo(q.QueryRow(ctx, `SELECT `+infoColumns+` FROM runs WHERE id = $1::uuid AND `+scope.Where("org_id", &args), args...))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Info{}, apperr.New(apperr.NotFound, "no run %s", id)
 	}
@@ -226,6 +234,12 @@ type ListFilter struct {
 
 // List returns an org's runs, the most recently changed first.
 func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) ([]Info, error) {
+	return ListIn(ctx, q, org.Only(orgID), f)
+}
+
+// ListIn returns the runs of a scope (an operator's: every org's), the most
+// recently changed first.
+func ListIn(ctx context.Context, q database.Executor, scope org.Scope, f ListFilter) ([]Info, error) {
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
@@ -233,8 +247,9 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 		storable.Param{Name: "state", Value: f.State, Max: 64}); err != nil {
 		return nil, err
 	}
-	rows, err := q.Query(ctx, `SELECT `+infoColumns+` FROM runs WHERE org_id = $1 AND ($2 = '' OR kind = $2) AND ($3 = '' OR state = $3)
-		ORDER BY updated_at DESC, id LIMIT $4`, orgID, f.Kind, f.State, f.Limit)
+	args := []any{f.Kind, f.State, f.Limit}
+	rows, err := q.Query(ctx, `SELECT `+infoColumns+` FROM runs WHERE ($1 = '' OR kind = $1) AND ($2 = '' OR state = $2)
+		AND `+scope.Where("org_id", &args)+` ORDER BY updated_at DESC, id LIMIT $3`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("runs: list: %w", err)
 	}
