@@ -98,6 +98,9 @@ func (s *Server) routes() {
 	e.GET("/healthz", s.health)
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticFiles())))
 
+	// Slice 16-D: the API's own description, outside the token-guarded group.
+	e.GET("/api/v1/openapi.json", s.apiOpenAPI)
+
 	api := e.Group("/api/v1", s.bearerAuth)
 	api.GET("/me", s.apiMe)
 	api.GET("/users/:id", s.apiUser)

@@ -47,7 +47,8 @@ func newAppWith(t *testing.T, cfg app.Config) *site {
 	t.Cleanup(func() { stop(); services.Wait() })
 	srv := web.New(services, web.Options{Logger: testkit.Logger(t)})
 	srv.Auth().Password = testkit.FastPasswords
-	ts := httptest.NewServer(srv.Handler())
+	// Every /api/v1 response is checked against web/openapi.json (openapi_test.go).
+	ts := httptest.NewServer(validatingAPI(t, srv.Handler()))
 	t.Cleanup(ts.Close)
 	return &site{Server: ts, db: db, srv: srv, app: services}
 }
