@@ -111,6 +111,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case status == http.StatusServiceUnavailable:
 		// Expected while the database restarts: the client retries.
 		c.Response().Header().Set("Retry-After", retryAfterSeconds)
+		if database.SessionLost(err) {
+			// The server ended this session, so it most likely ended the
+			// pool's idle ones too: drop them, so that the next request
+			// dials afresh instead of meeting another dead connection
+			// (connections in use close when they are returned).
+			s.app.Pool.Reset()
+		}
 		s.logger.Warn("request unavailable", "request_id", requestID, "method", c.Request().Method,
 			"path", c.Request().URL.Path, "error", err)
 	case status >= 500:

@@ -51,3 +51,20 @@ func IsUnavailable(err error) bool {
 	// deadline: the pool is starved because the server does not answer.
 	return errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)
 }
+
+// SessionLost reports whether err says an established session died: the
+// server ended it (terminated, shut down, crashed) or the socket broke
+// under it. After that every idle connection of the pool is likely dead as
+// well (a restarted server ended them all) while the pool still hands them
+// out; a caller resets the pool. A refused connection attempt or a wait for
+// a connection is not a lost session: resetting then would only add churn.
+func SessionLost(err error) bool {
+	if err == nil || !IsUnavailable(err) {
+		return false
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) {
+		return false
+	}
+	return true
+}

@@ -59,6 +59,31 @@ func TestIsUnavailableClassifiesConnectionFailures(t *testing.T) {
 	}
 }
 
+// A lost session (the pool's idle ones are likely dead too) is told from a
+// refused connection attempt or a wait for a connection, which resetting
+// the pool would not help.
+func TestSessionLostIsADeadSessionNotARefusedDial(t *testing.T) {
+	t.Parallel()
+	pg := func(code string) error { return &pgconn.PgError{Severity: "FATAL", Code: code} }
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"terminated 57P01", fmt.Errorf("auth: check token: %w", pg("57P01")), true},
+		{"broken pipe on a write", &net.OpError{Op: "write", Net: "unix", Err: syscall.EPIPE}, true},
+		{"EOF", io.EOF, true},
+		{"a refused dial", &pgconn.ConnectError{}, false},
+		{"acquire timeout", context.DeadlineExceeded, false},
+		{"a server that answered", pg("23505"), false},
+		{"nil", nil, false},
+	} {
+		if got := database.SessionLost(tc.err); got != tc.want {
+			t.Errorf("%s: SessionLost = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // The errors pgx really returns when the server is gone or throws us out.
 func TestIsUnavailableOnRealDriverErrors(t *testing.T) {
 	t.Parallel()
