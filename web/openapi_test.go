@@ -19,7 +19,6 @@ import (
 	"greatbook/web"
 )
 
-
 var (
 	apiValidatorOnce sync.Once
 	apiValidator     validator.Validator
