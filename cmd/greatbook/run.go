@@ -20,7 +20,9 @@ import (
 const usage = `usage: greatbook <command> [flags]
 
   serve [--addr 127.0.0.1:8080] [--data-dir DIR] [--sweep-interval 15s]
-                                                   migrate, run the workers and the sweep, serve HTTP
+        [--webhook-timeout 10s] [--webhook-allow-private]
+                                                   migrate, run the workers, the sweep and the webhook
+                                                   senders, serve HTTP
   migrate                                          apply migrations and exit
   demo                                             load demo data (idempotent); print the sign-in details
   org add SLUG --name NAME [--currency EUR]        an org with its base currency and a default chart of accounts
@@ -30,6 +32,9 @@ const usage = `usage: greatbook <command> [flags]
                                                    currency (only while the ledger is empty); the account a
                                                    bill goes to when no supplier rule says (each audited)
   user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin
+  user add --role operator --email EMAIL --password-stdin
+                                                   an instance operator: no org; every org's runs,
+                                                   dead letters and /metrics
   token add --org SLUG --email EMAIL               print a new API token for that user
   sweep                                            one recovery pass; print what it launched
   ingest --org SLUG FILE...                        run the intake pipeline on files; one line per file: id and status
