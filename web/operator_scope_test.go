@@ -72,6 +72,14 @@ func TestOperatorSeesEveryOrgAdminOnlyTheirs(t *testing.T) {
 	if n, orgs := letters(op, "/admin/dead-letters"); n != 3 || strings.Join(orgs, ",") == "" {
 		t.Errorf("operator sees %d dead letters (orgs %v), want 3 with their orgs", n, orgs)
 	}
+	// Webhook deliveries are an org's: the operator's page says so rather
+	// than showing an empty list that reads as "none".
+	if d := doc(t, get(t, op, a.URL+"/admin/dead-letters")); d.Find("[data-testid=wdl-operator]").Length() != 1 {
+		t.Error("the operator's dead-letter page does not say webhook deliveries are each org's admins'")
+	}
+	if d := doc(t, get(t, admin, a.URL+"/admin/dead-letters")); d.Find("[data-testid=wdl-operator]").Length() != 0 {
+		t.Error("an admin's dead-letter page says webhook deliveries are shown elsewhere")
+	}
 	if n, orgs := letters(op, "/admin/dead-letters?org="+globex.Slug); n != 2 || orgs[0] != globex.Slug || orgs[1] != globex.Slug {
 		t.Errorf("operator filtered to %s sees %d dead letters (orgs %v), want 2", globex.Slug, n, orgs)
 	}
