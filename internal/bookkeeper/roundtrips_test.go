@@ -3,13 +3,10 @@ package bookkeeper_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/app"
@@ -19,49 +16,6 @@ import (
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
 )
-
-// roundTrips counts the network exchanges a pool's connections make with
-// the server: each statement sent alone (BEGIN and COMMIT included), each
-// prepare, and each batch once however many statements it carries.
-type roundTrips struct {
-	mu   sync.Mutex
-	sent []string
-}
-
-func (r *roundTrips) add(s string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.sent = append(r.sent, s)
-}
-
-func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	r.add(strings.Join(strings.Fields(d.SQL), " "))
-	return ctx
-}
-func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	var first []string
-	for _, q := range d.Batch.QueuedQueries {
-		first = append(first, strings.Join(strings.Fields(q.SQL), " ")[:min(40, len(strings.Join(strings.Fields(q.SQL), " ")))])
-	}
-	r.add(fmt.Sprintf("batch of %d: %s", d.Batch.Len(), strings.Join(first, " | ")))
-	return ctx
-}
-func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
-func (r *roundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
-	r.add("prepare " + strings.Join(strings.Fields(d.SQL), " "))
-	return ctx
-}
-func (r *roundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
-
-func (r *roundTrips) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s := r.sent
-	r.sent = nil
-	return s
-}
 
 // maxRoundTripsPerRun bounds the exchanges with the database of one
 // bookkeeper run of a base-currency document whose account comes from a
@@ -88,7 +42,7 @@ func TestABookkeeperRunsRoundTripsStayBounded(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rt := &roundTrips{}
+			rt := &testkit.RoundTrips{}
 			cfg := db.Pool.Config().Copy()
 			cfg.ConnConfig.Tracer = rt
 			cfg.MaxConns = 1 // one connection: its statement cache is warm after the first run
@@ -107,11 +61,11 @@ func TestABookkeeperRunsRoundTripsStayBounded(t *testing.T) {
 				if err != nil || a.Launch.RunID == "" {
 					t.Fatalf("approve: %+v %v", a, err)
 				}
-				rt.take()
+				rt.Take()
 				if err := f.app.Engine.Execute(ctx, a.Launch.RunID); err != nil {
 					t.Fatal(err)
 				}
-				sent := rt.take()
+				sent := rt.Take()
 				d, err := intake.NewPGStore(db.Pool).Get(ctx, o.ID, id)
 				if err != nil || d.Status != intake.Posted {
 					t.Fatalf("document %d is %s (%v), want posted", id, d.Status, err)

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -18,45 +16,6 @@ import (
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
 )
-
-// roundTrips counts the network exchanges a pool's connections make with
-// the server: each statement sent alone (BEGIN and COMMIT included), each
-// prepare, and each batch once however many statements it carries.
-type roundTrips struct {
-	mu   sync.Mutex
-	sent []string
-}
-
-func (r *roundTrips) add(s string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.sent = append(r.sent, s)
-}
-
-func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	r.add(strings.Join(strings.Fields(d.SQL), " "))
-	return ctx
-}
-func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	r.add("batch of " + strings.Repeat("x", d.Batch.Len()))
-	return ctx
-}
-func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
-func (r *roundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
-	r.add("prepare " + strings.Join(strings.Fields(d.SQL), " "))
-	return ctx
-}
-func (r *roundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
-
-func (r *roundTrips) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s := r.sent
-	r.sent = nil
-	return s
-}
 
 // maxRoundTripsPerDocument bounds the exchanges with the database that one
 // valid e-invoice costs from ingest to filed: 41 before issue 15, whose goal
@@ -69,7 +28,7 @@ func TestAPipelineRunsRoundTripsStayBounded(t *testing.T) {
 	t.Parallel()
 	db := testkit.NewDB(t)
 	o := testkit.Org(t, db)
-	rt := &roundTrips{}
+	rt := &testkit.RoundTrips{}
 	cfg := db.Pool.Config().Copy()
 	cfg.ConnConfig.Tracer = rt
 	cfg.MaxConns = 1 // one connection: its statement cache is warm after the first document
@@ -100,9 +59,9 @@ func TestAPipelineRunsRoundTripsStayBounded(t *testing.T) {
 		}
 	}
 	file(1) // warms the connection's statement cache
-	rt.take()
+	rt.Take()
 	file(2)
-	sent := rt.take()
+	sent := rt.Take()
 	if len(sent) > maxRoundTripsPerDocument {
 		t.Errorf("one document took %d round trips, want at most %d:\n%s", len(sent), maxRoundTripsPerDocument, strings.Join(sent, "\n"))
 	}
