@@ -139,7 +139,7 @@ func (s *Server) apiAnswer(c echo.Context) error {
 }
 
 // apiQuestions lists the questions paused runs ask, oldest first, a page
-// of limit (1 to 200, default 50) with the cursor of the next page (null on
+// of limit (1 to 500, default 500) with the cursor of the next page (null on
 // the last).
 func (s *Server) apiQuestions(c echo.Context) error {
 	v, err := queryParams(c, nil)
@@ -182,8 +182,10 @@ func (s *Server) apiQuestions(c echo.Context) error {
 // runIDPattern is a run id as the database writes a uuid.
 var runIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
-// The questions listing's page size.
+// The questions listing's page size. It listed every open question before
+// it had a cursor: the default page is large, so that a client that does
+// not know next_cursor yet misses nothing in any ordinary backlog.
 const (
-	defaultQuestionsLimit = 50
-	maxQuestionsLimit     = 200
+	defaultQuestionsLimit = 500
+	maxQuestionsLimit     = 500
 )

@@ -152,7 +152,7 @@ func (s *Server) apiGetEntry(c echo.Context) error {
 
 // apiListEntries is GET /api/v1/journal-entries: the org's entries, newest
 // first (by date, then id), filtered by source_type, source_id, account and
-// the date range from..to, a page of limit (1 to 200, default 50) with the
+// the date range from..to, a page of limit (1 to 500, default 100) with the
 // cursor of the next page (null on the last). offset still pages as it
 // did before the cursor, for clients that used it.
 func (s *Server) apiListEntries(c echo.Context) error {
@@ -199,10 +199,12 @@ func (s *Server) apiListEntries(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"entries": out, "next_cursor": nextCursor(next)})
 }
 
-// The journal-entries listing's page size.
+// The journal-entries listing's page size: the default and the largest
+// page are what they were before the cursor (100 and 500), so that a
+// client paging by offset with the default page still visits every entry.
 const (
-	defaultEntriesLimit = 50
-	maxEntriesLimit     = 200
+	defaultEntriesLimit = 100
+	maxEntriesLimit     = 500
 )
 
 // reverseRequest is the optional body of POST .../reverse.

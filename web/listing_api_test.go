@@ -498,12 +498,12 @@ func TestJournalEntryListingPagesByCursor(t *testing.T) {
 		}
 	})
 
-	t.Run("the default page is 50", func(t *testing.T) {
-		for i := range 45 {
+	t.Run("the default page is 100, as before the cursor", func(t *testing.T) {
+		for i := range 95 {
 			c.postEntry("bulk", fmt.Sprintf("bulk-%d", i), "2026-09-01", "6000")
 		}
 		p := c.page("/api/v1/journal-entries")
-		if len(p.Entries) != 50 || p.NextCursor == nil {
+		if len(p.Entries) != 100 || p.NextCursor == nil {
 			t.Fatalf("default page: %d entries, next %v", len(p.Entries), p.NextCursor)
 		}
 	})
@@ -516,7 +516,7 @@ func TestJournalEntryListingRefusesBadParametersNamingThem(t *testing.T) {
 	cursor := func(s string) string { return url.QueryEscape(base64.RawURLEncoding.EncodeToString([]byte(s))) }
 	for _, tc := range []struct{ query, parameter string }{
 		{"limit=0", "limit"},
-		{"limit=201", "limit"},
+		{"limit=501", "limit"},
 		{"limit=many", "limit"},
 		{"offset=-1", "offset"},
 		{"from=30.11.2026", "from"},
@@ -629,7 +629,7 @@ func TestQuestionListingPagesByCursor(t *testing.T) {
 	cursor := func(s string) string { return url.QueryEscape(base64.RawURLEncoding.EncodeToString([]byte(s))) }
 	for _, tc := range []struct{ query, parameter string }{
 		{"limit=0", "limit"},
-		{"limit=201", "limit"},
+		{"limit=501", "limit"},
 		{"cursor=" + cursor("questions\nnoon\n"+want[0]), "cursor"},
 		{"cursor=" + cursor("questions\n2026-11-30T09:00:00Z\nnot-a-uuid"), "cursor"},
 		{"cursor=" + cursor("intake\n5"), "cursor"},
