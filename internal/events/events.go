@@ -14,10 +14,13 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
@@ -174,6 +177,33 @@ func Read(ctx context.Context, q database.Executor, orgID int64, after string, l
 		return nil, after, fmt.Errorf("events: read feed: %w", err)
 	}
 	return events, next, nil
+}
+
+// headSQL is readSQL's last row: the same rows, read backwards (the index
+// on (org_id, xact, id) serves both directions).
+const headSQL = `SELECT xact::text, id FROM audit_events
+WHERE org_id = $1 AND xact < pg_snapshot_xmin(pg_current_snapshot()) AND action = ANY($2)
+ORDER BY xact DESC, id DESC
+LIMIT 1`
+
+// Head returns the cursor after the org's last event the feed shows now
+// ("" when there is none): where a consumer starts that wants only what
+// happens from now on. One statement, whatever the org's history.
+func Head(ctx context.Context, q database.Executor, orgID int64) (string, error) {
+	var xact string
+	var id int64
+	err := q.QueryRow(ctx, headSQL, orgID, feedActions).Scan(&xact, &id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("events: the feed's head: %w", err)
+	}
+	x, err := strconv.ParseUint(xact, 10, 64)
+	if err != nil {
+		return "", fmt.Errorf("events: the feed's head: transaction id %q: %w", xact, err)
+	}
+	return position{xact: x, id: uint64(id)}.String(), nil
 }
 
 // row is one audit row of the feed.

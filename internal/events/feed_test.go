@@ -313,3 +313,40 @@ func TestBadCursorsAndLimitsNameTheParameter(t *testing.T) {
 		})
 	}
 }
+
+// Head is where a reader that walked the whole feed ends up, in one
+// statement; "" for an org without events.
+func TestHeadIsTheEndOfTheFeed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	org := testkit.Org(t, db)
+	if head, err := events.Head(ctx, db.Pool, org.ID); err != nil || head != "" {
+		t.Fatalf("head of an empty feed: %q, %v", head, err)
+	}
+	for i := range 3 {
+		tx, err := db.Pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		record(t, tx, org.ID, int64(i+1), fmt.Sprint("E", i))
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &follower{db: db, org: org.ID}
+	// Other tests' transactions may hold the horizon back for a moment.
+	if err := testkit.Poll(30*time.Second, func() (bool, error) {
+		f.read(t)
+		return len(f.seen) == 3, nil
+	}); err != nil {
+		t.Fatalf("the feed showed %d of 3 events: %v", len(f.seen), err)
+	}
+	head, err := events.Head(ctx, db.Pool, org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head != f.cursor {
+		t.Fatalf("head %q, want the walked feed's end %q", head, f.cursor)
+	}
+}

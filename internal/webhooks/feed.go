@@ -16,20 +16,13 @@ import (
 const DispatchBatch = 200
 
 // feedHead is the feed position after the org's last event: where a new
-// endpoint starts, so it receives what happens after it is registered. It
-// walks the feed (the feed has no shortcut to its end), MaxLimit at a time.
+// endpoint starts, so it receives what happens after it is registered.
 func feedHead(ctx context.Context, q database.Executor, orgID int64) (string, error) {
-	cursor := ""
-	for {
-		evs, next, err := events.Read(ctx, q, orgID, cursor, events.MaxLimit)
-		if err != nil {
-			return "", fmt.Errorf("webhooks: find the feed's end: %w", err)
-		}
-		cursor = next
-		if len(evs) < events.MaxLimit {
-			return cursor, nil
-		}
+	head, err := events.Head(ctx, q, orgID)
+	if err != nil {
+		return "", fmt.Errorf("webhooks: find the feed's end: %w", err)
 	}
+	return head, nil
 }
 
 // dispatchLoop turns the feed into deliveries every Poll, and wakes the
