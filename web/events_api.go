@@ -2,28 +2,32 @@ package web
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
+	"greatbook/internal/apperr"
 	"greatbook/internal/events"
 )
 
 // apiEvents is GET /api/v1/events?after=&limit=: the org's event feed from a
-// cursor (the beginning without one), in commit order.
+// cursor (the beginning without one), in transaction order (see
+// events.Read). Like the listings it refuses unknown or repeated
+// parameters, naming the parameter: a listing's "cursor" sent here must not
+// quietly restart the feed from the beginning.
 func (s *Server) apiEvents(c echo.Context) error {
-	limit := 0
-	if raw := c.QueryParam("limit"); raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil {
-			return invalidField("limit", "must be an integer between 1 and "+strconv.Itoa(events.MaxLimit))
-		}
-		if n == 0 {
-			return invalidField("limit", "must be between 1 and "+strconv.Itoa(events.MaxLimit))
-		}
-		limit = n
+	v, err := queryParams(c, []string{"after", "limit"})
+	if err != nil {
+		return err
 	}
-	list, next, err := events.Read(c.Request().Context(), s.pool, currentUser(c).OrgID, c.QueryParam("after"), limit)
+	limit, err := limitParam(v, events.DefaultLimit, events.MaxLimit)
+	if err != nil {
+		return err
+	}
+	list, next, err := events.Read(c.Request().Context(), s.pool, currentUser(c).OrgID, v.Get("after"), limit)
+	if e, ok := apperr.As(err); ok && e.Code == apperr.Invalid {
+		// limit was checked above: what Read refuses is the cursor.
+		return e.With("parameter", "after")
+	}
 	if err != nil {
 		return err
 	}
