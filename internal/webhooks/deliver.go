@@ -301,14 +301,23 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 // attempt may record a failure (a worker whose lease ran out and was
 // overtaken does not push the delivery back); a 2xx is recorded whoever
 // made it.
+//
+// An endpoint that failed transiently rests for the delivery's backoff
+// before any of its deliveries is tried again: its other events would meet
+// the same outage, and an endpoint that hangs would otherwise take a
+// worker for a whole timeout per event of its backlog, starving the other
+// endpoints once a few such hang at once.
 func (s *Service) record(ctx context.Context, c claimed, status int, sendErr error) error {
 	return database.WithTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		if err := s.recordTx(ctx, tx, c, status, sendErr); err != nil {
+		rest, err := s.recordTx(ctx, tx, c, status, sendErr)
+		if err != nil {
 			return err
 		}
-		// Release the endpoint, if this attempt still holds it.
-		_, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET in_flight_until = NULL, in_flight_claim = ''
-			WHERE id = $1 AND in_flight_claim = $2`, c.EndpointID, c.claim())
+		// Release the endpoint, if this attempt still holds it: at once, or
+		// after its rest.
+		_, err = tx.Exec(ctx, `UPDATE webhook_endpoints
+			SET in_flight_until = CASE WHEN $3::float8 > 0 THEN now() + $3 * interval '1 second' END, in_flight_claim = ''
+			WHERE id = $1 AND in_flight_claim = $2`, c.EndpointID, c.claim(), rest.Seconds())
 		if err != nil {
 			return fmt.Errorf("webhooks: release endpoint %d: %w", c.EndpointID, err)
 		}
@@ -316,7 +325,9 @@ func (s *Service) record(ctx context.Context, c claimed, status int, sendErr err
 	})
 }
 
-func (s *Service) recordTx(ctx context.Context, tx pgx.Tx, c claimed, status int, sendErr error) error {
+// recordTx records the attempt and returns how long the endpoint rests
+// (the backoff after a transient failure; 0 otherwise).
+func (s *Service) recordTx(ctx context.Context, tx pgx.Tx, c claimed, status int, sendErr error) (time.Duration, error) {
 	var last any
 	if status != 0 {
 		last = status
@@ -325,9 +336,9 @@ func (s *Service) recordTx(ctx context.Context, tx pgx.Tx, c claimed, status int
 		_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), updated_at = now(),
 			last_status = $2, last_error = '' WHERE id = $1 AND status = 'pending'`, c.ID, last)
 		if err != nil {
-			return fmt.Errorf("webhooks: record delivery %d: %w", c.ID, err)
+			return 0, fmt.Errorf("webhooks: record delivery %d: %w", c.ID, err)
 		}
-		return nil
+		return 0, nil
 	}
 	msg := sendErr.Error()
 	if len(msg) > 500 {
@@ -338,15 +349,15 @@ func (s *Service) recordTx(ctx context.Context, tx pgx.Tx, c claimed, status int
 		_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'dead', updated_at = now(),
 			last_status = $3, last_error = $4 WHERE id = $1 AND attempts = $2 AND status = 'pending'`, c.ID, c.Attempt, last, msg)
 		if err != nil {
-			return fmt.Errorf("webhooks: record dead letter %d: %w", c.ID, err)
+			return 0, fmt.Errorf("webhooks: record dead letter %d: %w", c.ID, err)
 		}
-		return nil
+		return 0, nil
 	}
 	wait := s.Backoff.Backoff(c.Attempt, sendErr)
 	_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 second', updated_at = now(),
 		last_status = $4, last_error = $5 WHERE id = $1 AND attempts = $2 AND status = 'pending'`, c.ID, c.Attempt, wait.Seconds(), last, msg)
 	if err != nil {
-		return fmt.Errorf("webhooks: record attempt %d: %w", c.ID, err)
+		return 0, fmt.Errorf("webhooks: record attempt %d: %w", c.ID, err)
 	}
-	return nil
+	return wait, nil
 }

@@ -85,10 +85,14 @@ func (f *fixture) row(t *testing.T, id int64) deliveryRow {
 	return r
 }
 
-// due makes every waiting delivery due now, so a test does not wait out a backoff.
+// due makes every waiting delivery due now, and ends every endpoint's rest,
+// so a test does not wait out a backoff.
 func (f *fixture) due(t *testing.T) {
 	t.Helper()
 	if _, err := f.db.Pool.Exec(context.Background(), `UPDATE webhook_deliveries SET next_attempt_at = now() WHERE status = 'pending'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.Pool.Exec(context.Background(), `UPDATE webhook_endpoints SET in_flight_until = NULL WHERE in_flight_claim = ''`); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -396,5 +400,31 @@ func TestDeadLettersAreRetriedInBulkOnlyAsCounted(t *testing.T) {
 	}
 	if err := f.svc.Retry(ctx, other.ID, ids[1], "one", admin); !apperr.Is(err, apperr.NotFound) {
 		t.Fatalf("another org's retry: %v", err)
+	}
+}
+
+// An endpoint that failed transiently rests for the backoff: its other due
+// deliveries wait too, so a hanging or failing endpoint costs a worker one
+// timeout per backoff, not one per event of its backlog.
+func TestAFailingEndpointRestsForItsBackoffWithAllItsDeliveries(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	srv, got := receiver(t, http.StatusServiceUnavailable)
+	ep := f.endpoint(t, srv.URL, "whsec_0123456789abcdef")
+	for i := range 3 {
+		f.delivery(t, ep, "ev-"+strconv.Itoa(i), `{}`)
+	}
+	if !f.deliverOne(t) {
+		t.Fatal("nothing was due")
+	}
+	if f.deliverOne(t) {
+		t.Fatalf("a second delivery to an endpoint that just failed was sent at once (%d requests)", len(got()))
+	}
+	if n := len(got()); n != 1 {
+		t.Fatalf("the endpoint received %d requests, want 1", n)
+	}
+	f.due(t)
+	if !f.deliverOne(t) {
+		t.Fatal("after its rest the endpoint was not tried again")
 	}
 }
