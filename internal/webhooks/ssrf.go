@@ -18,12 +18,14 @@ const MaxURLBytes = 2048
 
 // blockedPrefixes are ranges that are not the public internet beyond what
 // netip's predicates name: "this network", carrier-grade NAT, IETF protocol
-// assignments, benchmarking, reserved and broadcast, and the IPv6 prefixes
-// that embed an IPv4 address a gateway would reach on the caller's behalf.
+// assignments, the old 6to4 relay anycast, benchmarking, reserved and
+// broadcast, documentation, and the IPv6 prefixes that embed an IPv4
+// address a gateway would reach on the caller's behalf (NAT64, 6to4,
+// Teredo, the deprecated IPv4-compatible ::a.b.c.d).
 var blockedPrefixes = func() []netip.Prefix {
 	var out []netip.Prefix
-	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4",
-		"64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "fc00::/7"} {
+	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.88.99.0/24", "198.18.0.0/15", "240.0.0.0/4",
+		"::/96", "64:ff9b::/96", "64:ff9b:1::/48", "2001::/32", "2001:db8::/32", "2002::/16", "fc00::/7"} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
