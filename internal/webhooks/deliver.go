@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -340,7 +342,9 @@ func (s *Service) recordTx(ctx context.Context, tx pgx.Tx, c claimed, status int
 		}
 		return 0, nil
 	}
-	msg := sendErr.Error()
+	// The error names the request's URL: keep its query (a receiver may
+	// carry a token there) out of the page and the log.
+	msg := strings.ReplaceAll(sendErr.Error(), c.URL, withoutQuery(c.URL))
 	if len(msg) > 500 {
 		msg = msg[:500]
 	}
@@ -360,4 +364,17 @@ func (s *Service) recordTx(ctx context.Context, tx pgx.Tx, c claimed, status int
 		return 0, fmt.Errorf("webhooks: record attempt %d: %w", c.ID, err)
 	}
 	return wait, nil
+}
+
+// withoutQuery is raw without its query and fragment, for messages.
+func withoutQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the endpoint's URL"
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		u.RawQuery, u.Fragment = "", ""
+		return u.String() + "?…"
+	}
+	return u.String()
 }

@@ -428,3 +428,20 @@ func TestAFailingEndpointRestsForItsBackoffWithAllItsDeliveries(t *testing.T) {
 		t.Fatal("after its rest the endpoint was not tried again")
 	}
 }
+
+// A failed delivery's error names the endpoint without its query: a
+// receiver's URL may carry a token there, and the error reaches the page
+// and the log.
+func TestAFailedDeliveryNamesTheURLWithoutItsQuery(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	url := srv.URL + "/hook?token=s3cret"
+	srv.Close() // refused: the client's error quotes the URL
+	ep := f.endpoint(t, url, "whsec_0123456789abcdef")
+	id := f.delivery(t, ep, "ev-0", `{}`)
+	f.deliverOne(t)
+	if r := f.row(t, id); strings.Contains(r.LastError, "s3cret") || r.LastError == "" {
+		t.Fatalf("last error %q", r.LastError)
+	}
+}
