@@ -122,19 +122,19 @@ func idsOf(t *testing.T, docs []json.RawMessage) []int64 {
 	return ids
 }
 
-// listAll follows next_cursor from path until null, with a hook between pages.
-func (c *apiClient) listAll(path string, between func()) []int64 {
+// pages follows next_cursor from path until null, handing each page to
+// each, with a hook between pages.
+func (c *apiClient) pages(path string, between func(), each func(listPage)) {
 	c.t.Helper()
-	var ids []int64
 	next := path
 	for pages := 0; ; pages++ {
 		if pages > 1000 {
 			c.t.Fatal("the listing never ends")
 		}
 		p := c.page(next)
-		ids = append(ids, idsOf(c.t, p.Documents)...)
+		each(p)
 		if p.NextCursor == nil {
-			return ids
+			return
 		}
 		if between != nil {
 			between()
@@ -145,6 +145,14 @@ func (c *apiClient) listAll(path string, between func()) []int64 {
 		}
 		next = path + sep + "cursor=" + url.QueryEscape(*p.NextCursor)
 	}
+}
+
+// listAll follows the document listing from path, with a hook between pages.
+func (c *apiClient) listAll(path string, between func()) []int64 {
+	c.t.Helper()
+	var ids []int64
+	c.pages(path, between, func(p listPage) { ids = append(ids, idsOf(c.t, p.Documents)...) })
+	return ids
 }
 
 func TestIntakeListingFilters(t *testing.T) {
@@ -388,25 +396,8 @@ func (c *apiClient) postEntry(sourceType, sourceID, date, account string) int64 
 func (c *apiClient) listEntries(path string, between func()) []int64 {
 	c.t.Helper()
 	var ids []int64
-	next := path
-	for pages := 0; ; pages++ {
-		if pages > 1000 {
-			c.t.Fatal("the listing never ends")
-		}
-		p := c.page(next)
-		ids = append(ids, idsOf(c.t, p.Entries)...)
-		if p.NextCursor == nil {
-			return ids
-		}
-		if between != nil {
-			between()
-		}
-		sep := "?"
-		if strings.Contains(path, "?") {
-			sep = "&"
-		}
-		next = path + sep + "cursor=" + url.QueryEscape(*p.NextCursor)
-	}
+	c.pages(path, between, func(p listPage) { ids = append(ids, idsOf(c.t, p.Entries)...) })
+	return ids
 }
 
 func TestJournalEntryListingPagesByCursor(t *testing.T) {
@@ -589,25 +580,8 @@ func TestQuestionListingPagesByCursor(t *testing.T) {
 
 	list := func(path string, between func()) []string {
 		var ids []string
-		next := path
-		for pages := 0; ; pages++ {
-			if pages > 100 {
-				t.Fatal("the listing never ends")
-			}
-			p := c.page(next)
-			ids = append(ids, runIDsOf(t, p.Questions)...)
-			if p.NextCursor == nil {
-				return ids
-			}
-			if between != nil {
-				between()
-			}
-			sep := "?"
-			if strings.Contains(path, "?") {
-				sep = "&"
-			}
-			next = path + sep + "cursor=" + url.QueryEscape(*p.NextCursor)
-		}
+		c.pages(path, between, func(p listPage) { ids = append(ids, runIDsOf(t, p.Questions)...) })
+		return ids
 	}
 	if got := list("/api/v1/questions", nil); !slices.Equal(got, want) {
 		t.Fatalf("one page: got %v, want %v", got, want)
