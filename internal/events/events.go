@@ -41,6 +41,10 @@ const (
 	JobAbandoned           = "job.abandoned"
 )
 
+// Types are every event type the feed shows, in the order above.
+var Types = []string{DocumentReceived, DocumentFiled, DocumentTypedIn, DocumentApproved, DocumentRejected,
+	DocumentMarkedDistinct, DocumentPosted, JobLaunched, JobRetried, JobFailed, JobAbandoned}
+
 // The audit actions the feed projects; every other audit row (sign-ins,
 // settings, typewriter versions) is not a change of a document or job.
 const (

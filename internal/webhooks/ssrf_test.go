@@ -107,6 +107,11 @@ func TestRegistrationRefusesAnInsideURLUnlessTheOperatorAllowsIt(t *testing.T) {
 	if _, _, err := f.svc.Register(ctx, f.orgID, webhooks.Registration{URL: "http://127.0.0.1:9/", EventTypes: []string{"DROP TABLE"}}, admin); !apperr.Is(err, apperr.Invalid) {
 		t.Fatalf("a bad type: %v", err)
 	}
+	// Well formed but not a type the feed shows: a typo would never be
+	// delivered, so it is refused with the list of types.
+	if _, _, err := f.svc.Register(ctx, f.orgID, webhooks.Registration{URL: "http://127.0.0.1:9/", EventTypes: []string{"document.aproved"}}, admin); !apperr.Is(err, apperr.Invalid) || !strings.Contains(err.Error(), "document.approved") {
+		t.Fatalf("a misspelt type: %v", err)
+	}
 }
 
 // A name that resolved to a public address at registration may resolve to

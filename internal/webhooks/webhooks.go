@@ -21,6 +21,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/events"
 )
 
 // Limits on what an admin registers.
@@ -121,8 +122,10 @@ func cleanTypes(in []string) ([]string, error) {
 			if f == "*" {
 				return []string{}, nil
 			}
-			if !eventTypePattern.MatchString(f) || len(f) > 64 {
-				return nil, apperr.New(apperr.Invalid, "%q is not an event type (like document.posted)", f).
+			if !eventTypePattern.MatchString(f) || len(f) > 64 || !slices.Contains(events.Types, f) {
+				// A type the feed never shows (a typo) would never be
+				// delivered: refused, never silently accepted.
+				return nil, apperr.New(apperr.Invalid, "%q is not an event type; the types are %s", clipType(f), strings.Join(events.Types, ", ")).
 					With("reasons", []map[string]string{{"field": "event_types", "message": "names an unknown type"}})
 			}
 			out = append(out, f)
@@ -172,4 +175,12 @@ func (s *Service) Disable(ctx context.Context, orgID, endpointID int64, actor au
 		return audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "webhook_disabled",
 			SubjectType: "webhook_endpoint", SubjectID: endpointID})
 	})
+}
+
+// clipType keeps a refused type quoted in a message short.
+func clipType(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
 }
