@@ -62,19 +62,11 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 	if s := strings.TrimSpace(f.Supplier); s != "" {
 		where = append(where, "lower(d.supplier_name) LIKE "+arg("%"+strings.ToLower(likeEscape(s))+"%"))
 	}
-	for _, d := range []struct{ v, op string }{{f.From, ">="}, {f.To, "<"}} {
-		if d.v == "" {
-			continue
-		}
-		t, err := time.Parse(time.DateOnly, d.v)
-		if err != nil {
-			return "", nil, apperr.New(apperr.Invalid, "dates must be YYYY-MM-DD, not %q", d.v)
-		}
-		if d.op == "<" {
-			t = t.AddDate(0, 0, 1)
-		}
-		where = append(where, "j.updated_at "+d.op+" "+arg(t))
+	days, err := database.DayRange("j.updated_at", f.From, f.To, arg)
+	if err != nil {
+		return "", nil, err
 	}
+	where = append(where, days...)
 	return strings.Join(where, " AND "), args, nil
 }
 

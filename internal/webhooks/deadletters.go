@@ -58,19 +58,11 @@ func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
 	if s := strings.TrimSpace(f.EventType); s != "" {
 		where = append(where, "d.event_type = "+arg(s))
 	}
-	for _, d := range []struct{ v, op string }{{f.From, ">="}, {f.To, "<"}} {
-		if d.v == "" {
-			continue
-		}
-		t, err := time.Parse(time.DateOnly, d.v)
-		if err != nil {
-			return "", nil, apperr.New(apperr.Invalid, "dates must be YYYY-MM-DD, not %q", d.v)
-		}
-		if d.op == "<" {
-			t = t.AddDate(0, 0, 1)
-		}
-		where = append(where, "d.updated_at "+d.op+" "+arg(t))
+	days, err := database.DayRange("d.updated_at", f.From, f.To, arg)
+	if err != nil {
+		return "", nil, err
 	}
+	where = append(where, days...)
 	return strings.Join(where, " AND "), args, nil
 }
 
