@@ -71,15 +71,7 @@ func TestABookkeeperRunsRoundTripsStayBounded(t *testing.T) {
 					t.Fatalf("document %d is %s (%v), want posted", id, d.Status, err)
 				}
 				// The runs history still shows every node, in order.
-				history, err := runs.Checkpoints(ctx, db.Pool, a.Launch.RunID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var nodes []string
-				for _, c := range history {
-					nodes = append(nodes, c.Node+" "+c.Outcome)
-				}
-				if got := strings.Join(nodes, ", "); got != "load ok, account ok, rate ok, post ok" {
+				if got := history(t, db, a.Launch.RunID); got != "load ok, account ok, rate ok, post ok" {
 					t.Errorf("history: %s", got)
 				}
 				if !measured {
@@ -130,15 +122,21 @@ func TestARunResumedAfterLoadReadsWhatItNeedsAgain(t *testing.T) {
 	if e.Lines[0].Account != "6200" {
 		t.Fatalf("entry: %+v", e)
 	}
-	history, err := runs.Checkpoints(ctx, db.Pool, a.Launch.RunID)
+	if got := history(t, db, a.Launch.RunID); got != "account ok, rate ok, post ok" {
+		t.Errorf("history: %s", got)
+	}
+}
+
+// history is a run's checkpoints as "node outcome" in order, joined by ", ".
+func history(t *testing.T, db *testkit.DB, runID string) string {
+	t.Helper()
+	cps, err := runs.Checkpoints(context.Background(), db.Pool, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var nodes []string
-	for _, c := range history {
+	for _, c := range cps {
 		nodes = append(nodes, c.Node+" "+c.Outcome)
 	}
-	if got := strings.Join(nodes, ", "); got != "account ok, rate ok, post ok" {
-		t.Errorf("history: %s", got)
-	}
+	return strings.Join(nodes, ", ")
 }
