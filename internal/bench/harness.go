@@ -245,14 +245,16 @@ func Ratio(a, b float64) string {
 // ErrSkipped marks a benchmark that could not run here.
 var ErrSkipped = errors.New("bench: skipped")
 
-// Interleaved is a figure and its pgbench limit measured in alternating
+// Interleaved is figures and their pgbench limit measured in alternating
 // windows under the same conditions: on a shared 2-core machine two
 // measurements taken one after the other drift apart by more than the
-// difference they compare. Each rate is the mean over its windows (the
-// windows are equally long), and Rounds holds each round's pair.
+// difference they compare. Go[i] is the ith operation's mean rate and
+// PGBench pgbench's (the windows are equally long); Rounds holds each
+// round's rates, the operations' in order and then pgbench's.
 type Interleaved struct {
-	Go, PGBench float64
-	Rounds      [][2]float64
+	Go      []float64
+	PGBench float64
+	Rounds  [][]float64
 }
 
 // Windows splits d into rounds of whole-second windows (pgbench's -T
@@ -262,32 +264,35 @@ func Windows(d time.Duration) (rounds int, window time.Duration) {
 	return max(1, int(d/window)), window
 }
 
-// MeasureInterleaved runs op from clients goroutines and pgbench's s at
-// the same client count in alternating windows of e.Duration's split
-// (Windows): greatbook first in even rounds, pgbench first in odd ones, so
-// that a drift during the run weighs on both sides alike.
-func (e *Env) MeasureInterleaved(ctx context.Context, clients int, op func(ctx context.Context, worker, seq int) error, s Script) (Interleaved, error) {
+// MeasureInterleaved runs each op from clients goroutines and pgbench's s
+// at the same client count in alternating windows of e.Duration's split
+// (Windows): each round starts one side later than the one before, so that
+// a drift during the run weighs on every side alike.
+func (e *Env) MeasureInterleaved(ctx context.Context, clients int, s Script, ops ...func(ctx context.Context, worker, seq int) error) (Interleaved, error) {
 	rounds, window := Windows(e.Duration)
 	pg := *e
 	pg.Duration = window
-	var r Interleaved
+	sides := len(ops) + 1
+	r := Interleaved{Go: make([]float64, len(ops))}
 	for i := range rounds {
-		var goRate, pgRate float64
-		measureGo := func() (err error) { goRate, err = Measure(ctx, clients, window, op); return err }
-		measurePG := func() (err error) { pgRate, err = pg.PGBench(ctx, s, clients); return err }
-		first, second := measureGo, measurePG
-		if i%2 == 1 {
-			first, second = measurePG, measureGo
+		rates := make([]float64, sides)
+		for k := range sides {
+			side := (i + k) % sides
+			var err error
+			if side == len(ops) {
+				rates[side], err = pg.PGBench(ctx, s, clients)
+			} else {
+				rates[side], err = Measure(ctx, clients, window, ops[side])
+			}
+			if err != nil {
+				return r, err
+			}
 		}
-		if err := first(); err != nil {
-			return r, err
+		for k := range ops {
+			r.Go[k] += rates[k] / float64(rounds)
 		}
-		if err := second(); err != nil {
-			return r, err
-		}
-		r.Go += goRate / float64(rounds)
-		r.PGBench += pgRate / float64(rounds)
-		r.Rounds = append(r.Rounds, [2]float64{goRate, pgRate})
+		r.PGBench += rates[len(ops)] / float64(rounds)
+		r.Rounds = append(r.Rounds, rates)
 	}
 	return r, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/database"
@@ -94,9 +95,9 @@ func Ledger(ctx context.Context, e *Env, clientCounts []int) error {
 	next.Store(1_000_000_000_000)
 	rounds, window := Windows(e.Duration)
 	table := &Table{
-		Title: fmt.Sprintf("ledger: posts per second, three-line entry, %d entries of history (greatbook and pgbench alternating, %d rounds of %s each)",
+		Title: fmt.Sprintf("ledger: posts per second, three-line entry, %d entries of history (greatbook, pgx alone and pgbench alternating, %d rounds of %s each)",
 			history, rounds, window),
-		Columns: []string{"clients", "new posts", "pgbench", "ratio", "replays", "pgbench", "ratio", "replay/new"},
+		Columns: []string{"clients", "new posts", "pgx alone", "pgbench", "ratio", "pgx/pgbench", "replays", "pgbench", "ratio", "replay/new"},
 	}
 	var roundsAtFour Interleaved
 	for _, clients := range clientCounts {
@@ -104,21 +105,21 @@ func Ledger(ctx context.Context, e *Env, clientCounts []int) error {
 		if err != nil {
 			return err
 		}
-		newPosts, err := e.MeasureInterleaved(ctx, clients, func(ctx context.Context, _, _ int) error {
+		newPosts, err := e.MeasureInterleaved(ctx, clients, newPost, func(ctx context.Context, _, _ int) error {
 			_, err := ledger.Post(ctx, pool, request(strconv.FormatInt(next.Add(1), 10)))
 			return err
-		}, newPost)
+		}, pgxAlone(pool, o.ID, accounts, &next))
 		if err != nil {
 			pool.Close()
 			return err
 		}
-		replays, err := e.MeasureInterleaved(ctx, clients, func(ctx context.Context, w, seq int) error {
+		replays, err := e.MeasureInterleaved(ctx, clients, replay, func(ctx context.Context, w, seq int) error {
 			res, err := ledger.Post(ctx, pool, request(strconv.Itoa(1+(w*7919+seq*104729)%replayKeys)))
 			if err == nil && !res.Replayed {
 				err = fmt.Errorf("bench: expected a replay")
 			}
 			return err
-		}, replay)
+		})
 		pool.Close()
 		if err != nil {
 			return err
@@ -126,8 +127,9 @@ func Ledger(ctx context.Context, e *Env, clientCounts []int) error {
 		if clients == 4 {
 			roundsAtFour = newPosts
 		}
-		table.Add(strconv.Itoa(clients), Rate(newPosts.Go), Rate(newPosts.PGBench), Ratio(newPosts.Go, newPosts.PGBench),
-			Rate(replays.Go), Rate(replays.PGBench), Ratio(replays.Go, replays.PGBench), Ratio(replays.Go, newPosts.Go))
+		table.Add(strconv.Itoa(clients), Rate(newPosts.Go[0]), Rate(newPosts.Go[1]), Rate(newPosts.PGBench), Ratio(newPosts.Go[0], newPosts.PGBench),
+			Ratio(newPosts.Go[1], newPosts.PGBench), Rate(replays.Go[0]), Rate(replays.PGBench), Ratio(replays.Go[0], replays.PGBench),
+			Ratio(replays.Go[0], newPosts.Go[0]))
 	}
 	table.Print(e.Out)
 	newTrips, replayTrips, err := ledgerRoundTripsPerPost(ctx, e, request)
@@ -135,15 +137,49 @@ func Ledger(ctx context.Context, e *Env, clientCounts []int) error {
 		return err
 	}
 	if len(roundsAtFour.Rounds) > 0 {
-		fmt.Fprint(e.Out, "new posts at 4 clients, each round (greatbook / pgbench = ratio):")
+		fmt.Fprint(e.Out, "new posts at 4 clients, each round (greatbook, pgx alone / pgbench = ratios):")
 		for _, r := range roundsAtFour.Rounds {
-			fmt.Fprintf(e.Out, " %s / %s = %s;", Rate(r[0]), Rate(r[1]), Ratio(r[0], r[1]))
+			fmt.Fprintf(e.Out, " %s, %s / %s = %s, %s;", Rate(r[0]), Rate(r[1]), Rate(r[2]), Ratio(r[0], r[2]), Ratio(r[1], r[2]))
 		}
 		fmt.Fprintln(e.Out)
 	}
 	fmt.Fprintf(e.Out, "round trips per post (pgbench sends the same pipelines): new %d, replay %d\n", newTrips, replayTrips)
+	fmt.Fprintln(e.Out, "pgx alone: the same statements and arguments in the same two pipelined batches through pgx, without the ledger's code (the Go driver's floor)")
 	fmt.Fprintln(e.Out, "goal: new posts at 4 clients >= 0.85 of pgbench; replays >= 3x the new-post rate")
 	return nil
+}
+
+// pgxAlone is a new post's two pipelined batches sent through pgx as the
+// ledger sends them, statement for statement and argument for argument
+// (a fixed fingerprint), with none of the ledger's own work: the floor the
+// Go driver sets under the ledger's figure.
+func pgxAlone(pool *pgxpool.Pool, orgID int64, accounts map[string]int64, next *atomic.Int64) func(ctx context.Context, _, _ int) error {
+	s := ledger.Statements
+	codes := []string{"6000", "1400", "2000"}
+	lineNo, accountIDs := []int32{0, 1, 2}, []int64{accounts["6000"], accounts["1400"], accounts["2000"]}
+	debit, credit, dims := []string{"100", "25", "0"}, []string{"0", "0", "125"}, []string{"{}", "{}", "{}"}
+	fingerprint := make([]byte, 32)
+	return func(ctx context.Context, _, _ int) error {
+		c, err := pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Release()
+		sid := strconv.FormatInt(next.Add(1), 10)
+		b := &pgx.Batch{}
+		b.Queue("BEGIN")
+		b.Queue(s.Lock, orgID, database.LockLedgerSourceKey, ledger.SourceTypeBench, sid, "bill")
+		b.Queue(s.Lookup, orgID, ledger.SourceTypeBench, sid, "bill")
+		b.Queue(s.Accounts, orgID, codes)
+		if err := c.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		b = &pgx.Batch{}
+		b.Queue(s.Insert, orgID, ledger.SourceTypeBench, sid, "bill", "2026-11-20", "EUR", "EUR", "bench", fingerprint, int64(0), "bench",
+			lineNo, accountIDs, debit, credit, debit, credit, dims)
+		b.Queue("COMMIT")
+		return c.SendBatch(ctx, b).Close()
+	}
 }
 
 // ledgerRoundTripsPerPost counts the round trips of one new post and one
