@@ -69,8 +69,9 @@ var errGroupGrew = errors.New("intake: the duplicate group grew while it was bei
 // lockGroupSQL is the first statement of every decision: it finds the
 // whole duplicate group and locks it, every member, ordered by id, in one
 // statement. The same order everywhere means no two decisions deadlock.
+// The members are read by id (groupMembersWhere).
 var lockGroupSQL = `SELECT ` + memberColumns + ` FROM intake_documents d
-WHERE d.id IN (` + groupIDsSQL + `) AND d.org_id = $2
+WHERE ` + groupMembersWhere + `
 ORDER BY d.id
 FOR UPDATE`
 

@@ -102,3 +102,12 @@ func NewPGStoreForTest(db database.Executor, mode GuardLockMode, hook func(ctx c
 	}
 	return s
 }
+
+// Groups reads the duplicate groups of ids as the listing reads them.
+func Groups(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64][]Member, error) {
+	return groups(ctx, q, orgID, ids)
+}
+
+// GroupSummarySQL is the queue's summary of each row's group (LEFT JOIN
+// LATERAL on the outer row d).
+var GroupSummarySQL = groupSummarySQL

@@ -199,7 +199,10 @@ func invalidParameter(name, problem string) error {
 }
 
 // groupsSQL finds the duplicate group of every seed at once: groupCTE with
-// the seed carried along each path.
+// the seed carried along each path. The rows are looked up by the ids the
+// groups hold (an array built once), not joined to the table: for the
+// planner's guess at a recursive query's size, a join read every document
+// of the table (see groupMembersWhere).
 const groupsSQL = `WITH RECURSIVE grp (seed, id) AS (
     SELECT s, s FROM unnest($1::bigint[]) s
     UNION
@@ -210,7 +213,7 @@ const groupsSQL = `WITH RECURSIVE grp (seed, id) AS (
     ) AS n (id)
 )
 SELECT grp.seed, ` + memberColumns + ` FROM grp JOIN intake_documents d ON d.id = grp.id
-WHERE d.org_id = $2 ORDER BY grp.seed, d.id`
+WHERE d.id = ANY (ARRAY(SELECT id FROM grp)) AND d.org_id = $2 ORDER BY grp.seed, d.id`
 
 // groups are the duplicate groups of ids (each by id, itself included), as
 // Group reads one.

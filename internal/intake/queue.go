@@ -197,11 +197,12 @@ type QueuePage struct {
 
 var amountPattern = regexp.MustCompile(`^-?[0-9]+([.,][0-9]{1,4})?$`)
 
-// groupSummarySQL summarises the duplicate group of the outer row d.
+// groupSummarySQL summarises the duplicate group of the outer row d, its
+// members looked up by id (see groupMembersWhere).
 var groupSummarySQL = `LEFT JOIN LATERAL (
     ` + groupCTE("d.id") + `    SELECT count(*) AS members,
            coalesce(bool_or(m.id <> d.id AND (m.status IN ('active', 'posted') OR m.result_entry_id IS NOT NULL)), false) AS accepted
-    FROM grp JOIN intake_documents m ON m.id = grp.id
+    FROM intake_documents m WHERE m.id = ANY (ARRAY(SELECT id FROM grp))
 ) g ON true`
 
 // Queue lists a page of an org's queue, newest first.
