@@ -336,8 +336,14 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 			return err
 		}
 		fmt.Fprintf(e.Out, "\ne2e: greatbook, %d documents, %d approvers...\n", opt.Documents, c)
+		if err := gb.ResetStatements(ctx); err != nil {
+			return err
+		}
 		r, err := GreatbookEndToEnd(ctx, pool, fmt.Sprintf("e2e-%d", c), opt.Documents, c)
 		if err != nil {
+			return err
+		}
+		if err := gb.PrintStatements(ctx, fmt.Sprintf("e2e, greatbook, %d approvers", c), "document", opt.Documents); err != nil {
 			return err
 		}
 		rows = append(rows, r)
@@ -473,8 +479,14 @@ func (l *endToEndLimits) at(ctx context.Context, c, documents int, when string) 
 	}
 	s := l.w.approveScript(name)
 	s.Transactions = max(1, documents/c)
+	if err := l.pg.ResetStatements(ctx); err != nil {
+		return 0, err
+	}
 	approve, err := l.pg.PGBenchRun(ctx, s, c)
 	if err != nil {
+		return 0, err
+	}
+	if err := l.pg.PrintStatements(ctx, fmt.Sprintf("e2e, pgbench's approve and launch, %d clients", c), "approval", s.Transactions*c); err != nil {
 		return 0, err
 	}
 	p, err := l.pg.PGBench(ctx, l.post, c)

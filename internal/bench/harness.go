@@ -50,8 +50,13 @@ func Setup(ctx context.Context, out io.Writer, d time.Duration) (*Env, error) {
 		return nil, err
 	}
 	_ = os.Chmod(dir, 0o755)
-	c, err := embeddedpg.Start(ctx, embeddedpg.Options{DataDir: dir, Durable: true,
-		Settings: map[string]string{"max_connections": "200", "shared_buffers": "256MB"}})
+	settings := map[string]string{"max_connections": "200", "shared_buffers": "256MB"}
+	if statementsWanted() {
+		for k, v := range statementSettings {
+			settings[k] = v
+		}
+	}
+	c, err := embeddedpg.Start(ctx, embeddedpg.Options{DataDir: dir, Durable: true, Settings: settings})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err

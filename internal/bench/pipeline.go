@@ -71,6 +71,10 @@ func Pipeline(ctx context.Context, e *Env) error {
 			return err
 		}
 		var documents atomic.Int64
+		if err := e.ResetStatements(ctx); err != nil {
+			pool.Close()
+			return err
+		}
 		engine := runs.NewEngine(pool, runs.Options{})
 		p := pipeline.New(pool, engine, pipeline.Options{})
 		rate, err := Measure(ctx, workers, e.Duration, func(ctx context.Context, _, _ int) error {
@@ -90,6 +94,9 @@ func Pipeline(ctx context.Context, e *Env) error {
 		}
 		if workers == 1 {
 			e.pipelineRate = rate
+		}
+		if err := e.PrintStatements(ctx, fmt.Sprintf("pipeline, %d workers", workers), "document", int(documents.Load())); err != nil {
+			return err
 		}
 		st := engine.Stats()
 		wall := time.Duration(workers) * e.Duration // time the workers spent, all of it
