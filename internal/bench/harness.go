@@ -263,26 +263,34 @@ type Interleaved struct {
 }
 
 // Windows splits d into rounds of whole-second windows (pgbench's -T
-// counts seconds): up to five rounds, each side measuring about d in all.
-func Windows(d time.Duration) (rounds int, window time.Duration) {
+// counts seconds) for the given number of sides: about five rounds, each
+// side measuring about d in all, rounded up to a multiple of the sides.
+func Windows(d time.Duration, sides int) (rounds int, window time.Duration) {
 	window = max(time.Second, (d / 5).Round(time.Second))
-	return max(1, int(d/window)), window
+	rounds = max(1, int(d/window))
+	return (rounds + sides - 1) / sides * sides, window
 }
 
 // MeasureInterleaved runs each op from clients goroutines and pgbench's s
 // at the same client count in alternating windows of e.Duration's split
-// (Windows): each round starts one side later than the one before, so that
-// a drift during the run weighs on every side alike.
+// (Windows): each round starts one side later than the one before, and
+// every other cycle of rounds goes round the sides backwards, so that every
+// side goes first equally often and follows each of the others, and a
+// drift during the run, or what one window leaves behind for the next,
+// weighs on every side alike.
 func (e *Env) MeasureInterleaved(ctx context.Context, clients int, s Script, ops ...func(ctx context.Context, worker, seq int) error) (Interleaved, error) {
-	rounds, window := Windows(e.Duration)
+	sides := len(ops) + 1
+	rounds, window := Windows(e.Duration, sides)
 	pg := *e
 	pg.Duration = window
-	sides := len(ops) + 1
 	r := Interleaved{Go: make([]float64, len(ops))}
 	for i := range rounds {
 		rates := make([]float64, sides)
 		for k := range sides {
 			side := (i + k) % sides
+			if (i/sides)%2 == 1 {
+				side = (i - k + sides) % sides
+			}
 			var err error
 			if side == len(ops) {
 				rates[side], err = pg.PGBench(ctx, s, clients)

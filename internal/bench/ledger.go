@@ -93,7 +93,7 @@ func Ledger(ctx context.Context, e *Env, clientCounts []int) error {
 
 	var next atomic.Int64
 	next.Store(1_000_000_000_000)
-	rounds, window := Windows(e.Duration)
+	rounds, window := Windows(e.Duration, 3) // greatbook, pgx alone, pgbench
 	table := &Table{
 		Title: fmt.Sprintf("ledger: posts per second, three-line entry, %d entries of history (greatbook, pgx alone and pgbench alternating, %d rounds of %s each)",
 			history, rounds, window),

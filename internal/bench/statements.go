@@ -41,16 +41,17 @@ func (e *Env) ResetStatements(ctx context.Context) error {
 // ResetStatements that took at least 1% of the server's time: its calls
 // and its planning and execution time per unit (units of the figure,
 // a document say), and the total per unit. Statements called fewer than
-// once per hundred units (seeding, ANALYZE) are left out. Triggers'
-// statements and foreign-key checks are counted apart from the statement
-// that fired them; commits' waits for the disk are not counted at all.
+// once per hundred units (seeding, ANALYZE) are left out, and so are
+// statements run inside others (triggers' statements, foreign-key checks):
+// their time is already inside the statement that fired them. Commits'
+// waits for the disk are not counted at all.
 func (e *Env) PrintStatements(ctx context.Context, label, unit string, units int) error {
 	if !statementsWanted() || units <= 0 {
 		return nil
 	}
 	rows, err := e.Pool.Query(ctx, `SELECT calls, total_exec_time + total_plan_time, query FROM pg_stat_statements
 		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-		  AND query NOT LIKE '%pg_stat_statements%' AND calls * 100 >= $1
+		  AND toplevel AND query NOT LIKE '%pg_stat_statements%' AND calls * 100 >= $1
 		ORDER BY total_exec_time + total_plan_time DESC`, units)
 	if err != nil {
 		return err

@@ -199,10 +199,10 @@ func invalidParameter(name, problem string) error {
 }
 
 // groupsSQL finds the duplicate group of every seed at once: groupCTE with
-// the seed carried along each path. The rows are looked up by the ids the
-// groups hold (an array built once), not joined to the table: for the
-// planner's guess at a recursive query's size, a join read every document
-// of the table (see groupMembersWhere).
+// the seed carried along each path. The join to the table is restricted
+// to the ids the groups hold (an array built once, read through the
+// primary key): joined on its own, for the planner's guess at a recursive
+// query's size, it read every document of the table (see groupMembersWhere).
 const groupsSQL = `WITH RECURSIVE grp (seed, id) AS (
     SELECT s, s FROM unnest($1::bigint[]) s
     UNION
