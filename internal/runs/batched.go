@@ -47,10 +47,7 @@ func (e *Engine) commitBatched(ctx context.Context, runID string, effects func(c
 	b.Queue(sql, args...).QueryRow(scanFenced)
 	b.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
-			return err
-		}
-		return fmt.Errorf("runs: checkpoint %s: %w", runID, err)
+		return checkpointError(runID, err)
 	}
 	if conn.PgConn().TxStatus() != 'I' {
 		// COMMIT of a failed transaction answers ROLLBACK, not an error.

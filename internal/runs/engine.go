@@ -658,16 +658,11 @@ func (x graphExecutor[S]) writeChained(ctx context.Context, e *Engine, r *Run[S]
 	if len(*chained) == 0 {
 		return nil
 	}
-	sql, args := e.fencedCheckpoint(r.ID, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
-		lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
-		[]any{r.Node, saved, e.LeaseTTL.Seconds()}, *chained)
+	sql, args := e.fencedCheckpoint(r.ID, advanceRunSQL, []any{r.Node, saved, e.LeaseTTL.Seconds()}, *chained)
 	b := &pgx.Batch{}
 	b.Queue(sql, args...).QueryRow(scanFenced)
 	if err := e.pool.SendBatch(ctx, b).Close(); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
-			return err
-		}
-		return fmt.Errorf("runs: checkpoint %s: %w", r.ID, err)
+		return checkpointError(r.ID, err)
 	}
 	*chained = nil
 	return nil
@@ -686,9 +681,7 @@ func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], 
 			last_error = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
 			WHERE id = $1::uuid AND lease_owner = $2`, []any{data}, rows)
 	} else {
-		sql, args = e.fencedCheckpoint(r.ID, `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
-			lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`,
-			[]any{step.Next, data, e.LeaseTTL.Seconds()}, rows)
+		sql, args = e.fencedCheckpoint(r.ID, advanceRunSQL, []any{step.Next, data, e.LeaseTTL.Seconds()}, rows)
 	}
 	switch {
 	case step.CommitBatched != nil:
@@ -704,10 +697,7 @@ func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], 
 		}
 		b.Queue(sql, args...).QueryRow(scanFenced)
 		if err := e.pool.SendBatch(ctx, b).Close(); err != nil {
-			if errors.Is(err, ErrLeaseLost) {
-				return err
-			}
-			return fmt.Errorf("runs: checkpoint %s: %w", r.ID, err)
+			return checkpointError(r.ID, err)
 		}
 		return nil
 	}
@@ -716,10 +706,7 @@ func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], 
 			return err
 		}
 		if err := scanFenced(tx.QueryRow(ctx, sql, args...)); err != nil {
-			if errors.Is(err, ErrLeaseLost) {
-				return err
-			}
-			return fmt.Errorf("runs: checkpoint %s: %w", r.ID, err)
+			return checkpointError(r.ID, err)
 		}
 		return nil
 	})
@@ -748,6 +735,20 @@ func (e *Engine) fencedCheckpoint(runID, update string, updateArgs []any, rows [
 		RETURNING 1)
 		SELECT 1 / count(*) FROM written`
 	return sql, args
+}
+
+// advanceRunSQL moves a run this worker holds ($1 the run, $2 the worker)
+// on to node $3 with state $4, renewing its lease for $5 seconds.
+const advanceRunSQL = `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
+	lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`
+
+// checkpointError is what a failed checkpoint of run runID returns: a
+// lost lease as ErrLeaseLost itself, anything else wrapped.
+func checkpointError(runID string, err error) error {
+	if errors.Is(err, ErrLeaseLost) {
+		return err
+	}
+	return fmt.Errorf("runs: checkpoint %s: %w", runID, err)
 }
 
 // scanFenced reads a fencedCheckpoint statement's outcome.
