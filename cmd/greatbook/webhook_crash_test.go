@@ -64,6 +64,12 @@ func TestWebhookKilledMidDeliveryIsDeliveredAfterARestart(t *testing.T) {
 	}
 
 	startServeWith(t, binary, env)
+	// The first serve may have been killed before its pipeline run filed the
+	// document (the dispatcher can send document.received first); the second
+	// resumes the run, and the feed is complete once the run is done.
+	testkit.Eventually(t, 60*time.Second, "the document's pipeline run done", func() (bool, error) {
+		return testkit.Count(t, db, `SELECT count(*) FROM runs WHERE kind = 'pipeline' AND state = 'done'`) == 1, nil
+	})
 	var orgID int64
 	if err := db.Pool.QueryRow(ctx, `SELECT id FROM orgs WHERE slug = 'acme'`).Scan(&orgID); err != nil {
 		t.Fatal(err)
