@@ -23,7 +23,7 @@ import (
 )
 
 // world is an org with a default expense account, the assembled services
-// with two workers, and a valid invoice's fields to give documents.
+// with two workers (unless cfg.Workers is negative), and a valid invoice's fields to give documents.
 type world struct {
 	db     *testkit.DB
 	app    *app.App
@@ -36,7 +36,10 @@ type world struct {
 func newWorld(t *testing.T, cfg app.Config) *world {
 	t.Helper()
 	db := testkit.NewDB(t)
-	cfg.Logger, cfg.Workers, cfg.LeaseTTL = testkit.Logger(t), 2, 5*time.Second
+	cfg.Logger, cfg.LeaseTTL = testkit.Logger(t), 5*time.Second
+	if cfg.Workers == 0 {
+		cfg.Workers = 2 // negative: no workers and no resume loop, for a test that runs its own engines
+	}
 	if cfg.SweepInterval == 0 {
 		cfg.SweepInterval = -1 // tests sweep by hand
 	}
