@@ -210,9 +210,19 @@ const goodInvoice = `{"type": "invoice", "number": "SCAN-1", "issue_date": "2026
 
 var badInvoice = strings.Replace(goodInvoice, `"payable": "125.00"`, `"payable": "152.00"`, 1)
 
+// modelExtractor asks the scripted server at url, recording the retry
+// waits instead of sleeping them. Its per-request deadline is far above a
+// loopback call on a loaded machine: each answer is scripted, so a call
+// that timed out would consume the next answer and miscount the calls.
 func modelExtractor(url string, waits *[]time.Duration) *pipeline.ModelExtractor {
+	return modelExtractorWithin(url, waits, 30*time.Second)
+}
+
+// modelExtractorWithin is modelExtractor with a per-request deadline, for
+// the test of a hanging server.
+func modelExtractorWithin(url string, waits *[]time.Duration, timeout time.Duration) *pipeline.ModelExtractor {
 	var mu sync.Mutex
-	return pipeline.NewModelExtractor(pipeline.ModelConfig{URL: url + "/v1", Model: "test", Timeout: 200 * time.Millisecond,
+	return pipeline.NewModelExtractor(pipeline.ModelConfig{URL: url + "/v1", Model: "test", Timeout: timeout,
 		Retry: retry.Policy{Attempts: 4, Base: time.Second, Max: 8 * time.Second, MaxRetryAfter: time.Minute,
 			Sleep: func(_ context.Context, d time.Duration) error {
 				mu.Lock()
@@ -231,28 +241,33 @@ func TestModelServerRetriesAreTyped(t *testing.T) {
 		wantCalls int
 		wantOK    bool
 		check     func(t *testing.T, waits []time.Duration)
+		timeout   time.Duration // of each request; 0 is modelExtractor's
 	}{
 		{"429 honours Retry-After", []func(http.ResponseWriter, *http.Request){status(429, "Retry-After", "7"), answer(goodInvoice)}, 2, true,
 			func(t *testing.T, w []time.Duration) {
 				if len(w) != 1 || w[0] != 7*time.Second {
 					t.Fatalf("waits %v, want the server's 7s", w)
 				}
-			}},
+			}, 0},
 		{"503 is retried with backoff", []func(http.ResponseWriter, *http.Request){status(503), status(503), answer(goodInvoice)}, 3, true,
 			func(t *testing.T, w []time.Duration) {
 				if len(w) != 2 || w[0] < 500*time.Millisecond || w[0] > time.Second || w[1] < time.Second || w[1] > 2*time.Second {
 					t.Fatalf("waits %v, want exponential backoff with jitter", w)
 				}
-			}},
-		{"a timeout is retried", []func(http.ResponseWriter, *http.Request){hang, answer(goodInvoice)}, 2, true, nil},
-		{"400 is not retried", []func(http.ResponseWriter, *http.Request){status(400), answer(goodInvoice)}, 1, false, nil},
-		{"retries are bounded", []func(http.ResponseWriter, *http.Request){status(503), status(503), status(503), status(503), answer(goodInvoice)}, 4, false, nil},
+			}, 0},
+		{"a timeout is retried", []func(http.ResponseWriter, *http.Request){hang, answer(goodInvoice)}, 2, true, nil, 2 * time.Second},
+		{"400 is not retried", []func(http.ResponseWriter, *http.Request){status(400), answer(goodInvoice)}, 1, false, nil, 0},
+		{"retries are bounded", []func(http.ResponseWriter, *http.Request){status(503), status(503), status(503), status(503), answer(goodInvoice)}, 4, false, nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newModelServer(t, tc.answers...)
 			var waits []time.Duration
-			doc, err := modelExtractor(srv.URL, &waits).Extract(context.Background(), png, "image/png", nil)
+			ex := modelExtractor(srv.URL, &waits)
+			if tc.timeout != 0 {
+				ex = modelExtractorWithin(srv.URL, &waits, tc.timeout)
+			}
+			doc, err := ex.Extract(context.Background(), png, "image/png", nil)
 			if int(srv.calls.Load()) != tc.wantCalls {
 				t.Fatalf("%d calls, want %d", srv.calls.Load(), tc.wantCalls)
 			}
