@@ -23,7 +23,8 @@ import (
 )
 
 // world is an org with a default expense account, the assembled services
-// with two workers (unless cfg.Workers is negative), and a valid invoice's fields to give documents.
+// with two workers (none when cfg.Workers is negative), and a valid
+// invoice's fields to give documents.
 type world struct {
 	db     *testkit.DB
 	app    *app.App
