@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -74,20 +73,6 @@ func fileDoc(t *testing.T, a *site, orgID int64, d listed) int64 {
 	return id
 }
 
-// raw is a GET's status and body.
-func (c *apiClient) rawGet(path string) (int, []byte) {
-	c.t.Helper()
-	req, _ := http.NewRequest("GET", c.base+path, nil)
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
 // listPage is one page of a listing as it came.
 type listPage struct {
 	Documents  []json.RawMessage `json:"documents"`
@@ -98,7 +83,7 @@ type listPage struct {
 
 func (c *apiClient) page(path string) listPage {
 	c.t.Helper()
-	status, body := c.rawGet(path)
+	status, body := c.raw("GET", path)
 	if status != 200 {
 		c.t.Fatalf("GET %s: %d %s", path, status, body)
 	}
@@ -235,7 +220,7 @@ func TestIntakeListingShowsEachDocumentExactlyAsItsOwnRoute(t *testing.T) {
 	for _, listedDoc := range p.Documents {
 		var x struct{ ID int64 }
 		_ = json.Unmarshal(listedDoc, &x)
-		status, single := c.rawGet("/api/v1/intake/" + itoa(x.ID))
+		status, single := c.raw("GET", "/api/v1/intake/"+itoa(x.ID))
 		if status != 200 {
 			t.Fatalf("GET %d: %d", x.ID, status)
 		}
@@ -634,7 +619,7 @@ func TestJournalEntryListingShowsEachEntryExactlyAsItsOwnRoute(t *testing.T) {
 	for _, listed := range p.Entries {
 		var x struct{ ID int64 }
 		_ = json.Unmarshal(listed, &x)
-		status, single := c.rawGet("/api/v1/journal-entries/" + itoa(x.ID))
+		status, single := c.raw("GET", "/api/v1/journal-entries/"+itoa(x.ID))
 		if status != 200 || !bytes.Equal(bytes.TrimSpace(single), listed) {
 			t.Fatalf("entry %d differs between the routes:\nlisted: %s\nsingle: %d %s", x.ID, listed, status, single)
 		}

@@ -29,16 +29,7 @@ func (a *site) operator(t *testing.T) *http.Client {
 		t.Fatal(err)
 	}
 	c := a.client(t)
-	resp := get(t, c, a.URL+"/signin")
-	token, _ := doc(t, resp).Find(`form[data-testid=signin-form] input[name=_csrf]`).Attr("value")
-	resp, err = c.PostForm(a.URL+"/signin", url.Values{"_csrf": {token}, "email": {u.Email}, "password": {testkit.TestPassword}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("operator sign-in: %d", resp.StatusCode)
-	}
+	a.postSignIn(t, c, u)
 	return c
 }
 

@@ -69,7 +69,6 @@ func doc(t *testing.T, resp *http.Response) *goquery.Document {
 	return d
 }
 
-// signIn signs u in with c and returns the CSRF token of the new session.
 // signedInClient is a new org with one user of role, signed in on a new client:
 // the org, the user, the client and its CSRF token.
 func (a *site) signedInClient(t *testing.T, role auth.Role) (org.Org, auth.User, *http.Client, string) {
@@ -80,7 +79,24 @@ func (a *site) signedInClient(t *testing.T, role auth.Role) (org.Org, auth.User,
 	return o, u, c, a.signIn(t, c, u)
 }
 
+// signIn signs u in with c and returns the CSRF token of the new session.
 func (a *site) signIn(t *testing.T, c *http.Client, u auth.User) string {
+	t.Helper()
+	token := a.postSignIn(t, c, u)
+	resp, err := c.Get(a.URL + "/desk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csrf, ok := doc(t, resp).Find(`form.signout input[name=_csrf]`).Attr("value")
+	if !ok || csrf == "" || csrf == token {
+		t.Fatalf("signed-in page must carry a new CSRF token (got %q)", csrf)
+	}
+	return csrf
+}
+
+// postSignIn sends the sign-in form for u with c, and returns the form's
+// CSRF token (the one before signing in).
+func (a *site) postSignIn(t *testing.T, c *http.Client, u auth.User) string {
 	t.Helper()
 	resp, err := c.Get(a.URL + "/signin")
 	if err != nil {
@@ -93,17 +109,9 @@ func (a *site) signIn(t *testing.T, c *http.Client, u auth.User) string {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("sign-in: status %d", resp.StatusCode)
+		t.Fatalf("sign-in of %s: status %d", u.Email, resp.StatusCode)
 	}
-	resp, err = c.Get(a.URL + "/desk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	csrf, ok := doc(t, resp).Find(`form.signout input[name=_csrf]`).Attr("value")
-	if !ok || csrf == "" || csrf == token {
-		t.Fatalf("signed-in page must carry a new CSRF token (got %q)", csrf)
-	}
-	return csrf
+	return token
 }
 
 func TestCSRF(t *testing.T) {
