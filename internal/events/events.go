@@ -126,7 +126,11 @@ func parseCursor(s string) (position, error) {
 // returns. Without that condition a row of a transaction open now (an id
 // drawn earlier, committed later) would appear behind the reader's
 // cursor and be skipped.
-const readSQL = `SELECT xact::text, id, action, coalesce(subject_type, ''), coalesce(subject_id, 0),
+//
+// The transaction id is selected as text (pgx has no xid8 type) under its
+// own name: ORDER BY resolves a bare name to an output column first, and
+// ordering by the text would put 10000 before 9999.
+const readSQL = `SELECT xact::text AS xact_text, id, action, coalesce(subject_type, ''), coalesce(subject_id, 0),
 	coalesce(from_status, ''), coalesce(to_status, ''), actor, detail, created_at
 FROM audit_events
 WHERE org_id = $1 AND (xact, id) > ($2::text::xid8, $3::bigint)
@@ -185,7 +189,7 @@ func Read(ctx context.Context, q database.Executor, orgID int64, after string, l
 
 // headSQL is readSQL's last row: the same rows, read backwards (the index
 // on (org_id, xact, id) serves both directions).
-const headSQL = `SELECT xact::text, id FROM audit_events
+const headSQL = `SELECT xact::text AS xact_text, id FROM audit_events
 WHERE org_id = $1 AND xact < pg_snapshot_xmin(pg_current_snapshot()) AND action = ANY($2)
 ORDER BY xact DESC, id DESC
 LIMIT 1`
