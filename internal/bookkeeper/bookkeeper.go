@@ -435,7 +435,7 @@ type Question struct {
 
 // Questions lists an org's paused bookkeeper runs, oldest first.
 func (b *Bookkeeper) Questions(ctx context.Context, orgID int64) ([]Question, error) {
-	rows, err := b.pool.Query(ctx, `SELECT id::text, subject_id, question, updated_at FROM runs
+	rows, err := b.pool.Query(ctx, `SELECT id::text AS run_id, subject_id, question, updated_at FROM runs
 		WHERE org_id = $1 AND kind = $2 AND state = 'paused' ORDER BY updated_at, id`, orgID, Kind)
 	if err != nil {
 		return nil, fmt.Errorf("bookkeeper: questions: %w", err)

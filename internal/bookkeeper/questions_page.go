@@ -27,7 +27,7 @@ func (b *Bookkeeper) QuestionPage(ctx context.Context, orgID int64, after *Quest
 	if limit < 1 {
 		return nil, false, apperr.New(apperr.Invalid, "the parameter limit must be at least 1").With("parameter", "limit")
 	}
-	sql := `SELECT id::text, subject_id, question, updated_at FROM runs
+	sql := `SELECT id::text AS run_id, subject_id, question, updated_at FROM runs
 		WHERE org_id = $1 AND kind = $2 AND state = 'paused'`
 	args := []any{orgID, Kind, limit + 1}
 	if after != nil {
