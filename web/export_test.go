@@ -11,3 +11,6 @@ func (s *Server) Echo() *echo.Echo { return s.echo }
 // Page renders a component as every page handler does, so a test can
 // render one that fails.
 func Page(c echo.Context, comp templ.Component) error { return page(c, comp) }
+
+// Routes lists the routes the server registered.
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }

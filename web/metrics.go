@@ -3,7 +3,6 @@ package web
 import (
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,12 +14,10 @@ import (
 	"greatbook/internal/intake"
 )
 
-// metricsObserve records a request's server time by route.
+// metricsObserve records a request's server time by route, with labels
+// from closed sets only (app.RequestLabels).
 func (s *Server) metricsObserve(route, method string, status int, d time.Duration) {
-	if route == "" {
-		route = "unmatched"
-	}
-	s.app.Metrics.RequestDuration.WithLabelValues(route, method, strconv.Itoa(status)).Observe(d.Seconds())
+	s.app.Metrics.RequestDuration.WithLabelValues(app.RequestLabels(route, method, status)).Observe(d.Seconds())
 }
 
 // countApprove counts an approval's outcome.

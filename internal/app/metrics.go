@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"net/http"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,6 +44,48 @@ func NewMetrics(pool database.Executor) *Metrics {
 		m.ApproveOutcomes.WithLabelValues(o)
 	}
 	return m
+}
+
+// The request metric's labels take values from closed sets only, so that
+// no request, signed in or not, can add a series: the route is the path
+// pattern the request matched ("unmatched" when none), the method one of
+// RequestMethods ("other" for any other name a client sends), the code a
+// status net/http names ("other" for any other).
+var RequestMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"}
+
+// requestCodes are the status codes net/http names.
+var requestCodes = func() map[int]string {
+	m := map[int]string{}
+	for code := 100; code < 600; code++ {
+		if http.StatusText(code) != "" {
+			m[code] = strconv.Itoa(code)
+		}
+	}
+	return m
+}()
+
+// RequestLabels returns the request metric's labels for a request: every
+// value from a closed set.
+func RequestLabels(route, method string, status int) (string, string, string) {
+	if route == "" {
+		route = "unmatched"
+	}
+	if !slices.Contains(RequestMethods, method) {
+		method = "other"
+	}
+	code, ok := requestCodes[status]
+	if !ok {
+		code = "other"
+	}
+	return route, method, code
+}
+
+// RequestSeriesBound is the most series the request metric can hold for a
+// server of routes routes: every route and "unmatched", by every method
+// and "other", by every code and "other". In practice a route answers a
+// handful of codes for the methods it serves, far below the bound.
+func RequestSeriesBound(routes int) int {
+	return (routes + 1) * (len(RequestMethods) + 1) * (len(requestCodes) + 1)
 }
 
 // OrgRegistry is what an org's admin reads on /metrics: the jobs and runs
