@@ -76,6 +76,10 @@ func TestOrgSettingsPageSetsEverySetting(t *testing.T) {
 		t.Fatalf("the rate row reads %q", rate.Text())
 	}
 	refused(post("/admin/org/rates/change", url.Values{"currency": {"USD"}, "date": {"2026-01-02"}, "rate": {"-1"}}), http.StatusUnprocessableEntity, "positive")
+	for _, date := range []string{"0000-01-01", "0001-01-01", "1899-12-31"} {
+		refused(post("/admin/org/rates/change", url.Values{"currency": {"USD"}, "date": {date}, "rate": {"0.95"}}), http.StatusUnprocessableEntity, "outside the years")
+		refused(post("/admin/org/rates/forget", url.Values{"currency": {"USD"}, "date": {date}}), http.StatusUnprocessableEntity, "outside the years")
+	}
 	saved(post("/admin/org/rates/change", url.Values{"currency": {"USD"}, "date": {"2026-01-02"}, "rate": {"0.95"}}))
 	rate = doc(t, get(t, c, a.URL+"/admin/org")).Find(`[data-testid=exchange-rate][data-currency=USD]`)
 	if rate.Find(`[data-testid=rate-set-by]`).Text() != admin.Email || !strings.Contains(rate.Find(`[data-testid=rate-value]`).Text(), "0.95") {

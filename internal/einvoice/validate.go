@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/money"
+	"greatbook/internal/storable"
 )
 
 // Finding is one rule a document breaks. Only a fatal finding flags its document for a person to look
@@ -50,6 +51,7 @@ const (
 	CodeTypeCodeList        = "BR-CL-01" // the type code (BT-3) is from UNTDID 1001
 	CodeInvalidCurrency     = "BR-CL-04" // the currency code (BT-5) is ISO 4217 alpha-3
 	CodeInvalidDate         = "invalid_date"
+	CodeDateOutOfRange      = "date_out_of_range"       // the issue date, which the entry is dated by, outside the ledger's years
 	CodeDueBeforeIssue      = "due_before_issue"        // warning: a prepaid invoice is due before it is issued
 	CodeIssueDateOutOfRange = "issue_date_out_of_range" // warning
 	CodeLineNet             = "line_net_mismatch"       // warning: EN 16931 does not enforce BT-131's calculation
@@ -97,7 +99,8 @@ func Validate(d Document) []Finding {
 //     the currency either way (the Schematron's tolerance); a rate that rounds to 0 has a tax that does.
 //
 // Fatal, because the ledger depends on it: the document type (invoice or credit note) and a type code
-// that agrees with it, dates in the form YYYY-MM-DD, every text storable and every number within the
+// that agrees with it, dates in the form YYYY-MM-DD, an issue date (the entry's date) in the ledger's
+// years (storable.EarliestYear to LatestYear), every text storable and every number within the
 // ledger's precision (StorageFindings, also quantity × unit price), and something to post
 // (nothing_to_post).
 //
@@ -157,7 +160,7 @@ func BySeverity(fs []Finding) []Finding {
 func Unpostable(code string) bool {
 	switch code {
 	case CodeUnstorableText, CodeTextTooLong, CodeAmountOutOfRange, CodeInvalidCurrency, CodeCurrencyMissing,
-		CodeIssueDateMissing, CodeInvalidDate, CodeNothingToPost, CodeRequired, CodeInvalidType, CodeTypeCode,
+		CodeIssueDateMissing, CodeInvalidDate, CodeDateOutOfRange, CodeNothingToPost, CodeRequired, CodeInvalidType, CodeTypeCode,
 		CodeTypeCodeList, CodeInputCap:
 		return true
 	}
@@ -218,7 +221,10 @@ func (v *validator) dates(d Document, now time.Time) {
 		v.add(CodeIssueDateMissing, "issue_date", "the issue date (BT-2) is missing")
 	}
 	issue, issueOK := v.date("issue_date", d.IssueDate)
-	if issueOK {
+	if issueOK && storable.DateProblem(d.IssueDate) != "" {
+		v.add(CodeDateOutOfRange, "issue_date", "issue date %s is outside the years %d to %d the ledger posts", d.IssueDate,
+			storable.EarliestYear, storable.LatestYear)
+	} else if issueOK {
 		latest := now.UTC().AddDate(1, 0, 0)
 		if issue.Before(earliestIssueDate) || issue.After(latest) {
 			v.warn(CodeIssueDateOutOfRange, "issue_date", "issue date %s is before 2000-01-01 or after %s", d.IssueDate, latest.Format(time.DateOnly))

@@ -110,12 +110,10 @@ type Difference struct {
 	Requested string `json:"requested"`
 }
 
-// The dates an entry may carry: PostgreSQL stores years from 4713 BC, but a
-// ledger entry dated before 1900 or after 9999 is a typo, not a booking
-// (and year 0000, which Go parses, PostgreSQL refuses).
+// The dates an entry may carry (storable.DateProblem says why).
 const (
-	EarliestYear = 1900
-	LatestYear   = 9999
+	EarliestYear = storable.EarliestYear
+	LatestYear   = storable.LatestYear
 )
 
 // Bounds of an entry's texts, in bytes: the source id and entry set as
@@ -152,10 +150,8 @@ func validateShape(r Request) []Reason {
 	rs.checkText("source_id", r.SourceID, MaxKeyText, true)
 	rs.checkText("entry_set", r.EntrySet, MaxKeyText, true)
 	rs.checkText("description", r.Description, MaxDescription, false)
-	if d, err := time.Parse(time.DateOnly, r.Date); err != nil {
-		rs.add("date", "must be a date YYYY-MM-DD")
-	} else if d.Year() < EarliestYear || d.Year() > LatestYear {
-		rs.add("date", "%s is outside the years %d to %d", r.Date, EarliestYear, LatestYear)
+	if problem := storable.DateProblem(r.Date); problem != "" {
+		rs.add("date", "%s", problem)
 	}
 	cur, ok := money.Lookup(r.Currency)
 	if !ok {

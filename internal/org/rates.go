@@ -13,6 +13,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/storable"
 )
 
 // ExchangeRate is a rate the bookkeeper remembered (someone answered it):
@@ -60,6 +61,9 @@ func rateKey(currency, date string) (string, string, error) {
 	}
 	if _, err := time.Parse(time.DateOnly, date); err != nil {
 		return "", "", apperr.New(apperr.Invalid, "the date %q must be YYYY-MM-DD", clip(date))
+	}
+	if problem := storable.DateProblem(date); problem != "" {
+		return "", "", apperr.New(apperr.Invalid, "the date %s", problem)
 	}
 	return currency, date, nil
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"greatbook/internal/apperr"
@@ -26,6 +27,28 @@ const MaxKey = 200
 // MaxMessage bounds an error message stored for operators (a run's
 // last_error, a finding's message).
 const MaxMessage = 2000
+
+// The years a date the product keeps may fall in. PostgreSQL's date goes
+// back to 4713 BC but has no year 0, which Go parses; a booking dated
+// before 1900 or after 9999 is a typo, not a booking, and the ledger
+// refuses it, so intake and settings refuse it at the door too.
+const (
+	EarliestYear = 1900
+	LatestYear   = 9999
+)
+
+// DateProblem says why s is not a date the product keeps (YYYY-MM-DD in
+// the years EarliestYear to LatestYear), or "" when it is.
+func DateProblem(s string) string {
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return "must be a date YYYY-MM-DD"
+	}
+	if d.Year() < EarliestYear || d.Year() > LatestYear {
+		return fmt.Sprintf("%s is outside the years %d to %d", s, EarliestYear, LatestYear)
+	}
+	return ""
+}
 
 // Problem says why s cannot be stored as it is, or "" when it can.
 func Problem(s string, max int) string {

@@ -1,0 +1,49 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+
+	"greatbook/internal/auth"
+	"greatbook/internal/testkit"
+)
+
+// A date the ledger cannot hold is refused where amounts are: the document
+// is filed as an invalid e-invoice naming the date, approve refuses it as
+// unpostable (409) and nothing is launched, so no dead letter is made.
+func TestDatesTheLedgerCannotHoldAreRefusedAtTheDoor(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := bookkeepingOrg(t, a)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
+	for _, date := range []string{"0000-01-01", "0001-06-30", "1899-12-31"} {
+		t.Run(date, func(t *testing.T) {
+			body := strings.Replace(string(jsonInvoice("D-"+date)), `"issue_date":"2026-11-20"`, `"issue_date":"`+date+`"`, 1)
+			code, res := c.do("POST", "/api/v1/documents", "application/json", []byte(body))
+			if code != 202 {
+				t.Fatalf("upload: %d %v", code, res)
+			}
+			id := res["intake_id"].(float64)
+			doc := c.waitStatus(id, "flagged")
+			if doc["flag_reason"] != "invalid_einvoice" || !strings.Contains(toJSON(doc["findings"]), `"date_out_of_range"`) {
+				t.Fatalf("filed as %v with findings %s", doc["flag_reason"], toJSON(doc["findings"]))
+			}
+			code, res = c.postJSON("/api/v1/intake/"+itoa(int64(id))+"/approve", `{"acknowledge_invalid": true, "reason": "looks fine"}`)
+			if code != 409 || !strings.Contains(toJSON(res), "unpostable") {
+				t.Fatalf("approve: %d %v, want 409 unpostable", code, res)
+			}
+			if n := testkit.Count(t, a.db, `SELECT count(*) FROM jobs WHERE intake_id = $1`, int64(id)); n != 0 {
+				t.Fatalf("%d jobs launched for a document the ledger cannot post", n)
+			}
+		})
+	}
+	// The ledger's first year is still filed pending (with the issue-date
+	// plausibility warning).
+	body := strings.Replace(string(jsonInvoice("D-1900")), `"issue_date":"2026-11-20"`, `"issue_date":"1900-01-01"`, 1)
+	code, res := c.do("POST", "/api/v1/documents", "application/json", []byte(body))
+	if code != 202 {
+		t.Fatalf("upload: %d %v", code, res)
+	}
+	c.waitStatus(res["intake_id"].(float64), "pending")
+}
