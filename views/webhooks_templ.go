@@ -58,7 +58,7 @@ func WebhooksPage(c Chrome, p WebhooksProps) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section aria-labelledby=\"wh-title\" data-testid=\"webhooks\"><h1 id=\"wh-title\">Webhooks</h1><p class=\"muted\">Every event of this org's feed (as <code>GET /api/v1/events</code> shows it) is sent to each enabled endpoint whose types it matches, at least once, signed in the <code>GreatBook-Signature</code> header, with the event id in <code>GreatBook-Event-Id</code> as the idempotency key. A delivery that fails is retried with backoff; after the last attempt it waits on the <a href=\"/admin/dead-letters#webhook-dead-letters\">dead letters</a> page.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section aria-labelledby=\"wh-title\" data-testid=\"webhooks\"><h1 id=\"wh-title\">Webhooks</h1><p class=\"muted\">Every event of this org's feed (as <code>GET /api/v1/events</code> shows it) is sent to each enabled endpoint whose types it matches, at least once, signed in the <code>GreatBook-Signature</code> header, with the event id in <code>GreatBook-Event-Id</code> as the idempotency key; <code>GreatBook-Signature-V2</code> signs that id too. A delivery that fails is retried with backoff; after the last attempt it waits on the <a href=\"/admin/dead-letters#webhook-dead-letters\">dead letters</a> page.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -52,8 +52,8 @@ func TestBrowserBankAccountChangeAlert(t *testing.T) {
 	alert := p.GetByTestId("iban-alert")
 	must(t, expect.Locator(alert).ToBeVisible())
 	must(t, expect.Locator(alert.GetByRole("heading")).ToHaveText("The supplier's bank account changed"))
-	must(t, expect.Locator(alert.GetByTestId("iban-new")).ToHaveText("•••• 0003"))
-	must(t, expect.Locator(alert.GetByTestId("iban-previous")).ToContainText(regexp.MustCompile(`•••• 7466 on\s+document \d+\s*,\s*document \d+`)))
+	must(t, expect.Locator(alert.GetByTestId("iban-new")).ToHaveText("SE35 •••• 0003"))
+	must(t, expect.Locator(alert.GetByTestId("iban-previous")).ToContainText(regexp.MustCompile(`SE45 •••• 7466 on\s+document \d+\s*,\s*document \d+`)))
 	for _, id := range posted {
 		must(t, expect.Locator(alert.Locator(fmt.Sprintf(`a[href="/intake/%d"]`, id))).ToHaveCount(1))
 	}

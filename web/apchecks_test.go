@@ -88,7 +88,8 @@ func (s apSite) apFindings(t *testing.T, id int64) map[string]map[string]any {
 		m := f.(map[string]any)
 		switch m["code"] {
 		case apchecks.CodeBuyerNotThisOrg, apchecks.CodeIssueDateOld, apchecks.CodeIssueDateFuture,
-			apchecks.CodeDueAtArrival, apchecks.CodeSupplierIBANDiff:
+			apchecks.CodeDueAtArrival, apchecks.CodeSupplierIBANDiff, apchecks.CodeIBANCharacters, apchecks.CodeIBANLength,
+			apchecks.CodeIBANChecksum:
 			out[m["code"].(string)] = m
 		}
 	}
@@ -147,6 +148,13 @@ func TestAPChecksInTheAPIAndOnThePage(t *testing.T) {
 			content: apInvoice("FUT-1", "DE999999999", day(5), day(35), "Acme Handels GmbH", "DE123456789", "")},
 		{name: "due before arrival", code: apchecks.CodeDueAtArrival, says: "overdue",
 			content: apInvoice("DUE-1", "DE999999999", day(-40), day(-10), "Acme Handels GmbH", "DE123456789", "")},
+		{name: "proper IBAN", content: apInvoice("IBAN-0", "DE999999999", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "gb29 nwbk 6016 1331 9268 19")},
+		{name: "a Cyrillic letter in the IBAN", code: apchecks.CodeIBANCharacters, says: "U+0412 CYRILLIC CAPITAL LETTER VE",
+			content: apInvoice("IBAN-1", "DE999999999", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "GB33 \u0412UKB 2020 1555 5555 55")},
+		{name: "an IBAN whose check digits fail", code: apchecks.CodeIBANChecksum, says: "check digits",
+			content: apInvoice("IBAN-2", "DE999999999", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "DE89 3704 0044 0532 0130 01")},
+		{name: "an IBAN too short for its country", code: apchecks.CodeIBANLength, says: "an IBAN of DE has 22",
+			content: apInvoice("IBAN-3", "DE999999999", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "DE89 3704 0044 0532 0130 0")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -247,6 +255,32 @@ func TestAPBankAccountChangeIsAnAlert(t *testing.T) {
 		if d := s.page(t, id); d.Find(`[data-testid=iban-alert]`).Length() != 0 || len(pageCodes(d)) != 0 {
 			t.Errorf("%s: the page warns", name)
 		}
+	}
+}
+
+// Two accounts that end in the same four characters are still told apart
+// by the alert and its explanation: the masks differ.
+func TestAPBankAccountAlertTellsAccountsThatEndAlikeApart(t *testing.T) {
+	t.Parallel()
+	s := newAPSite(t, true)
+	const before, after = "DE89370400440532013000", "DE48500105170532013000" // both end in 3000
+	posted := s.file(t, apInvoice("E-1", "DE333333333", day(-3), day(27), "Acme Handels GmbH", "DE123456789", before))
+	if _, err := s.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET status = 'posted', decided_at = now() WHERE id = $1`, posted); err != nil {
+		t.Fatal(err)
+	}
+	changed := s.file(t, apInvoice("E-2", "DE333333333", day(-3), day(27), "Acme Handels GmbH", "DE123456789", after))
+	alert := s.page(t, changed).Find(`[data-testid=iban-alert]`)
+	current := strings.TrimSpace(alert.Find(`[data-testid=iban-new]`).Text())
+	previous := strings.TrimSpace(alert.Find(`[data-testid=iban-previous] strong`).Text())
+	if current == "" || current == previous {
+		t.Fatalf("the alert names both accounts %q and %q", current, previous)
+	}
+	if strings.Contains(alert.Text(), "37040044") || strings.Contains(alert.Text(), "50010517") {
+		t.Errorf("the alert shows an account unmasked: %s", alert.Text())
+	}
+	f := s.apFindings(t, changed)[apchecks.CodeSupplierIBANDiff]
+	if msg, _ := f["message"].(string); !strings.Contains(msg, current) || !strings.Contains(msg, previous+" (on #") {
+		t.Errorf("the explanation %q does not name %q and %q", msg, current, previous)
 	}
 }
 

@@ -88,8 +88,12 @@ func safeMethod(m string) bool {
 // as cross-site. Unlike Echo's CSRF middleware it never trusts
 // Sec-Fetch-Site alone: any client can send "same-origin".
 //
-// Nothing of the body is read before the session is known to hold a token
-// (the cookie alone tells): an anonymous request is refused unread. A
+// An anonymous visitor's token (the sign-in form's) is a double-submit one:
+// the form's _csrf must match the visitor's anonymous CSRF cookie, so no
+// session row is written for it.
+//
+// Nothing of the body is read before the session (or the anonymous cookie)
+// is known to hold a token: a request with neither is refused unread. A
 // multipart form is read only from a signed-in session, and then only its
 // first part, which must be the token; the rest streams to the handler
 // (uploadParts) without being spooled anywhere. A URL-encoded form is
@@ -106,7 +110,12 @@ func (s *Server) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		sess, _ := c.Get(ctxSession).(*sessions.Session)
 		var want string
 		if sess != nil {
-			want, _ = sess.Values["csrf"].(string)
+			want = auth.SessionCSRFToken(sess)
+		}
+		if want == "" {
+			// A visitor without a session: the sign-in form's double-submit
+			// token, which must match the cookie that came with it.
+			want = s.sessions.AnonymousCSRFToken(req)
 		}
 		if want == "" {
 			return errBadCSRF

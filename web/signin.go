@@ -12,22 +12,34 @@ import (
 	"greatbook/views"
 )
 
-// signInForm shows the form. It gives an anonymous visitor a session with a
-// CSRF token, so that the sign-in POST is protected like every other.
+// signInForm shows the form. An anonymous visitor's form is protected by a
+// token in a cookie of its own (SessionStore.AnonymousCSRF): showing it
+// writes no session row.
 func (s *Server) signInForm(c echo.Context) error {
 	next := localPath(c.QueryParam("next"))
 	if currentUser(c) != nil {
 		return c.Redirect(http.StatusSeeOther, next)
 	}
-	sess := c.Get(ctxSession).(*sessions.Session)
-	if _, created, err := auth.SessionCSRFToken(sess); err != nil {
+	ch, err := s.signInChrome(c)
+	if err != nil {
 		return err
-	} else if created {
-		if err := sess.Save(c.Request(), c.Response()); err != nil {
-			return err
-		}
 	}
-	return page(c, views.SignInPage(s.chrome(c, "Sign in", ""), views.SignInProps{Next: next}))
+	return page(c, views.SignInPage(ch, views.SignInProps{Next: next}))
+}
+
+// signInChrome is the sign-in page's chrome with the form's CSRF token: the
+// session's when it has one, else the visitor's anonymous token.
+func (s *Server) signInChrome(c echo.Context) (views.Chrome, error) {
+	ch := s.chrome(c, "Sign in", "")
+	if ch.CSRF != "" {
+		return ch, nil
+	}
+	token, err := s.sessions.AnonymousCSRF(c.Response(), c.Request())
+	if err != nil {
+		return ch, err
+	}
+	ch.CSRF = token
+	return ch, nil
 }
 
 // signIn checks the credentials and starts a new session.
@@ -41,8 +53,11 @@ func (s *Server) signIn(c echo.Context) error {
 		if !ok || (e.Code != apperr.Unauthorized && e.Code != apperr.RateLimited) {
 			return err
 		}
-		return render(c, statusByCode[e.Code], views.SignInPage(s.chrome(c, "Sign in", ""),
-			views.SignInProps{Email: email, Next: next, Error: e.Message}))
+		ch, err := s.signInChrome(c)
+		if err != nil {
+			return err
+		}
+		return render(c, statusByCode[e.Code], views.SignInPage(ch, views.SignInProps{Email: email, Next: next, Error: e.Message}))
 	}
 	sess := c.Get(ctxSession).(*sessions.Session)
 	// A new session at sign-in: whatever token the browser had is worthless now.
@@ -55,6 +70,7 @@ func (s *Server) signIn(c echo.Context) error {
 	if err := sess.Save(c.Request(), c.Response()); err != nil {
 		return err
 	}
+	s.sessions.ClearAnonymousCSRF(c.Response())
 	return c.Redirect(http.StatusSeeOther, next)
 }
 

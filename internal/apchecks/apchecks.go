@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -30,6 +31,12 @@ const (
 	CodeIssueDateFuture  = "issue_date_in_future"
 	CodeDueAtArrival     = "due_date_passed_at_arrival"
 	CodeSupplierIBANDiff = "supplier_iban_changed"
+	// The supplier's IBAN is not a valid one: a character outside A-Z and
+	// 0-9 (a Cyrillic or full-width look-alike), the wrong length for its
+	// country, or check digits that do not match the rest.
+	CodeIBANCharacters = "supplier_iban_invalid_characters"
+	CodeIBANLength     = "supplier_iban_wrong_length"
+	CodeIBANChecksum   = "supplier_iban_checksum_failed"
 )
 
 // Org is what the checks need to know of the org reading the document.
@@ -80,6 +87,9 @@ func Check(in Input) Report {
 		r.Findings = append(r.Findings, f)
 	}
 	r.Findings = append(r.Findings, dates(in.Document, in.ReceivedAt, in.Org.MaxIssueAgeMonths)...)
+	if f, ok := ibanFinding(in.Document.PayeeIBAN); ok {
+		r.Findings = append(r.Findings, f)
+	}
 	if change := bankChange(in.Document.PayeeIBAN, in.Previous); change != nil {
 		r.BankChange = change
 		r.Findings = append(r.Findings, einvoice.Finding{Code: CodeSupplierIBANDiff, Severity: einvoice.SeverityWarning,
@@ -190,20 +200,34 @@ func bankChange(iban string, previous []PreviousAccount) *BankChange {
 	return &BankChange{IBAN: iban, Previous: previous}
 }
 
+// Masks are the change's accounts masked so that each still tells itself
+// apart from the others (MaskIBANs): this document's, and the previous ones
+// in order.
+func (c BankChange) Masks() (current string, previous []string) {
+	ibans := make([]string, 0, 1+len(c.Previous))
+	ibans = append(ibans, c.IBAN)
+	for _, p := range c.Previous {
+		ibans = append(ibans, p.IBAN)
+	}
+	masks := MaskIBANs(ibans...)
+	return masks[0], masks[1:]
+}
+
 // Explain says what the change is, in plain words, naming the previous
 // accounts masked and the documents they came from.
 func (c BankChange) Explain() string {
+	current, previous := c.Masks()
 	parts := make([]string, 0, len(c.Previous))
-	for _, p := range c.Previous {
+	for i, p := range c.Previous {
 		ids := make([]string, 0, len(p.Documents))
 		for _, id := range p.Documents {
 			ids = append(ids, fmt.Sprintf("#%d", id))
 		}
-		parts = append(parts, fmt.Sprintf("%s (on %s)", MaskIBAN(p.IBAN), strings.Join(ids, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (on %s)", previous[i], strings.Join(ids, ", ")))
 	}
 	return fmt.Sprintf("This supplier asks to be paid to bank account %s, but its posted invoices were paid to %s. "+
 		"A changed bank account is how payment fraud usually looks: confirm the change with the supplier by phone, "+
-		"using a number you already had, before paying.", MaskIBAN(c.IBAN), strings.Join(parts, "; "))
+		"using a number you already had, before paying.", current, strings.Join(parts, "; "))
 }
 
 // NormalizeIBAN is an IBAN without spaces (and other separators), upper case.
@@ -217,14 +241,55 @@ func NormalizeIBAN(s string) string {
 	}, norm.NFKC.String(s))
 }
 
-// MaskIBAN shows only the last four characters of an IBAN: "•••• 3000"
-// (the account is named without being handed out).
-func MaskIBAN(iban string) string {
-	r := []rune(NormalizeIBAN(iban))
-	if len(r) <= 4 {
-		return strings.Repeat("•", len(r))
+// MaskIBAN names an account without handing it out: its country code and
+// check digits and its last four characters, "DE89 •••• 3000".
+func MaskIBAN(iban string) string { return MaskIBANs(iban)[0] }
+
+// maskedTail is the fewest trailing characters a mask shows.
+const maskedTail = 4
+
+// MaskIBANs masks several accounts named side by side so that no two
+// different ones read alike: each shows its country code and check digits
+// and its last four characters, and where that leaves two alike, all show
+// as many more trailing characters as it takes to tell them apart (an
+// account is shown whole when nothing less does).
+func MaskIBANs(ibans ...string) []string {
+	normal := make([]string, len(ibans))
+	longest := 0
+	for i, iban := range ibans {
+		normal[i] = NormalizeIBAN(iban)
+		longest = max(longest, utf8.RuneCountInString(normal[i]))
 	}
-	return "•••• " + string(r[len(r)-4:])
+	out := make([]string, len(ibans))
+	for tail := maskedTail; ; tail++ {
+		byMask := map[string]string{}
+		distinct := true
+		for i, iban := range normal {
+			out[i] = maskIBAN(iban, tail)
+			if other, seen := byMask[out[i]]; seen && other != iban {
+				distinct = false
+			}
+			byMask[out[i]] = iban
+		}
+		if distinct || tail >= longest {
+			return out
+		}
+	}
+}
+
+// maskIBAN shows iban's country code and check digits and its last tail
+// characters; an IBAN too short to hide anything that way is all bullets.
+func maskIBAN(iban string, tail int) string {
+	r := []rune(iban)
+	switch {
+	case len(r) <= maskedTail:
+		return strings.Repeat("•", len(r))
+	case len(r) <= 2*maskedTail:
+		return "•••• " + string(r[len(r)-min(tail, len(r)-1):])
+	case tail >= len(r)-maskedTail:
+		return string(r)
+	}
+	return string(r[:maskedTail]) + " •••• " + string(r[len(r)-tail:])
 }
 
 // SameVATID reports whether two VAT ids name one company: compared upper

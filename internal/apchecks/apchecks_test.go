@@ -92,6 +92,21 @@ func TestChecks(t *testing.T) {
 		{name: "changed IBAN", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "GB33BUKB20201555555555" }),
 			Org: acme, Previous: []PreviousAccount{{IBAN: "DE89370400440532013000", Documents: []int64{2, 1}}}},
 			want: CodeSupplierIBANDiff, contains: "•••• 3000 (on #2, #1)"},
+		{name: "a Cyrillic letter that looks Latin", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "GB33 \u0412UKB 2020 1555 5555 55" }), Org: acme},
+			want: CodeIBANCharacters, contains: "U+0412 CYRILLIC CAPITAL LETTER VE"},
+		{name: "a full-width letter", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "GB33\uFF22UKB20201555555555" }), Org: acme},
+			want: CodeIBANCharacters, contains: "5th character"},
+		{name: "a wrong check digit", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "DE89 3704 0044 0532 0130 01" }), Org: acme},
+			want: CodeIBANChecksum, contains: "DE89 3704 0044 0532 0130 01"},
+		{name: "two digits swapped", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "DE89370400440523013000" }), Org: acme},
+			want: CodeIBANChecksum},
+		{name: "a digit missing for its country", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "DE8937040044053201300" }), Org: acme},
+			want: CodeIBANLength, contains: "22"},
+		{name: "an account not written as an IBAN is not judged as one", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "IBAN32423940" }), Org: acme}},
+		{name: "a valid IBAN of another country, lower case", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "gb29 nwbk 6016 1331 9268 19" }), Org: acme}},
+		{name: "a Cyrillic look-alike of the account paid before", in: Input{Document: doc(func(d *einvoice.Document) { d.PayeeIBAN = "GB33\u0412UKB20201555555555" }),
+			Org: acme, Previous: []PreviousAccount{{IBAN: "GB33BUKB20201555555555", Documents: []int64{2}}}},
+			want: CodeIBANCharacters + "," + CodeSupplierIBANDiff},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,7 +119,7 @@ func TestChecks(t *testing.T) {
 			if tt.contains != "" && !strings.Contains(r.Findings[0].Message, tt.contains) {
 				t.Errorf("message %q does not say %q", r.Findings[0].Message, tt.contains)
 			}
-			if (tt.want == CodeSupplierIBANDiff) != (r.BankChange != nil) {
+			if strings.Contains(tt.want, CodeSupplierIBANDiff) != (r.BankChange != nil) {
 				t.Errorf("bank change %v", r.BankChange)
 			}
 		})
@@ -124,10 +139,52 @@ func TestConfiguredAge(t *testing.T) {
 
 func TestMaskIBAN(t *testing.T) {
 	t.Parallel()
-	if got := MaskIBAN("de89 3704 0044 0532 0130 00"); got != "•••• 3000" {
+	if got := MaskIBAN("de89 3704 0044 0532 0130 00"); got != "DE89 •••• 3000" {
 		t.Errorf("%q", got)
 	}
-	if strings.Contains(MaskIBAN("NO9386011117947"), "9386") {
-		t.Error("masked IBAN shows more than its last four")
+	if got := MaskIBAN("NO9386011117947"); strings.Contains(got, "8601") || got != "NO93 •••• 7947" {
+		t.Errorf("masked IBAN %q shows more than its country, check digits and last four", got)
+	}
+}
+
+// Two accounts that end alike are masked so that they still differ: by
+// their check digits, else by as many trailing characters as it takes.
+func TestMasksTellAccountsApart(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		ibans []string
+		want  []string
+	}{
+		{"last four differ", []string{"DE89370400440532013000", "GB33BUKB20201555555555"},
+			[]string{"DE89 •••• 3000", "GB33 •••• 5555"}},
+		{"same last four, other check digits", []string{"DE89370400440532013000", "DE48500105170532013000"},
+			[]string{"DE89 •••• 3000", "DE48 •••• 3000"}},
+		{"same last four and check digits", []string{"DE89370400440532013000", "DE89370400440532013000X3000"},
+			[]string{"DE89 •••• 13000", "DE89 •••• X3000"}},
+		{"one ends the other", []string{"DE89370400440532013000", "DE89013000"},
+			[]string{"DE89 •••• 013000", "DE89013000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := MaskIBANs(tt.ibans...)
+			if strings.Join(got, " | ") != strings.Join(tt.want, " | ") {
+				t.Fatalf("masks %q, want %q", got, tt.want)
+			}
+		})
+	}
+	c := Check(Input{Document: einvoice.Document{PayeeIBAN: "DE48 5001 0517 0532 0130 00"}, ReceivedAt: arrival,
+		Previous: []PreviousAccount{{IBAN: "DE89370400440532013000", Documents: []int64{2}}}})
+	if c.BankChange == nil {
+		t.Fatal("no bank change")
+	}
+	current, previous := c.BankChange.Masks()
+	if current == previous[0] {
+		t.Fatalf("both accounts are masked as %q", current)
+	}
+	msg := c.Findings[len(c.Findings)-1].Message
+	if !strings.Contains(msg, "DE48 •••• 3000") || !strings.Contains(msg, "DE89 •••• 3000 (on #2)") {
+		t.Errorf("the explanation does not tell the accounts apart: %s", msg)
 	}
 }

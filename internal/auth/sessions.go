@@ -178,6 +178,52 @@ func (s *SessionStore) DeleteExpired(ctx context.Context) (int64, error) {
 	return tag.RowsAffected(), nil
 }
 
+// AnonymousCSRFCookieName is the name of the cookie that holds an anonymous
+// visitor's CSRF token (the sign-in form's): __Host- prefixed over TLS, like
+// the session cookie.
+func (s *SessionStore) AnonymousCSRFCookieName() string {
+	if s.Secure {
+		return "__Host-greatbook_csrf"
+	}
+	return "greatbook_csrf"
+}
+
+// AnonymousCSRFToken is the token of the request's anonymous CSRF cookie,
+// "" when it carries none of the right shape.
+func (s *SessionStore) AnonymousCSRFToken(r *http.Request) string {
+	c, err := r.Cookie(s.AnonymousCSRFCookieName())
+	if err != nil || len(c.Value) != 43 {
+		return ""
+	}
+	return c.Value
+}
+
+// AnonymousCSRF returns the visitor's anonymous CSRF token, setting a new
+// one in its cookie when the request has none. It is a double-submit token:
+// the form carries it and the cookie must match, so a visitor who is not
+// signed in gets a protected form without a session row being written for
+// every visit. A site that can plant cookies on this origin could plant
+// this one, as it could plant a session cookie of its own before.
+func (s *SessionStore) AnonymousCSRF(w http.ResponseWriter, r *http.Request) (string, error) {
+	if t := s.AnonymousCSRFToken(r); t != "" {
+		return t, nil
+	}
+	t, err := newToken()
+	if err != nil {
+		return "", err
+	}
+	http.SetCookie(w, sessions.NewCookie(s.AnonymousCSRFCookieName(), t, s.options()))
+	return t, nil
+}
+
+// ClearAnonymousCSRF deletes the anonymous CSRF cookie: once signed in, the
+// session's own token protects the forms.
+func (s *SessionStore) ClearAnonymousCSRF(w http.ResponseWriter) {
+	opts := s.options()
+	opts.MaxAge = -1
+	http.SetCookie(w, sessions.NewCookie(s.AnonymousCSRFCookieName(), "", opts))
+}
+
 // Session value keys.
 const (
 	sessionUserKey = "user_id"
@@ -210,18 +256,11 @@ func SetSessionUser(sess *sessions.Session, userID int64) error {
 	return nil
 }
 
-// SessionCSRFToken returns the session's CSRF token, creating one if needed
-// (the caller then saves the session).
-func SessionCSRFToken(sess *sessions.Session) (token string, created bool, err error) {
-	if t, ok := sess.Values[sessionCSRFKey].(string); ok && t != "" {
-		return t, false, nil
-	}
-	t, err := newToken()
-	if err != nil {
-		return "", false, err
-	}
-	sess.Values[sessionCSRFKey] = t
-	return t, true, nil
+// SessionCSRFToken is the session's CSRF token, "" when it has none (a
+// session is given one when a user signs in).
+func SessionCSRFToken(sess *sessions.Session) string {
+	t, _ := sess.Values[sessionCSRFKey].(string)
+	return t
 }
 
 func newToken() (string, error) {

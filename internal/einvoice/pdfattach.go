@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 )
 
@@ -27,6 +28,9 @@ const (
 	maxPDFObjects     = 200_000
 	maxAttachments    = 64
 	maxPDFDepth       = 32 // nesting of arrays and dictionaries
+	// maxFilterChain is the most FlateDecode filters one stream may chain: a file compressed a few
+	// times over is read, each stage within the same caps as one; more is refused with a reason.
+	maxFilterChain = 8
 	// pdfWorkFactor bounds the lexer's work: it may scan at most this many bytes for each byte of the
 	// file and of the object streams it decodes. A well-formed PDF is read about once; a hostile one
 	// (objects that all point at one unterminated string) stops there instead of growing quadratically.
@@ -64,9 +68,10 @@ func findEmbeddedCII(pdf []byte) ([]byte, bool) {
 	return found, found != nil
 }
 
-// carveCII is findEmbeddedCII that reports why nothing was found when the carving stopped at a cap,
-// and stops once dl has passed.
-func carveCII(dl *deadline, pdf []byte) ([]byte, *ParseError) {
+// carveCII is findEmbeddedCII that reports why nothing was found: the carving stopped at a cap (a
+// *ParseError), or an embedded file could not be decoded (an *EmbeddedFileError); it stops once dl
+// has passed.
+func carveCII(dl *deadline, pdf []byte) ([]byte, error) {
 	var found, other []byte
 	c := carvePDFWithin(dl, pdf)
 	c.eachAttachment(func(a Attachment) bool {
@@ -85,10 +90,49 @@ func carveCII(dl *deadline, pdf []byte) ([]byte, *ParseError) {
 	if found == nil {
 		found = other
 	}
-	if found == nil {
-		return nil, c.capError()
+	if found != nil {
+		return found, nil
 	}
-	return found, nil
+	if capErr := c.capError(); capErr != nil {
+		return nil, capErr
+	}
+	if c.undecoded != nil {
+		return nil, c.undecoded
+	}
+	return nil, nil
+}
+
+// CodeEmbeddedFileUnreadable is the finding code of a PDF whose embedded file could not be decoded
+// (a filter this reader does not follow, damaged compressed data), so that no invoice was found in it.
+const CodeEmbeddedFileUnreadable = "embedded_file_unreadable"
+
+// EmbeddedFileError is ErrNoStructuredData with the reason: an embedded file, perhaps the invoice's
+// XML, that could not be decoded. errors.Is(err, ErrNoStructuredData) holds for it.
+type EmbeddedFileError struct {
+	Object int    // the object number of the stream
+	Name   string // the file name its file specification gives, when one does
+	Reason string // what stopped the decoding, in words ("is compressed 9 times over, …")
+}
+
+// Error implements error.
+func (e *EmbeddedFileError) Error() string {
+	return fmt.Sprintf("%v: the embedded file %s %s", ErrNoStructuredData, e.file(), e.Reason)
+}
+
+// Is makes the error an ErrNoStructuredData: the document still has no data this reader can read.
+func (e *EmbeddedFileError) Is(target error) bool { return target == ErrNoStructuredData }
+
+// Explain is the finding's message: what could not be read, why, and what to do.
+func (e *EmbeddedFileError) Explain() string {
+	return fmt.Sprintf("No invoice XML could be read from this PDF: its embedded file %s %s. "+
+		"Type the invoice's facts in, or ask the supplier for the XML on its own.", e.file(), e.Reason)
+}
+
+func (e *EmbeddedFileError) file() string {
+	if e.Name != "" {
+		return fmt.Sprintf("%q (object %d)", e.Name, e.Object)
+	}
+	return fmt.Sprintf("in object %d", e.Object)
 }
 
 type (
@@ -118,6 +162,8 @@ type pdfCarver struct {
 	work    pdfWork
 	capped  string    // the cap carving stopped at, if any
 	dl      *deadline // the end of the document's time, looked at as work is charged
+	// undecoded is the first candidate attachment that could not be decoded, an XML file's first.
+	undecoded *EmbeddedFileError
 }
 
 // pdfWork counts the bytes the lexers scan, against a limit that grows with the bytes there are to read.
@@ -334,7 +380,7 @@ func (c *pdfCarver) openObjectStreams() {
 			return
 		}
 		dict := s.value.(pdfDict)
-		data, ok := c.decode(dict, s.raw)
+		data, _, ok := c.decode(dict, s.raw)
 		if !ok {
 			continue
 		}
@@ -378,22 +424,23 @@ func (c *pdfCarver) openObjectStreams() {
 // decode decodes a stream within what is left of the budget.
 // Bytes inflated count against the budget whether or not the stream then decodes, so that many bombs
 // cost no more than one.
-func (c *pdfCarver) decode(dict pdfDict, raw []byte) ([]byte, bool) {
+// It returns why a stream that was not capped could not be decoded.
+func (c *pdfCarver) decode(dict pdfDict, raw []byte) ([]byte, string, bool) {
 	if c.budget <= 0 {
 		c.stop("pdf_decoded_bytes")
-		return nil, false
+		return nil, "", false
 	}
 	if c.dl.passed() {
 		c.stop(capTime)
-		return nil, false
+		return nil, "", false
 	}
-	limit := min(maxAttachmentSize, c.budget)
-	data, produced, ok := decodeStream(c.dl, dict, raw, limit)
-	c.budget -= produced
-	if produced > limit {
+	d := decodeStream(c.dl, dict, raw, min(maxAttachmentSize, c.budget), c.budget)
+	c.budget -= d.produced
+	if d.capped {
 		c.stop("pdf_decoded_bytes")
+		return nil, "", false
 	}
-	return data, ok
+	return d.data, d.refusal, d.refusal == ""
 }
 
 // eachAttachment decodes the embedded files in file order and hands them to yield until it returns false.
@@ -440,14 +487,27 @@ func (c *pdfCarver) eachAttachment(yield func(Attachment) bool) {
 			return
 		}
 		obj := c.objects[num]
-		data, ok := c.decode(obj.value.(pdfDict), obj.raw)
+		data, refusal, ok := c.decode(obj.value.(pdfDict), obj.raw)
 		if !ok {
+			c.noteUndecoded(num, names[num], refusal)
 			continue
 		}
 		decoded++
 		if !yield(Attachment{Object: num, Name: names[num], Data: data}) {
 			return
 		}
+	}
+}
+
+// noteUndecoded keeps the first attachment that could not be decoded for a reason (not a cap),
+// preferring one named like an XML file: the one a reviewer needs to hear about.
+func (c *pdfCarver) noteUndecoded(num int, name, reason string) {
+	if reason == "" {
+		return
+	}
+	isXML := func(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".xml") }
+	if c.undecoded == nil || isXML(name) && !isXML(c.undecoded.Name) {
+		c.undecoded = &EmbeddedFileError{Object: num, Name: name, Reason: reason}
 	}
 }
 
@@ -507,44 +567,83 @@ func decodePDFText(s pdfString) string {
 	return string(runes)
 }
 
-// decodeStream applies the stream's filter. Only no filter and /FlateDecode (without a predictor) are
-// supported: Factur-X writers use nothing else for embedded files.
-// It also returns how many bytes it produced, wanted or not (more than limit when it gave up there).
-func decodeStream(dl *deadline, dict pdfDict, raw []byte, limit int) ([]byte, int, bool) {
+// decoded is what decodeStream made of a stream: the data, or why not.
+type decoded struct {
+	data     []byte
+	produced int    // bytes produced, wanted or not
+	capped   bool   // a stage passed its limit: the decoded-bytes cap
+	refusal  string // why the stream could not be decoded, in words, when it was not capped
+}
+
+// decodeStream applies the stream's filters. Only no filter and /FlateDecode (without a predictor) are
+// supported, as one filter or a chain of at most maxFilterChain: Factur-X writers use nothing else for
+// embedded files. Each stage's output is at most limit bytes, and all stages together at most budget,
+// so a chain costs no more than the bytes it produces.
+func decodeStream(dl *deadline, dict pdfDict, raw []byte, limit, budget int) decoded {
 	var filters []pdfName
+	var parms []any
 	switch f := dict["Filter"].(type) {
 	case nil:
 	case pdfName:
 		filters = []pdfName{f}
+		parms = []any{dict["DecodeParms"]}
 	case pdfArray:
 		for _, item := range f {
 			name, ok := item.(pdfName)
 			if !ok {
-				return nil, 0, false
+				return decoded{refusal: "has a /Filter entry that is not a list of filter names"}
 			}
 			filters = append(filters, name)
 		}
+		if p, ok := dict["DecodeParms"].(pdfArray); ok {
+			parms = p
+		}
 	default:
-		return nil, 0, false
-	}
-	if len(filters) > 1 {
-		return nil, 0, false
+		return decoded{refusal: "has a /Filter entry that is not a filter name"}
 	}
 	if len(filters) == 0 {
 		if len(raw) > limit {
-			return nil, len(raw), false
+			return decoded{produced: len(raw), capped: true}
 		}
-		return raw, len(raw), true
+		return decoded{data: raw, produced: len(raw)}
 	}
-	if filters[0] != "FlateDecode" && filters[0] != "Fl" {
-		return nil, 0, false
-	}
-	if parms, ok := dict["DecodeParms"].(pdfDict); ok {
-		if p, ok := parms["Predictor"].(int64); ok && p > 1 {
-			return nil, 0, false
+	for i, f := range filters {
+		if f != "FlateDecode" && f != "Fl" {
+			return decoded{refusal: fmt.Sprintf("is encoded with /%s, which this reader does not decode (it reads /FlateDecode only)", f)}
+		}
+		if i < len(parms) {
+			if p, ok := parms[i].(pdfDict); ok {
+				if predictor, ok := p["Predictor"].(int64); ok && predictor > 1 {
+					return decoded{refusal: fmt.Sprintf("is compressed with a predictor (/Predictor %d), which this reader does not undo", predictor)}
+				}
+			}
 		}
 	}
-	return inflate(dl, raw, limit)
+	if len(filters) > maxFilterChain {
+		return decoded{refusal: fmt.Sprintf("is compressed %d times over (a /Filter chain of %d /FlateDecode), more times than this reader follows (%d)",
+			len(filters), len(filters), maxFilterChain)}
+	}
+	var d decoded
+	data := raw
+	for range filters {
+		stageLimit := min(limit, budget-d.produced)
+		out, produced, ok := inflate(dl, data, stageLimit)
+		d.produced += produced
+		if produced > stageLimit {
+			d.capped = true
+			return d
+		}
+		if !ok {
+			d.refusal = "has compressed data that is damaged or empty: it does not inflate"
+			if len(filters) > 1 {
+				d.refusal = fmt.Sprintf("has compressed data that is damaged or empty: it does not inflate %d times over, as its /Filter chain says", len(filters))
+			}
+			return d
+		}
+		data = out
+	}
+	d.data = data
+	return d
 }
 
 // inflate decompresses zlib data. Some writers get the zlib wrapper wrong, so a stream whose checksum

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/zlib"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,5 +147,84 @@ func TestInflateVariants(t *testing.T) {
 	}
 	if _, _, ok := inflate(nil, []byte("not deflate at all"), maxAttachmentSize); ok {
 		t.Errorf("garbage inflated")
+	}
+}
+
+// A filter array of FlateDecode repeated (the file compressed three times
+// over) is a legitimate PDF stream: each stage is inflated in turn, within
+// the same caps as one.
+func TestFacturXReadsAFlateFilterChain(t *testing.T) {
+	t.Parallel()
+	cii := readTestdata(t, "cii-invoice.xml")
+	pdf := testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flateChain: 3}}}.build()
+	if !bytes.Contains(pdf, []byte("/Filter [/FlateDecode /FlateDecode /FlateDecode]")) {
+		t.Fatal("the test PDF does not chain three filters")
+	}
+	if got := CarveAttachments(pdf); len(got) != 1 || !bytes.Equal(got[0].Data, cii) {
+		t.Fatalf("attachments %+v, want the CII", got)
+	}
+	d, err := Parse(pdf)
+	if err != nil || d.Format != FormatFacturX || d.Number != "RE-2026-1187" {
+		t.Fatalf("Parse = %s %q, %v", d.Format, d.Number, err)
+	}
+
+	// The per-stream cap holds for the last stage of a chain as for one filter.
+	var bomb bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&bomb, zlib.BestCompression)
+	zw.Write(make([]byte, maxAttachmentSize+1))
+	zw.Close()
+	var outer bytes.Buffer
+	zw, _ = zlib.NewWriterLevel(&outer, zlib.BestCompression)
+	zw.Write(bomb.Bytes())
+	zw.Close()
+	chained := []byte("%PDF-1.7\n1 0 obj\n<< /Type /EmbeddedFile /Filter [/FlateDecode /Fl] /Length " +
+		strconv.Itoa(outer.Len()) + " >>\nstream\n" + outer.String() + "\nendstream\nendobj\n")
+	if got, capErr := carveAttachments(chained); len(got) != 0 || capErr == nil || capErr.Field != "pdf_decoded_bytes" {
+		t.Errorf("a chain inflating past %d bytes: %d attachments, cap %v", maxAttachmentSize, len(got), capErr)
+	}
+}
+
+// An embedded file the carver cannot decode leaves the PDF without
+// structured data, as before, but the error says which file and why, for
+// the finding a reviewer reads.
+func TestAnEmbeddedFileThatCannotBeReadSaysWhy(t *testing.T) {
+	t.Parallel()
+	cii := readTestdata(t, "cii-invoice.xml")
+	withFilter := func(filter string) []byte {
+		return bytes.Replace(testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii}}}.build(),
+			[]byte("/Type /EmbeddedFile"), []byte("/Type /EmbeddedFile /Filter "+filter), 1)
+	}
+	damaged := testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true}}}.build()
+	file := bytes.Index(damaged, []byte("/Type /EmbeddedFile"))
+	start := file + bytes.Index(damaged[file:], []byte("stream\n")) + len("stream\n")
+	for i := start + 2; i < start+40; i++ {
+		damaged[i] ^= 0x5A
+	}
+	tests := []struct {
+		name string
+		pdf  []byte
+		says string
+	}{
+		{"compressed more times than followed", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flateChain: maxFilterChain + 1}}}.build(),
+			"compressed " + strconv.Itoa(maxFilterChain+1) + " times over"},
+		{"a filter this reader does not decode", withFilter("/ASCIIHexDecode"), "ASCIIHexDecode"},
+		{"a predictor", withFilter("/FlateDecode /DecodeParms << /Predictor 12 /Columns 4 >>"), "predictor"},
+		{"damaged compressed data", damaged, "damaged"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse(tt.pdf)
+			if !errors.Is(err, ErrNoStructuredData) {
+				t.Fatalf("Parse: %v, want no structured data", err)
+			}
+			var ef *EmbeddedFileError
+			if !errors.As(err, &ef) || ef.Name != "factur-x.xml" || !strings.Contains(ef.Reason, tt.says) {
+				t.Fatalf("error %v (%#v), want one naming factur-x.xml and saying %q", err, ef, tt.says)
+			}
+		})
+	}
+	if _, err := Parse(testPDF{lines: []string{"no attachment"}}.build()); err != ErrNoStructuredData {
+		t.Errorf("a PDF without attachments: %v", err)
 	}
 }

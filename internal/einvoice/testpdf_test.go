@@ -10,12 +10,13 @@ import (
 
 // testAttachment is one embedded file of a hand-made test PDF.
 type testAttachment struct {
-	name      string
-	data      []byte
-	flate     bool   // compress with /FlateDecode
-	untyped   bool   // leave out /Type /EmbeddedFile, so only the file specification names the stream
-	length    string // "direct" (default), "indirect" or "wrong"
-	noNameRef bool   // no /EmbeddedFiles name tree entry and no /AF (only /Type finds the stream)
+	name       string
+	data       []byte
+	flate      bool   // compress with /FlateDecode
+	flateChain int    // compress this many times over, with /Filter [/FlateDecode …] naming each
+	untyped    bool   // leave out /Type /EmbeddedFile, so only the file specification names the stream
+	length     string // "direct" (default), "indirect" or "wrong"
+	noNameRef  bool   // no /EmbeddedFiles name tree entry and no /AF (only /Type finds the stream)
 }
 
 // testPDF describes a small, deterministic PDF: one page of text and any number of embedded files. The
@@ -80,6 +81,16 @@ func (p testPDF) build() []byte {
 				compressed[key] = data
 			}
 			dict += "/Filter /FlateDecode "
+		}
+		if a.flateChain > 0 {
+			for range a.flateChain {
+				var z bytes.Buffer
+				zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+				zw.Write(data)
+				zw.Close()
+				data = z.Bytes()
+			}
+			dict += "/Filter [" + strings.TrimSpace(strings.Repeat("/FlateDecode ", a.flateChain)) + "] "
 		}
 		switch a.length {
 		case "indirect":

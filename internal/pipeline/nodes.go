@@ -124,6 +124,13 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 		s.Conformance = storableFindings(doc.Conformance)
 		return nodeValidate, fmt.Sprintf("%s extraction: %s %s", ex.Name(), doc.Type, doc.Number), nil
 	case isNoStructuredData(err):
+		var undecoded *einvoice.EmbeddedFileError
+		if errors.As(err, &undecoded) {
+			// The PDF embeds a file this reader could not decode: the person
+			// who types the invoice in is told which and why.
+			s.Findings = []einvoice.Finding{{Code: einvoice.CodeEmbeddedFileUnreadable, Severity: einvoice.SeverityWarning,
+				Field: "document", Message: undecoded.Explain()}}
+		}
 		if in.Model != nil && s.Extractor != "model" {
 			s.Extractor = "model"
 			return nodeExtract, "no structured data after all; trying the model extractor", nil

@@ -1,8 +1,11 @@
 package pipeline_test
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -316,4 +319,54 @@ func TestRepairLoopIsBounded(t *testing.T) {
 			t.Fatalf("fields %+v", fields)
 		}
 	})
+}
+
+// pdfEmbedding is a minimal PDF whose one embedded file, factur-x.xml, is
+// content compressed times times over, with a /Filter chain that says so.
+func pdfEmbedding(content []byte, times int) []byte {
+	filters := make([]string, times)
+	for i := range times {
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		zw.Write(content)
+		zw.Close()
+		content = z.Bytes()
+		filters[i] = "/FlateDecode"
+	}
+	var pdf bytes.Buffer
+	pdf.WriteString("%PDF-1.7\n")
+	pdf.WriteString("1 0 obj\n<< /Type /Catalog /Names << /EmbeddedFiles << /Names [(factur-x.xml) 2 0 R] >> >> >>\nendobj\n")
+	pdf.WriteString("2 0 obj\n<< /Type /Filespec /F (factur-x.xml) /UF (factur-x.xml) /EF << /F 3 0 R >> >>\nendobj\n")
+	fmt.Fprintf(&pdf, "3 0 obj\n<< /Type /EmbeddedFile /Subtype /text#2Fxml /Filter [%s] /Length %d >>\nstream\n",
+		strings.Join(filters, " "), len(content))
+	pdf.Write(content)
+	pdf.WriteString("\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n")
+	return pdf.Bytes()
+}
+
+// A Factur-X PDF whose XML is compressed three times over is read; one
+// compressed more times than the reader follows still needs a person, and
+// its finding says why.
+func TestAnEmbeddedFileCompressedManyTimesOver(t *testing.T) {
+	t.Parallel()
+	cii := read(t, "cii-invoice.xml")
+	mem := intake.NewMemoryStore()
+	d, trace := offline(t, mem, mem, pdfEmbedding(cii, 3), "application/pdf", nil)
+	if d.Status != intake.Pending || d.DocType != "invoice" {
+		t.Fatalf("compressed three times: %s %q (trace %v)", d.Status, d.FlagReason, trace)
+	}
+
+	mem = intake.NewMemoryStore()
+	d, trace = offline(t, mem, mem, pdfEmbedding(cii, 20), "application/pdf", nil)
+	if d.Status != intake.Flagged || d.FlagReason != intake.FlagNeedsManualExtraction {
+		t.Fatalf("compressed twenty times: %s %q (trace %v)", d.Status, d.FlagReason, trace)
+	}
+	var findings []einvoice.Finding
+	if err := json.Unmarshal(d.Findings, &findings); err != nil || len(findings) != 1 {
+		t.Fatalf("findings %s (%v), want one saying why", d.Findings, err)
+	}
+	if f := findings[0]; f.Code != einvoice.CodeEmbeddedFileUnreadable || f.Severity != einvoice.SeverityWarning ||
+		!strings.Contains(f.Message, `"factur-x.xml"`) || !strings.Contains(f.Message, "compressed 20 times over") {
+		t.Fatalf("finding %+v", f)
+	}
 }

@@ -260,7 +260,9 @@ func (s *Service) send(ctx context.Context, c claimed) (int, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "GreatBook-Webhooks/1")
-	req.Header.Set(SignatureHeader, Signature(c.Secret, s.now(), body))
+	sentAt := s.now()
+	req.Header.Set(SignatureHeader, Signature(c.Secret, sentAt, body))
+	req.Header.Set(SignatureV2Header, SignatureV2(c.Secret, sentAt, c.EventID, body))
 	req.Header.Set(EventIDHeader, c.EventID)
 	req.Header.Set(EventTypeHeader, c.EventType)
 	resp, err := s.client.Do(req)

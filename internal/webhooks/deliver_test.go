@@ -131,6 +131,32 @@ func verify(secret, header string, body []byte, now time.Time) bool {
 	return hmac.Equal([]byte(want), []byte(sig))
 }
 
+// verifyV2 is the recipe for the GreatBook-Signature-V2 header, written
+// from the documentation alone: split it on commas into t= and v2=,
+// recompute hex(HMAC-SHA256(secret, t + "." + event id + "." + raw body))
+// with the GreatBook-Event-Id header's value, compare in constant time, and
+// refuse a t more than five minutes from the receiver's clock.
+func verifyV2(secret, header, eventID string, body []byte, now time.Time) bool {
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v2":
+			sig = v
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || sig == "" || now.Sub(time.Unix(sec, 0)).Abs() > 5*time.Minute {
+		return false
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	io.WriteString(mac, ts+"."+eventID+"."+string(body))
+	want := hex.EncodeToString(mac.Sum(nil))
+	return hmac.Equal([]byte(want), []byte(sig))
+}
+
 type received struct {
 	header http.Header
 	body   []byte
@@ -187,6 +213,24 @@ func TestADeliveryIsSignedSoTheDocumentedRecipeVerifiesIt(t *testing.T) {
 	if verify(secret, h.Get("GreatBook-Signature"), reqs[0].body, time.Now().Add(time.Hour)) {
 		t.Fatal("an hour-old signature verifies: replays would pass")
 	}
+	// The second signature covers the event id too, so that a receiver may
+	// trust the id it de-duplicates on.
+	v2 := h.Get("GreatBook-Signature-V2")
+	if !verifyV2(secret, v2, h.Get("GreatBook-Event-Id"), reqs[0].body, time.Now()) {
+		t.Fatalf("the v2 signature %q does not verify", v2)
+	}
+	if verifyV2(secret, v2, "ev-2", reqs[0].body, time.Now()) {
+		t.Fatal("the v2 signature verifies another event id")
+	}
+	if verifyV2(secret, v2, h.Get("GreatBook-Event-Id"), append(reqs[0].body, ' '), time.Now()) {
+		t.Fatal("the v2 signature verifies a changed body")
+	}
+	if verifyV2(secret, v2, h.Get("GreatBook-Event-Id"), reqs[0].body, time.Now().Add(time.Hour)) {
+		t.Fatal("an hour-old v2 signature verifies: replays would pass")
+	}
+	if t1, t2 := strings.Split(h.Get("GreatBook-Signature"), ",")[0], strings.Split(v2, ",")[0]; t1 != t2 {
+		t.Errorf("the two signatures were made at %s and %s", t1, t2)
+	}
 	if h.Get("GreatBook-Event-Id") != "ev-1" || h.Get("GreatBook-Event-Type") != "document.posted" || h.Get("Content-Type") != "application/json" {
 		t.Fatalf("headers %v", h)
 	}
@@ -204,6 +248,16 @@ func TestSignatureIsStripeShaped(t *testing.T) {
 	mac := hmac.New(sha256.New, []byte("secret"))
 	mac.Write([]byte("1700000000.{}"))
 	if want := "t=1700000000,v1=" + hex.EncodeToString(mac.Sum(nil)); got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+func TestSignatureV2CoversTheEventID(t *testing.T) {
+	t.Parallel()
+	got := webhooks.SignatureV2("secret", time.Unix(1700000000, 0), "00000000000004d20000000000000007", []byte("{}"))
+	mac := hmac.New(sha256.New, []byte("secret"))
+	mac.Write([]byte("1700000000.00000000000004d20000000000000007.{}"))
+	if want := "t=1700000000,v2=" + hex.EncodeToString(mac.Sum(nil)); got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
