@@ -18,7 +18,7 @@ FUZZTIME_LONG     ?= 5m
 export PLAYWRIGHT_DRIVER_PATH := $(DRIVER_DIR)
 export GREATBOOK_AXE_PATH := $(AXE_DIR)/package/axe.min.js
 
-.PHONY: help run build test test-deps generate check-generated vet fuzz fuzz-long bench lint clean
+.PHONY: help run build test test-deps generate check-generated vet fuzz fuzz-long bench lint clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -32,7 +32,7 @@ run: build ## serve the app with demo data on the embedded database (127.0.0.1:8
 
 test-deps: $(DRIVER_DIR)/package/cli.js $(AXE_DIR)/package/axe.min.js ## install what the tests need: Go modules, Chromium, pgbouncer, the Playwright driver, axe-core
 	go mod download
-	@missing=""; [ -x "$(CHROMIUM)" ] || missing="chromium"; \
+	@missing=""; [ -x "$(CHROMIUM)" ] || missing=" chromium"; \
 	  command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
 	  if [ -n "$$missing" ]; then \
 	    if [ "$$(id -u)" = 0 ]; then \
@@ -107,5 +107,8 @@ bench: build ## measure throughput beside pgbench running the same SQL (ratios)
 lint: vet ## static checks: go vet, gofmt, then staticcheck
 	go tool staticcheck ./...
 
-clean: ## remove build output, caches and local state
-	rm -rf bin artifacts .cache $(DATA_DIR)
+clean: ## remove build output and local state (keeps the test dependencies in .cache)
+	rm -rf bin artifacts $(DATA_DIR)
+
+distclean: clean ## clean, and remove the downloaded test dependencies (.cache: Playwright driver, axe-core)
+	rm -rf .cache

@@ -402,3 +402,101 @@ func TestAPChecksReadEveryFormat(t *testing.T) {
 		}
 	})
 }
+
+// form is the page at path and the CSRF token of its form formTestID.
+func (s apSite) form(t *testing.T, path, formTestID string) (*goquery.Document, string) {
+	t.Helper()
+	resp, err := s.web.Get(s.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d", path, resp.StatusCode)
+	}
+	d := doc(t, resp)
+	csrf, _ := d.Find(`[data-testid=` + formTestID + `] input[name=_csrf]`).Attr("value")
+	return d, csrf
+}
+
+// A document typed in by hand keeps the buyer's VAT id: it is filed with
+// the fields, shown on the page and in the form again, returned by the API,
+// and the check that it is addressed to this org reads it (the name alone
+// matches the org, so only the VAT id tells another company apart).
+func TestTypedInBuyerVATIDIsKeptAndChecked(t *testing.T) {
+	t.Parallel()
+	s := newAPSite(t, true)
+	code, body := s.api.do("POST", "/api/v1/documents", "image/png", sample(t, "scanned-invoice.png"))
+	if code != 202 {
+		t.Fatalf("upload: %d %v", code, body)
+	}
+	id := int64(body["intake_id"].(float64))
+	s.api.waitStatus(float64(id), "flagged")
+
+	path := "/intake/" + itoa(id) + "/type-in"
+	_, csrf := s.form(t, path, "typein-form")
+	form := url.Values{"_csrf": {csrf}, "type": {"invoice"}, "number": {"PAPER-9"}, "issue_date": {time.Now().Format("2006-01-02")},
+		"currency": {"EUR"}, "seller_name": {"Paper Supplier AB"}, "seller_vat_id": {"SE556677889901"},
+		"buyer_name": {"Acme Handels GmbH"}, "buyer_vat_id": {"DE999999999"},
+		"line_description": {"Paper"}, "line_quantity": {"3"}, "line_unit_price": {"50.00"}, "line_tax_rate": {"25"}}
+	resp, err := s.web.PostForm(s.URL+path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("type in: %d", resp.StatusCode)
+	}
+	typed := s.api.waitStatus(float64(id), "pending")
+	if buyer, _ := typed["fields"].(map[string]any)["buyer"].(map[string]any); buyer["vat_id"] != "DE999999999" {
+		t.Errorf("the API's buyer: %v", buyer)
+	}
+	if f, ok := s.apFindings(t, id)[apchecks.CodeBuyerNotThisOrg]; !ok || f["field"] != "buyer.vat_id" {
+		t.Errorf("the API's buyer check: %v (ok %v)", f, ok)
+	}
+	page := s.page(t, id)
+	if got := page.Find(`#bt-44`).Text(); !strings.Contains(got, "DE999999999") {
+		t.Errorf("the page's buyer: %q", got)
+	}
+	if msg := pageCodes(page)[apchecks.CodeBuyerNotThisOrg]; !strings.Contains(msg, "DE999999999") {
+		t.Errorf("the page's buyer check: %q", msg)
+	}
+	again, _ := s.form(t, path, "typein-form")
+	if v, _ := again.Find(`input[name=buyer_vat_id]`).Attr("value"); v != "DE999999999" {
+		t.Errorf("the form again: buyer VAT id %q", v)
+	}
+
+	// The typewriter's form sends the same fields: composed, revised and
+	// submitted, the document keeps the buyer's VAT id too.
+	_, csrf = s.form(t, "/typewriter/new", "compose-form")
+	form.Set("_csrf", csrf)
+	form.Set("number", "PAPER-10")
+	form.Set("line_unit_price", "60.00") // not a renumbered copy of the one typed in
+	resp, err = s.web.PostForm(s.URL+"/typewriter", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	twPath := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(twPath, "/typewriter/") {
+		t.Fatalf("compose: %d %q", resp.StatusCode, twPath)
+	}
+	revise, _ := s.form(t, twPath+"/revise", "compose-form")
+	if v, _ := revise.Find(`input[name=buyer_vat_id]`).Attr("value"); v != "DE999999999" {
+		t.Errorf("the typewriter's revise form: buyer VAT id %q", v)
+	}
+	twPage, _ := s.form(t, twPath, "typewriter-document")
+	submit, _ := twPage.Find(`[data-testid=submit-version]`).Closest("form").Attr("action")
+	csrf, _ = twPage.Find(`[data-testid=submit-version]`).Closest("form").Find(`input[name=_csrf]`).Attr("value")
+	resp, err = s.web.PostForm(s.URL+submit, url.Values{"_csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	twPage, _ = s.form(t, twPath, "typewriter-document")
+	href, _ := twPage.Find(`[data-testid=version-intake]`).Attr("href")
+	composed := mustAtoi(t, strings.TrimPrefix(href, "/intake/"))
+	s.api.waitStatus(float64(composed), "pending")
+	if f, ok := s.apFindings(t, composed)[apchecks.CodeBuyerNotThisOrg]; !ok || f["field"] != "buyer.vat_id" {
+		t.Errorf("the composed document's buyer check: %v (ok %v)", f, ok)
+	}
+}

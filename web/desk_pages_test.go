@@ -2,9 +2,12 @@ package web_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/auth"
@@ -41,5 +44,52 @@ func TestOneMoneyFormatOnEveryPage(t *testing.T) {
 		if !strings.Contains(got, "24,321.00 SEK") {
 			t.Errorf("%s %s: %q does not show 24,321.00 SEK", tc.path, tc.selector, strings.Join(strings.Fields(got), " "))
 		}
+	}
+}
+
+// The desk sorts by the amount in the org's base currency and shows it
+// beside a foreign amount: 1,020 EUR at a remembered 11.50 is 11,730 SEK,
+// less than 24,231 SEK; an amount in a currency with no rate yet says so
+// and sorts last.
+func TestTheDeskSortsAndShowsAmountsInTheBaseCurrency(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.OrgWith(t, a.db, "sek-base", "SEK")
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := a.client(t)
+	a.signIn(t, c, u)
+	api := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
+	upload := func(number, currency, price string) string {
+		t.Helper()
+		body := fmt.Sprintf(`{"type": "invoice", "number": %q, "issue_date": "2026-11-10", "currency": %q,
+			"seller": {"name": "Supplier %s", "vat_id": "SE5566778899%s01"}, "buyer": {"name": "Org"},
+			"lines": [{"description": "Goods", "quantity": "1", "unit_price": %q, "tax_rate": "0"}]}`, number, currency, number, number[len(number)-2:], price)
+		code, res := api.do("POST", "/api/v1/documents", "application/json", []byte(body))
+		if code != 202 {
+			t.Fatalf("upload %s: %d %v", number, code, res)
+		}
+		api.waitStatus(res["intake_id"].(float64), "pending")
+		return itoa(int64(res["intake_id"].(float64)))
+	}
+	sek := upload("S-11", "SEK", "24231.00")
+	eur := upload("E-12", "EUR", "1020.00")
+	usd := upload("U-13", "USD", "5000.00")
+	if _, err := a.db.Pool.Exec(context.Background(), `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by)
+		VALUES ($1, 'EUR', '2026-11-09', 11.5, 'test')`, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	d := doc(t, get(t, c, a.URL+"/desk?order=-amount"))
+	var order []string
+	base := map[string]string{}
+	d.Find(`[data-testid=queue-row]`).Each(func(_ int, s *goquery.Selection) {
+		id, _ := s.Attr("data-document-id")
+		order = append(order, id)
+		base[id] = strings.TrimSpace(s.Find(`[data-testid=queue-amount-base]`).Text())
+	})
+	if want := []string{sek, eur, usd}; !slices.Equal(order, want) {
+		t.Errorf("largest amount first: %v, want %v", order, want)
+	}
+	if base[eur] != "≈ 11,730.00 SEK" || base[usd] != "no rate yet" || base[sek] != "" {
+		t.Errorf("base amounts shown: %q", base)
 	}
 }

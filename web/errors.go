@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -62,6 +63,10 @@ var codeByStatus = map[int]apperr.Code{
 // client does not give up on a blip.
 const retryAfterSeconds = "5"
 
+// statusClientClosedRequest is the status logged for a request whose client
+// went away before it was answered (nginx's 499; no response reaches it).
+const statusClientClosedRequest = 499
+
 // toAppError classifies any error that reaches the handler boundary. A
 // database that cannot be reached is unavailable (503), whichever handler
 // met it and however the domain wrapped it.
@@ -106,6 +111,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 		status = http.StatusInternalServerError
 	}
 	requestID := c.Response().Header().Get(echo.HeaderXRequestID)
+	if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
+		// The client gave up on the request (a browser cutting a fetch
+		// short): no server error, and no one to answer. 499 is the
+		// status proxies log for a request the client closed.
+		s.logger.Info("request cancelled by the client", "request_id", requestID, "method", c.Request().Method,
+			"path", c.Request().URL.Path, "error", err)
+		c.Response().WriteHeader(statusClientClosedRequest)
+		return
+	}
 	message := e.Message
 	switch {
 	case status == http.StatusServiceUnavailable:

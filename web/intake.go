@@ -302,19 +302,8 @@ func (s *Server) typeIn(c echo.Context) error {
 		return err
 	}
 	id, u, ctx := doc.ID, currentUser(c), c.Request().Context()
-	form := views.TypeInForm{Type: c.FormValue("type"), Number: c.FormValue("number"), IssueDate: c.FormValue("issue_date"),
-		DueDate: c.FormValue("due_date"), Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
-		SellerName: c.FormValue("seller_name"), SellerVAT: c.FormValue("seller_vat_id"), BuyerName: c.FormValue("buyer_name"),
-		BillingReference: c.FormValue("billing_reference")}
-	values, _ := c.FormParams()
-	descs, qtys, prices, rates := values["line_description"], values["line_quantity"], values["line_unit_price"], values["line_tax_rate"]
-	for i := range descs {
-		form.Lines = append(form.Lines, views.TypeInLine{Description: descs[i], Quantity: at(qtys, i), UnitPrice: at(prices, i), TaxRate: at(rates, i)})
-	}
+	form := formOf(c)
 	again := func(status int, f views.TypeInForm) error {
-		for len(f.Lines) < 5 {
-			f.Lines = append(f.Lines, views.TypeInLine{})
-		}
 		return render(c, status, views.TypeInPage(s.chrome(c, "Type in", "desk"), doc, f))
 	}
 	d, err := documentFromForm(form)

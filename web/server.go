@@ -97,6 +97,9 @@ func (s *Server) routes() {
 	e := s.echo
 	e.GET("/healthz", s.health)
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticFiles())))
+	// Where browsers look for the icon, outside the session's routes: a
+	// fetch the browser cuts short loads no session.
+	e.GET("/favicon.ico", echo.WrapHandler(staticFiles()))
 
 	// Slice 16-D: the API's own description, outside the token-guarded group.
 	e.GET("/api/v1/openapi.json", s.apiOpenAPI)

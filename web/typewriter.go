@@ -31,7 +31,8 @@ func (s *Server) composeForm(c echo.Context) error {
 	return page(c, views.ComposePage(s.chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", emptyForm()))
 }
 
-// formOf reads the document form (the fields type-in uses too).
+// formOf reads the document form: the typewriter's compose and revise, and
+// type-in, send the same fields (DocumentFields).
 func formOf(c echo.Context) views.TypeInForm {
 	f := views.TypeInForm{Type: c.FormValue("type"), Number: c.FormValue("number"), IssueDate: c.FormValue("issue_date"),
 		DueDate: c.FormValue("due_date"), Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),

@@ -10,7 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/apchecks"
 	"greatbook/internal/app"
+	"greatbook/internal/intake"
 	"greatbook/internal/testkit"
 	"greatbook/web"
 )
@@ -163,5 +167,51 @@ func TestUserAddOperator(t *testing.T) {
 	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO users (org_id, email, role, password_hash)
 		VALUES ((SELECT id FROM orgs WHERE slug = 'acme'), 'o@x.test', 'operator', 'h')`); err == nil {
 		t.Error("an operator in an org was stored")
+	}
+}
+
+// The demo org states who it is, as its documents' buyer does, so the
+// check that an invoice is addressed to another company has something to
+// compare with: exactly the invalid e-invoice (sent to another company)
+// carries that warning.
+func TestDemoShowsTheInvoiceAddressedToAnotherCompany(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	runCLI(t, db.URL, "", "demo")
+	ctx := context.Background()
+	rows, err := db.Pool.Query(ctx, `SELECT d.id, d.org_id, coalesce(d.doc_number, '') FROM intake_documents d
+		JOIN orgs o ON o.id = d.org_id WHERE o.slug = $1 ORDER BY d.id`, demoOrg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type filed struct {
+		id, org int64
+		number  string
+	}
+	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (filed, error) {
+		var f filed
+		return f, r.Scan(&f.id, &f.org, &f.number)
+	})
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("demo documents: %v, %v", docs, err)
+	}
+	var addressedElsewhere []string
+	for _, f := range docs {
+		doc, err := intake.GetDocument(ctx, db.Pool, f.org, f.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		report, err := intake.CheckPayable(ctx, db.Pool, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, finding := range report.Findings {
+			if finding.Code == apchecks.CodeBuyerNotThisOrg {
+				addressedElsewhere = append(addressedElsewhere, f.number)
+			}
+		}
+	}
+	if len(addressedElsewhere) != 1 || addressedElsewhere[0] != demoInvalidNumber {
+		t.Fatalf("demo documents addressed to another company: %v, want only %s", addressedElsewhere, demoInvalidNumber)
 	}
 }

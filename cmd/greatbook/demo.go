@@ -55,6 +55,9 @@ func loadDemo(ctx context.Context, d *db) error {
 	if err != nil {
 		return fmt.Errorf("demo org: %w", err)
 	}
+	if o, err = loadDemoIdentity(ctx, d, o); err != nil {
+		return err
+	}
 	svc := auth.NewService(d.pool)
 	var reviewer auth.User
 	for _, u := range []struct {
@@ -84,6 +87,28 @@ func loadDemo(ctx context.Context, d *db) error {
 		return err
 	}
 	return loadDemoPostedEntry(ctx, d, o)
+}
+
+// The demo org's identity, as its documents' buyer states it: the invalid
+// e-invoice is addressed to another company (demodata), and says so.
+const (
+	demoLegalName = "Demo Trading AB"
+	demoVATID     = "SE556000111101"
+)
+
+// loadDemoIdentity gives the demo org its legal name and VAT id, once: an
+// identity set already (by an admin, or an earlier run) is left as it is.
+func loadDemoIdentity(ctx context.Context, d *db, o org.Org) (org.Org, error) {
+	if o.Identity.LegalName != "" || o.Identity.VATID != "" {
+		return o, nil
+	}
+	id := o.Identity
+	id.LegalName, id.VATID = demoLegalName, demoVATID
+	o, err := org.SetIdentity(ctx, d.pool, o.ID, id, audit.System("demo"))
+	if err != nil {
+		return o, fmt.Errorf("demo org identity: %w", err)
+	}
+	return o, nil
 }
 
 // The demo's documents, in the project's JSON shape: composed in the

@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
+	"greatbook/internal/ledger"
 	"greatbook/internal/testkit"
 )
 
@@ -402,4 +405,161 @@ func decimalCompare(t *testing.T, a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// priced sets a filed document's currency, amount payable and issue date.
+func (w *world) priced(t *testing.T, id int64, currency, payable, issued string) {
+	t.Helper()
+	if _, err := w.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(jsonb_set(fields,
+		'{currency}', to_jsonb($2::text)), '{totals,payable}', to_jsonb($3::text)), '{issue_date}', to_jsonb($4::text))
+		WHERE id = $1`, id, currency, payable, issued); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The desk sorts amounts in the org's base currency, converted at the rate
+// the bookkeeper would use (the remembered rate of the issue date or of
+// the six days before it); a document in a currency without such a rate
+// sorts after every converted one, in either direction. Pages of two, as
+// the desk's URL carries them, hold every row once; a rate remembered or
+// changed after filing moves the documents it converts.
+func TestTheDeskSortsAmountsInTheBaseCurrency(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{}) // its base currency is SEK
+	id := map[string]int64{}
+	for _, d := range []struct{ name, currency, payable string }{
+		{"sek-24231", "SEK", "24231.00"},
+		{"eur-1020", "EUR", "1020.00"}, // 11,730 SEK at 11.50
+		{"eur-3000", "EUR", "3000.00"}, // 34,500 SEK
+		{"sek-500", "SEK", "500.00"},
+		{"usd-100", "USD", "100.00"}, // no USD rate
+		{"sek-11730", "SEK", "11730.00"},
+	} {
+		id[d.name] = w.doc(t, 0)
+		w.priced(t, id[d.name], d.currency, d.payable, "2026-11-10")
+	}
+	rate := func(currency, date, rate string) {
+		t.Helper()
+		if _, err := w.db.Pool.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by)
+			VALUES ($1, $2, $3::date, $4::numeric, 'test') ON CONFLICT (org_id, currency, rate_date) DO UPDATE SET rate = EXCLUDED.rate`,
+			w.org.ID, currency, date, rate); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Remembered after the documents were filed. The bookkeeper would not
+	// use a rate from after the issue date, nor one more than six days older.
+	rate("EUR", "2026-11-09", "11.50")
+	rate("EUR", "2026-11-11", "50")
+	rate("EUR", "2026-11-03", "99")
+
+	order := func(o intake.QueueOrder) []int64 {
+		t.Helper()
+		f := intake.ParseQueueFilter(intake.QueueFilter{Tab: intake.TabNeedsReview, Order: o}.Values())
+		f.PageSize = 2
+		var got []int64
+		for range 10 {
+			p, err := intake.Queue(ctx, w.db.Pool, w.org.ID, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ids(p.Rows)...)
+			if p.NextOffset < 0 {
+				break
+			}
+			f = intake.ParseQueueFilter(intake.QueueFilter{Tab: f.Tab, Order: f.Order, Offset: p.NextOffset}.Values())
+			f.PageSize = 2
+		}
+		return got
+	}
+	names := func(names ...string) []int64 {
+		out := make([]int64, len(names))
+		for i, n := range names {
+			out[i] = id[n]
+		}
+		return out
+	}
+	check := func(o intake.QueueOrder, want []int64) {
+		t.Helper()
+		if got := order(o); !slices.Equal(got, want) {
+			t.Errorf("order %s: %v, want %v (%v)", o, got, want, id)
+		}
+		// j and k walk the same order.
+		for i, x := range want {
+			p, err := intake.Position(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview, Order: o}, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prev, next int64
+			if i > 0 {
+				prev = want[i-1]
+			}
+			if i+1 < len(want) {
+				next = want[i+1]
+			}
+			if p.Previous != prev || p.Next != next {
+				t.Errorf("order %s: position of %d: %+v, want previous %d, next %d", o, x, p, prev, next)
+			}
+		}
+	}
+	// 11,730 SEK twice: the id breaks the tie.
+	check(intake.QueueOrder{Key: intake.SortAmount, Desc: true}, names("eur-3000", "sek-24231", "sek-11730", "eur-1020", "sek-500", "usd-100"))
+	check(intake.QueueOrder{Key: intake.SortAmount}, names("sek-500", "eur-1020", "sek-11730", "sek-24231", "eur-3000", "usd-100"))
+
+	// A changed rate moves the documents it converts; a new one converts.
+	rate("EUR", "2026-11-09", "30") // 30,600 and 90,000 SEK
+	rate("USD", "2026-11-10", "10") // 1,000 SEK
+	check(intake.QueueOrder{Key: intake.SortAmount, Desc: true}, names("eur-3000", "eur-1020", "sek-24231", "sek-11730", "usd-100", "sek-500"))
+}
+
+// A posted document keeps the rate its journal entry was posted at (an
+// answered rate the bookkeeper was not asked to remember, here), whatever
+// rate is remembered later; a new base currency converts every document
+// again.
+func TestAPostedDocumentSortsAtItsEntrysRate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{}) // its base currency is SEK
+	id := w.doc(t, 0)
+	w.priced(t, id, "EUR", "1020.00", "2026-11-10")
+	base := func() string {
+		t.Helper()
+		var s *string
+		if err := w.db.Pool.QueryRow(ctx, `SELECT payable_base::text FROM intake_documents WHERE id = $1`, id).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		if s == nil {
+			return "none"
+		}
+		return decimal.RequireFromString(*s).String()
+	}
+	if got := base(); got != "none" {
+		t.Fatalf("with no rate: %s", got)
+	}
+	at20 := decimal.RequireFromString("20400")
+	res, err := ledger.Post(ctx, w.db.Pool, ledger.Request{
+		SourceKey: ledger.SourceKey{OrgID: w.org.ID, SourceType: "intake", SourceID: fmt.Sprint(id), EntrySet: "bill"},
+		Date:      "2026-11-10", Currency: "EUR", Actor: "test",
+		Lines: []ledger.Line{{Account: ledger.GeneralExpenses, Debit: decimal.RequireFromString("1020"), BaseDebit: &at20},
+			{Account: ledger.AccountsPayable, Credit: decimal.RequireFromString("1020"), BaseCredit: &at20}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'posted', result_entry_id = $2 WHERE id = $1`, id, res.Entry.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.db.Pool.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by)
+		VALUES ($1, 'EUR', '2026-11-10', 11.5, 'test')`, w.org.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := base(); got != "20400" {
+		t.Fatalf("posted at 20: %s", got)
+	}
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE orgs SET base_currency = 'EUR' WHERE id = $1`, w.org.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := base(); got != "1020" {
+		t.Fatalf("in a base currency of EUR: %s", got)
+	}
 }

@@ -58,7 +58,7 @@ const (
 	SortReceived SortKey = "received" // arrival: the document id's order
 	SortIssued   SortKey = "issued"   // the invoice's issue date (BT-2)
 	SortDue      SortKey = "due"      // its due date (BT-9)
-	SortAmount   SortKey = "amount"   // the amount payable
+	SortAmount   SortKey = "amount"   // the amount payable, in the org's base currency
 )
 
 // SortKeys are the keys a desk URL may name.
@@ -66,10 +66,14 @@ var SortKeys = []SortKey{SortReceived, SortIssued, SortDue, SortAmount}
 
 // sortColumn is the SQL a key orders by; each has an index per status
 // (org_id, status, column, id), so a tab's first page is an ordered scan.
+// The amount is payable_base, the amount payable converted to the org's
+// base currency as the bookkeeper converts it (migration 00024): NULL
+// while no rate is known, and such rows sort last in either direction
+// (its descending index is NULLS LAST).
 var sortColumn = map[SortKey]string{
 	SortIssued: "(d.fields->>'issue_date')",
 	SortDue:    "(d.fields->>'due_date')",
-	SortAmount: "d.payable",
+	SortAmount: "d.payable_base",
 }
 
 // QueueOrder is the desk's order: a column and a direction; ties are
@@ -166,14 +170,19 @@ func (f QueueFilter) Values() url.Values {
 
 // QueueRow is a row of the desk.
 type QueueRow struct {
-	ID           int64
-	Status       Status
-	DocType      string
-	Supplier     string
-	Number       string
-	SourceRef    string
-	Payable      *decimal.Decimal
-	Currency     string
+	ID        int64
+	Status    Status
+	DocType   string
+	Supplier  string
+	Number    string
+	SourceRef string
+	Payable   *decimal.Decimal
+	Currency  string
+	// PayableBase is Payable in BaseCurrency, the org's, converted as the
+	// bookkeeper converts it: nil when no rate is known yet (or there is no
+	// amount).
+	PayableBase  *decimal.Decimal
+	BaseCurrency string
 	FlagReason   string
 	DuplicateOf  int64
 	ReceivedAt   time.Time
@@ -334,6 +343,9 @@ func sortedOrderBy(o QueueOrder) string {
 	if o.Key == SortReceived {
 		return "d.id " + dir
 	}
+	if o.Key == SortAmount {
+		return sortColumn[o.Key] + " " + dir + " NULLS LAST, d.id " + dir
+	}
 	return sortColumn[o.Key] + " " + dir + ", d.id " + dir
 }
 
@@ -360,11 +372,12 @@ func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) strin
 // queueRowsSQL selects the desk's columns of the rows inner gives, in orderBy.
 func queueRowsSQL(inner, orderBy string) string {
 	return `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
-	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), coalesce(d.flag_reason, ''),
+	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), d.payable_base::text, o.base_currency, coalesce(d.flag_reason, ''),
 	        coalesce(d.duplicate_of, 0), d.received_at, coalesce(d.fields->>'issue_date', ''), coalesce(d.fields->>'due_date', ''),
 	        g.members, g.accepted, coalesce(v.number, 0),
 	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0)
 	FROM (` + inner + `) d
+	JOIN orgs o ON o.id = d.org_id
 	` + groupSummarySQL + `
 	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
 	ORDER BY ` + orderBy
@@ -372,15 +385,23 @@ func queueRowsSQL(inner, orderBy string) string {
 
 func scanQueueRow(r pgx.CollectableRow) (QueueRow, error) {
 	var x QueueRow
-	var payable *string
-	err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &x.FlagReason,
-		&x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions)
-	if payable != nil {
-		if v, err := decimal.NewFromString(*payable); err == nil {
-			x.Payable = &v
-		}
-	}
+	var payable, base *string
+	err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &base, &x.BaseCurrency,
+		&x.FlagReason, &x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions)
+	x.Payable, x.PayableBase = decimalOrNil(payable), decimalOrNil(base)
 	return x, err
+}
+
+// decimalOrNil reads a numeric sent as text, nil for NULL.
+func decimalOrNil(s *string) *decimal.Decimal {
+	if s == nil {
+		return nil
+	}
+	v, err := decimal.NewFromString(*s)
+	if err != nil {
+		return nil
+	}
+	return &v
 }
 
 // queueCursors gives the cursors of the pages beside list (newest first), 0 where there is none;
