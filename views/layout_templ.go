@@ -446,4 +446,11 @@ func csrfOf(ctx context.Context) string {
 	return s
 }
 
+// scrollRegion are the attributes of a wrapper that lets a wide table scroll
+// sideways on a narrow screen: a named region in the Tab order, so that the
+// keyboard can reach it and scroll it.
+func scrollRegion(label string) templ.Attributes {
+	return templ.Attributes{"tabindex": "0", "role": "region", "aria-label": label}
+}
+
 var _ = templruntime.GeneratedTemplate
