@@ -36,7 +36,7 @@ func TestBrowserConformancePanelAndTheRejectionForTheSupplier(t *testing.T) {
 	p := a.signedInPage(t, testkit.User(t, a.db, o, auth.RoleReviewer))
 
 	uploadAndOpen(t, p, "broken.xml", brokenCopy(t, "NK-BROKEN-1"), "flagged")
-	must(t, expect.Locator(p.GetByTestId("flag-reason")).ToHaveText("invalid_einvoice"))
+	must(t, expect.Locator(p.GetByTestId("flag-reason")).ToHaveText("invalid e-invoice"))
 	panel := p.GetByTestId("conformance")
 	must(t, expect.Locator(panel.GetByTestId("conformance-verdict")).ToHaveText("Invalid e-invoice: 1 violation"))
 	violation := panel.Locator(`[data-testid=finding][data-severity=fatal]`)

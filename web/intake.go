@@ -210,16 +210,16 @@ func (s *Server) watch(c echo.Context) error {
 	}
 	notice := "This document's duplicate group changed while you were looking at it."
 	if b, blocked := intake.BlockedBy(group, id); blocked {
-		notice = fmt.Sprintf("Document %d in this group is %s: this document cannot be approved now.", b.ID, b.Status)
+		notice = fmt.Sprintf("Document %d in this group is %s: this document cannot be approved now.", b.ID, intake.StatusWords(b.Status))
 		if b.ApprovedBy != "" && b.ApprovedAt != nil {
 			notice = fmt.Sprintf("Document %d in this group was approved by %s at %s and is %s: this document cannot be approved now.",
-				b.ID, b.ApprovedBy, b.ApprovedAt.UTC().Format("15:04:05 UTC"), b.Status)
+				b.ID, b.ApprovedBy, b.ApprovedAt.UTC().Format("15:04:05 UTC"), intake.StatusWords(b.Status))
 		}
 	}
 	for _, m := range group {
 		if m.ID == id && m.DecidedBy != "" && m.DecidedBy != u.Actor().Label && m.DecidedAt != nil {
 			notice = fmt.Sprintf("%s decided this document (%s at %s) while you were looking at it.",
-				m.DecidedBy, m.Status, m.DecidedAt.UTC().Format("15:04:05 UTC"))
+				m.DecidedBy, intake.StatusWords(m.Status), m.DecidedAt.UTC().Format("15:04:05 UTC"))
 		}
 	}
 	c.Response().Header().Set("HX-Trigger", "groupChanged")
@@ -333,7 +333,7 @@ func (s *Server) typeIn(c echo.Context) error {
 		form.Findings = findings
 		return again(http.StatusUnprocessableEntity, form)
 	}
-	flash(c, fmt.Sprintf("Document %d filed %s.", id, filed.Status))
+	flash(c, fmt.Sprintf("Document %d filed %s.", id, intake.StatusWords(filed.Status)))
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/intake/%d", id))
 }
 
