@@ -73,7 +73,9 @@ func TestTheDecisionPanelRefreshesOnlyOnItsTriggers(t *testing.T) {
 func TestTheDecisionPanelsAttributesFollowItsState(t *testing.T) {
 	t.Parallel()
 	doc := func(s intake.Status) intake.Document { return intake.Document{ID: 7, OrgID: 1, Status: s} }
-	job := func(s intake.JobStatus) *intake.Job { return &intake.Job{ID: 3, IntakeID: 7, Status: s, MaxAttempts: 5} }
+	job := func(s intake.JobStatus) *intake.Job {
+		return &intake.Job{ID: 3, IntakeID: 7, Status: s, MaxAttempts: 5}
+	}
 	for name, tc := range map[string]struct {
 		v     views.DecisionView
 		every string

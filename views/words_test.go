@@ -53,7 +53,7 @@ func TestPagesSayCodesInWords(t *testing.T) {
 			{Code: "BR-CO-10", Severity: einvoice.SeverityFatal, Field: "BT-106", Message: "the sum of the lines is wrong"},
 			{Code: einvoice.CodeLineNet, Severity: einvoice.SeverityWarning, Field: "BT-131", Message: "a line's net is off"},
 		}}), []string{"BR-CO-10", "Line net does not add up"}},
-		"group": {views.GroupGraph(members, 7), []string{"approved"}},
+		"group":   {views.GroupGraph(members, 7), []string{"approved"}},
 		"compare": {views.Compare(views.CompareView{DocumentID: 7, With: 6, Members: members}), []string{"document 6 (approved)"}},
 		"blocked": {views.DecisionPanel(views.DecisionView{Doc: intake.Document{ID: 7, Status: intake.Flagged, DuplicateOf: 6},
 			Outcome: &views.Outcome{Kind: "conflict", Blocking: &intake.Blocking{ID: 6, Status: intake.Active, ApprovedBy: "ann@example.test", ApprovedAt: &at}}}),

@@ -29,9 +29,9 @@ type SupplierRule struct {
 	// SupplierName is the seller's name on the supplier's latest document;
 	// empty when no document of the org names it.
 	SupplierName string
-	Account     ledger.Account
-	SetBy       string
-	SetAt       time.Time
+	Account      ledger.Account
+	SetBy        string
+	SetAt        time.Time
 }
 
 // AccountChoice says which rule chose a posted bill's expense account.
