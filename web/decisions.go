@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -62,9 +63,22 @@ func (s *Server) decided(c echo.Context, id int64, status int, out *views.Outcom
 // handler.
 func (s *Server) refused(c echo.Context, id int64, err error) error {
 	if out, status, ok := asOutcome(err); ok {
+		out.Typed = typedDecision(c)
 		return s.decided(c, id, status, out)
 	}
 	return err
+}
+
+// typedDecision is the decision form a request sent, to fill the form in
+// again when the decision is refused; nil for a request from no such form.
+func typedDecision(c echo.Context) *views.TypedDecision {
+	path := c.Path()
+	for _, action := range []string{"approve", "reject", "not-a-duplicate"} {
+		if strings.HasSuffix(path, "/"+action) {
+			return &views.TypedDecision{Action: action, AcknowledgeInvalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
+		}
+	}
+	return nil
 }
 
 // asOutcome turns an expected refusal into an inline outcome with its
