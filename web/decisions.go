@@ -55,8 +55,15 @@ func (s *Server) decided(c echo.Context, id int64, status int, out *views.Outcom
 	if err != nil {
 		return err
 	}
+	// A decision, made or refused, may have changed a member's status: the
+	// page's other regions that show them read them again.
+	c.Response().Header().Set("HX-Trigger", membersChangedEvent)
 	return render(c, status, views.DecisionUpdate(v))
 }
+
+// membersChangedEvent is the event after which a document page's regions
+// that show statuses of its group and versions read them again.
+const membersChangedEvent = "membersChanged"
 
 // refused answers a decision that failed: an expected refusal is shown in
 // document id's decision region; anything else is an error for the error
@@ -106,6 +113,11 @@ func (s *Server) decisionPanel(c echo.Context) error {
 	v, err := s.readDecision(c, id, nil)
 	if err != nil {
 		return err
+	}
+	// The region says which status it showed: when the document moved on
+	// (the bookkeeper posted it), the page's other regions follow.
+	if seen := c.QueryParam("seen"); seen != "" && seen != string(v.Doc.Status) {
+		c.Response().Header().Set("HX-Trigger", membersChangedEvent)
 	}
 	return render(c, http.StatusOK, views.DecisionUpdate(v))
 }

@@ -190,6 +190,39 @@ func (s *Server) compare(c echo.Context) error {
 	return render(c, http.StatusOK, views.Compare(compareView(v)))
 }
 
+// groupSection answers a document page's group region reading itself
+// again after a member's status changed, comparing with the member the page
+// had chosen.
+func (s *Server) groupSection(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
+	v, err := intake.ReadGroup(c.Request().Context(), s.pool, reader(c), id, with)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.GroupSection(id, v.Members, compareView(v)))
+}
+
+// chainSection answers a document page's version chain reading itself
+// again; a document of no typewriter chain has none (204: nothing to swap).
+func (s *Server) chainSection(c echo.Context) error {
+	doc, err := s.pathDocument(c)
+	if err != nil {
+		return err
+	}
+	if doc.VersionGroup == 0 {
+		return c.NoContent(http.StatusNoContent)
+	}
+	chain, err := s.app.Typewriter.Get(c.Request().Context(), doc.OrgID, doc.VersionGroup)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ChainSection(doc.ID, chain, doc.TypewriterVersionID))
+}
+
 // watch answers a reviewer's page polling its document's group: nothing
 // (204) while the group is as the page saw it; otherwise a notice of what
 // changed, and an event that refreshes the page's decision region.

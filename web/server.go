@@ -150,6 +150,8 @@ func (s *Server) routes() {
 	u.POST("/intake/:id/type-in", s.typeIn)
 	u.GET("/intake/:id/decision", s.decisionPanel)
 	u.GET("/intake/:id/compare", s.compare)
+	u.GET("/intake/:id/group", s.groupSection)
+	u.GET("/intake/:id/chain", s.chainSection)
 	u.GET("/intake/:id/watch", s.watch)
 	u.POST("/intake/:id/approve", s.approve)
 	u.POST("/intake/:id/reject", s.reject)

@@ -177,6 +177,24 @@ func ReadComparison(ctx context.Context, q database.Executor, r Reader, id, with
 	return compare(ctx, q, doc, group, with)
 }
 
+// ReadGroup is document id's group as its page shows it: the members, and
+// the document beside member with (the page's first choice, CompareWith,
+// when with is 0).
+func ReadGroup(ctx context.Context, q database.Executor, r Reader, id, with int64) (Comparison, error) {
+	doc, err := get(ctx, q, r.OrgID, id)
+	if err != nil {
+		return Comparison{}, err
+	}
+	group, err := Group(ctx, q, r.OrgID, id)
+	if err != nil {
+		return Comparison{}, err
+	}
+	if with == 0 {
+		with = CompareWith(doc, group)
+	}
+	return compare(ctx, q, doc, group, with)
+}
+
 func compare(ctx context.Context, q database.Executor, doc Document, group []Member, with int64) (Comparison, error) {
 	v := Comparison{DocumentID: doc.ID, Members: group}
 	inGroup := false
