@@ -141,6 +141,7 @@ func (s *Server) routes() {
 		return c.Redirect(http.StatusSeeOther, "/desk")
 	}, requireUser)
 	u.GET("/desk", s.desk)
+	u.GET("/desk/tabs", s.deskTabs)
 	u.GET("/upload", s.uploadPage)
 	u.POST("/upload", s.upload)
 	u.GET("/upload/documents/:id", s.uploadOutcome)

@@ -427,6 +427,11 @@ func (c TabCount) String() string {
 	return fmt.Sprint(c.N)
 }
 
+// TabCounts counts the rows of each of the desk's tabs, as Queue does.
+func TabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
+	return tabCounts(ctx, q, orgID)
+}
+
 // tabCounts counts each status up to CountCap rows (an index-only scan of
 // at most that many entries each) and adds them up by tab.
 func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
