@@ -795,7 +795,7 @@ func DocumentPage(c Chrome, v DocumentView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = DocumentBadges(v.Doc, false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = DocumentBadges(v.Doc, v.Decision.Reversal != nil, false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -12,6 +12,7 @@ import (
 	"greatbook/internal/apchecks"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/ledger"
 	"greatbook/internal/webhooks"
 	"greatbook/views"
 )
@@ -38,7 +39,7 @@ func TestPagesSayCodesInWords(t *testing.T) {
 		c     templ.Component
 		words []string
 	}{
-		"badges": {views.DocumentBadges(manual, false), []string{"needs typing in"}},
+		"badges": {views.DocumentBadges(manual, false, false), []string{"needs typing in"}},
 		"desk": {views.DeskPage(views.Chrome{Title: "Desk"}, views.DeskProps{Page: intake.QueuePage{Rows: []intake.QueueRow{
 			{ID: 7, Status: intake.Flagged, FlagReason: intake.FlagExtractionFailed, ReceivedAt: at},
 			{ID: 8, Status: intake.Active, ReceivedAt: at},
@@ -109,6 +110,8 @@ func TestNoSpaceBeforePunctuation(t *testing.T) {
 	for name, c := range map[string]templ.Component{
 		"blocked": views.DecisionPanel(views.DecisionView{Doc: intake.Document{ID: 7, Status: intake.Flagged, DuplicateOf: 6},
 			Outcome: &views.Outcome{Kind: "conflict", Blocking: &intake.Blocking{ID: 6, Status: intake.Posted, ApprovedBy: "ann@example.test", ApprovedAt: &at, EntryID: 11}}}),
+		"reversed": views.DecisionPanel(views.DecisionView{Doc: intake.Document{ID: 7, Status: intake.Posted, ResultEntryID: 11, DecidedBy: "ann@example.test", DecidedAt: &at},
+			Reversal: &ledger.Entry{ID: 12, ReversesID: 11, ReversalReason: "booked twice", CreatedBy: "ann@example.test", CreatedAt: at}}),
 		"bank change": views.BankChangeAlert(apchecks.BankChange{IBAN: "SE3550000000054910000003",
 			Previous: []apchecks.PreviousAccount{{IBAN: "SE4550000000058398257466", Documents: []int64{3, 4}}}}),
 	} {

@@ -160,7 +160,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	// /typewriter/versions/:id/pdf (the PDF or XML itself); /metrics and
 	// /healthz (not HTML); "/" (a redirect to /desk).
 	pages := []string{"/desk"}
-	for _, tab := range []string{"review", "flagged", "approved", "posted", "rejected", "all"} {
+	for _, tab := range []string{"review", "flagged", "approved", "posted", "reversed", "rejected", "all"} {
 		pages = append(pages, "/desk?tab="+tab)
 	}
 	for _, id := range []int64{pending, duplicate, posted, invalid, dead, chainDoc.ID} {

@@ -21,7 +21,7 @@ import (
 // just did (nil for none: then a blocking member is said as a conflict).
 func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
 	v := views.DecisionView{Doc: p.Document, Job: p.Job, Verdict: p.Verdict, Outcome: out,
-		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters}
+		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters, Reversal: p.Reversal}
 	if out == nil && p.Blocking != nil {
 		v.Outcome = &views.Outcome{Kind: "conflict", Blocking: p.Blocking}
 	}
