@@ -11,16 +11,6 @@ import (
 	"greatbook/views"
 )
 
-// documentPage renders a document's page as a reviewer sees it, with fields.
-func documentPage(t *testing.T, doc intake.Document, fields *einvoice.Document) string {
-	t.Helper()
-	if doc.ContentHash == "" {
-		doc.ContentHash = strings.Repeat("ab", 32)
-	}
-	v := views.DocumentView{Doc: doc, Fields: fields, Decision: views.DecisionView{Doc: doc}}
-	return render(t, views.DocumentPage(views.Chrome{Title: "Document"}, v)).Text()
-}
-
 // A line whose price is for several units (EN 16931 BT-149) says so: 2500
 // sheets at 45 per 500 make 225.00, not 2500 × 45.
 func TestALinesPriceShowsItsBaseQuantity(t *testing.T) {
