@@ -186,6 +186,16 @@ document.addEventListener("keydown", function (e) {
   }
 });
 
+// In a box of several lines (a textarea) Enter makes a new line; Ctrl+Enter,
+// or Cmd+Enter on a Mac, submits its form, as the keyboard help says.
+document.addEventListener("keydown", function (e) {
+  if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
+  const box = e.target;
+  if (!box || box.tagName !== "TEXTAREA" || !box.form) return;
+  e.preventDefault();
+  box.form.requestSubmit();
+});
+
 // A click anywhere on a queue row opens it.
 document.addEventListener("click", function (e) {
   const row = e.target.closest && e.target.closest("[data-testid=queue-row]");

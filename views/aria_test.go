@@ -63,3 +63,23 @@ func TestNoChildrenArePassedToAComponentThatDropsThem(t *testing.T) {
 		}
 	}
 }
+
+// Inside a tag's attributes templ takes "if" and "else" but not "else if":
+// it writes the words "else" or "if" into the tag as attributes. No
+// generated template writes either.
+func TestNoTagCarriesAStrayElseOrIf(t *testing.T) {
+	files, err := filepath.Glob("*_templ.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("generated templates: %v %v", files, err)
+	}
+	stray := regexp.MustCompile(`WriteString\(templ_7745c5c3_Buffer, \d+, " (else|if)[ ">]`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc := stray.FindIndex(src); loc != nil {
+			t.Errorf("%s: a stray attribute: %s", f, src[loc[0]:loc[1]])
+		}
+	}
+}

@@ -65,3 +65,47 @@ func TestTheDecisionPanelRefreshesOnlyOnItsTriggers(t *testing.T) {
 		})
 	}
 }
+
+// The panel's element carries its own attributes and nothing else: one
+// refresh per state (at once while the bookkeeper works, slower while an
+// approved document waits, else only on an event), and no stray attribute
+// left by a condition written among them.
+func TestTheDecisionPanelsAttributesFollowItsState(t *testing.T) {
+	t.Parallel()
+	doc := func(s intake.Status) intake.Document { return intake.Document{ID: 7, OrgID: 1, Status: s} }
+	job := func(s intake.JobStatus) *intake.Job {
+		return &intake.Job{ID: 3, IntakeID: 7, Status: s, MaxAttempts: 5}
+	}
+	for name, tc := range map[string]struct {
+		v     views.DecisionView
+		every string
+	}{
+		"working":  {views.DecisionView{Doc: doc(intake.Active), Job: job(intake.JobLaunched)}, "every 1s"},
+		"waiting":  {views.DecisionView{Doc: doc(intake.Active), Job: job(intake.JobFailed)}, "every 3s"},
+		"pending":  {views.DecisionView{Doc: doc(intake.Pending)}, ""},
+		"posted":   {views.DecisionView{Doc: doc(intake.Posted), Job: job(intake.JobDone)}, ""},
+		"rejected": {views.DecisionView{Doc: doc(intake.Rejected)}, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := views.DecisionPanel(tc.v).Render(context.Background(), &buf); err != nil {
+				t.Fatal(err)
+			}
+			// The raw tag: a parser keeps only the first of two equal attributes.
+			head := buf.String()[:strings.Index(buf.String(), ">")+1]
+			panel := render(t, views.DecisionPanel(tc.v)).Find("#decision")
+			for _, stray := range []string{"else", "if"} {
+				if _, ok := panel.Attr(stray); ok {
+					t.Errorf("a stray %q attribute: %s", stray, head)
+				}
+			}
+			if n := strings.Count(head, "hx-trigger="); n != 1 {
+				t.Errorf("%d hx-trigger attributes: %s", n, head)
+			}
+			trigger, _ := panel.Attr("hx-trigger")
+			if tc.every == "" && strings.Contains(trigger, "every") || tc.every != "" && !strings.HasPrefix(trigger, tc.every+",") {
+				t.Errorf("hx-trigger %q, want it to poll %q", trigger, tc.every)
+			}
+		})
+	}
+}

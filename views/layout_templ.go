@@ -255,7 +255,7 @@ func Layout(c Chrome) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if c.User != nil {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<dialog id=\"keys\" aria-labelledby=\"keys-title\" data-testid=\"keys-help\"><h2 id=\"keys-title\">Keyboard</h2><dl class=\"fields\"><dt><kbd>j</kbd> / <kbd>k</kbd></dt><dd>next / previous document in the queue</dd><dt><kbd>o</kbd> or <kbd>Enter</kbd></dt><dd>open the selected document</dd><dt><kbd>a</kbd></dt><dd>approve the open document</dd><dt><kbd>r</kbd></dt><dd>reject it: type the reason, then Enter</dd><dt><kbd>g</kbd> then <kbd>d</kbd></dt><dd>back to the desk, at the row one came from</dd><dt><kbd>?</kbd></dt><dd>this help</dd></dl><form method=\"dialog\"><button type=\"submit\" data-testid=\"keys-close\">Close</button></form></dialog>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<dialog id=\"keys\" aria-labelledby=\"keys-title\" data-testid=\"keys-help\"><h2 id=\"keys-title\">Keyboard</h2><dl class=\"fields\"><dt><kbd>j</kbd> / <kbd>k</kbd></dt><dd>next / previous document in the queue</dd><dt><kbd>o</kbd> or <kbd>Enter</kbd></dt><dd>open the selected document</dd><dt><kbd>a</kbd></dt><dd>approve the open document</dd><dt><kbd>r</kbd></dt><dd>reject it: type the reason, then Enter; in a box of several lines, Ctrl+Enter (⌘+Enter on a Mac)</dd><dt><kbd>g</kbd> then <kbd>d</kbd></dt><dd>back to the desk, at the row one came from</dd><dt><kbd>?</kbd></dt><dd>this help</dd></dl><form method=\"dialog\"><button type=\"submit\" data-testid=\"keys-close\">Close</button></form></dialog>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -444,6 +444,13 @@ func WithCSRF(ctx context.Context, token string) context.Context {
 func csrfOf(ctx context.Context) string {
 	s, _ := ctx.Value(csrfKey{}).(string)
 	return s
+}
+
+// scrollRegion are the attributes of a wrapper that lets a wide table scroll
+// sideways on a narrow screen: a named region in the Tab order, so that the
+// keyboard can reach it and scroll it.
+func scrollRegion(label string) templ.Attributes {
+	return templ.Attributes{"tabindex": "0", "role": "region", "aria-label": label}
 }
 
 var _ = templruntime.GeneratedTemplate

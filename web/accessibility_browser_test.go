@@ -160,7 +160,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	// /typewriter/versions/:id/pdf (the PDF or XML itself); /metrics and
 	// /healthz (not HTML); "/" (a redirect to /desk).
 	pages := []string{"/desk"}
-	for _, tab := range []string{"review", "flagged", "approved", "posted", "rejected", "all"} {
+	for _, tab := range []string{"review", "flagged", "approved", "posted", "reversed", "rejected", "all"} {
 		pages = append(pages, "/desk?tab="+tab)
 	}
 	for _, id := range []int64{pending, duplicate, posted, invalid, dead, chainDoc.ID} {
@@ -247,11 +247,20 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	must(t, expect.Locator(p.GetByTestId("queue-previous")).ToHaveCount(1))
 	assertAccessible(t, p)
 
-	// A phone's width: the desk as cards, the dead-letter page.
-	phone := a.signedIn(t, admin, browser.Options{Width: 390, Height: 844})
-	for _, path := range []string{"/desk", "/desk?tab=all", "/admin/dead-letters"} {
+	// A phone's width (390 px): the sign-in page and every page above again,
+	// where tables scroll sideways inside their wrappers.
+	phone := browser.NewPage(t, a.URL, browser.Options{Width: 390, Height: 844})
+	_, err = phone.Goto("/signin")
+	must(t, err)
+	assertAccessible(t, phone)
+	signInWith(t, phone, admin.Email, testkit.TestPassword)
+	must(t, expect.Locator(phone.GetByTestId("current-user")).ToBeVisible())
+	for _, path := range pages {
 		_, err := phone.Goto(path)
 		must(t, err)
+		for _, testid := range shows[path] {
+			must(t, expect.Locator(phone.GetByTestId(testid).First()).ToBeAttached())
+		}
 		assertAccessible(t, phone)
 	}
 

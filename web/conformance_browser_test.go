@@ -36,7 +36,7 @@ func TestBrowserConformancePanelAndTheRejectionForTheSupplier(t *testing.T) {
 	p := a.signedInPage(t, testkit.User(t, a.db, o, auth.RoleReviewer))
 
 	uploadAndOpen(t, p, "broken.xml", brokenCopy(t, "NK-BROKEN-1"), "flagged")
-	must(t, expect.Locator(p.GetByTestId("flag-reason")).ToHaveText("invalid_einvoice"))
+	must(t, expect.Locator(p.GetByTestId("flag-reason")).ToHaveText("invalid e-invoice"))
 	panel := p.GetByTestId("conformance")
 	must(t, expect.Locator(panel.GetByTestId("conformance-verdict")).ToHaveText("Invalid e-invoice: 1 violation"))
 	violation := panel.Locator(`[data-testid=finding][data-severity=fatal]`)
@@ -90,5 +90,65 @@ func TestBrowserAcknowledgedApprovalOfAnInvalidEInvoice(t *testing.T) {
 	if n := testkit.Count(t, a.db, `SELECT count(*) FROM audit_events WHERE action = 'approve' AND subject_id = $1::bigint AND actor = $2
 		AND detail->>'acknowledged_invalid' = 'true' AND detail->>'reason' = 'supplier confirmed 24331.00 in writing'`, id, u.Email); n != 1 {
 		t.Fatalf("%d audited acknowledgements", n)
+	}
+}
+
+// A refused acknowledgement keeps what was typed: the reason and the tick
+// come back with the refusal. In a box of several lines Enter makes a new
+// line and Ctrl+Enter submits its form, as the keyboard help says.
+func TestBrowserARefusedAcknowledgementKeepsWhatWasTyped(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := bookkeepingOrg(t, a)
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
+	id := filed(t, c, brokenCopy(t, "NK-BROKEN-3"), "flagged")
+	p := a.signedIn(t, u)
+	_, err := p.Goto("/intake/" + itoa(id))
+	must(t, err)
+	must(t, p.WaitForLoadState())
+	ack := p.GetByTestId("acknowledge-form")
+	tick, reason := ack.GetByTestId("acknowledge-invalid"), ack.GetByTestId("acknowledge-reason")
+	outcome := p.GetByTestId("outcome")
+
+	// A reason without the tick: refused, the reason kept.
+	must(t, reason.Fill("supplier confirmed the amount"))
+	must(t, ack.GetByTestId("approve").Click())
+	must(t, expect.Locator(outcome).ToHaveAttribute("data-outcome", "invalid"))
+	must(t, expect.Locator(reason).ToHaveValue("supplier confirmed the amount"))
+	must(t, expect.Locator(tick).Not().ToBeChecked())
+
+	// The tick without a reason, sent with Ctrl+Enter from the reason's box:
+	// refused, the tick kept.
+	must(t, tick.Check())
+	must(t, reason.Fill(""))
+	must(t, reason.Focus())
+	must(t, p.Keyboard().Press("Control+Enter"))
+	must(t, expect.Locator(outcome).ToContainText("a reason is required"))
+	must(t, expect.Locator(tick).ToBeChecked())
+
+	// The help says how to send a reason of several lines.
+	kb := p.Keyboard()
+	must(t, p.Locator("main").Focus())
+	must(t, kb.Press("?"))
+	help := p.GetByTestId("keys-help")
+	must(t, expect.Locator(help).ToContainText("type the reason, then Enter; in a box of several lines, Ctrl+Enter (⌘+Enter on a Mac)"))
+	must(t, p.GetByTestId("keys-close").Click())
+
+	// r goes to the reject reason (several lines: the notice for the
+	// supplier); Enter makes a new line there, Ctrl+Enter rejects.
+	must(t, kb.Press("r"))
+	notice := p.Locator("#reject-reason")
+	must(t, expect.Locator(notice).ToBeFocused())
+	must(t, kb.Press("Control+End"))
+	must(t, kb.Type(" Thanks."))
+	must(t, kb.Press("Enter"))
+	must(t, kb.Type("Ann"))
+	must(t, expect.Locator(notice).ToHaveValue(regexp.MustCompile(`Thanks\.\nAnn$`)))
+	must(t, expect.Locator(p.GetByTestId("decision")).ToHaveAttribute("data-status", "flagged"))
+	must(t, kb.Press("Control+Enter"))
+	must(t, expect.Locator(p.GetByTestId("rejected")).ToContainText("Thanks."))
+	if n := testkit.Count(t, a.db, `SELECT count(*) FROM audit_events WHERE action = 'reject' AND subject_id = $1`, id); n != 1 {
+		t.Fatalf("%d rejections", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -20,7 +21,7 @@ import (
 // just did (nil for none: then a blocking member is said as a conflict).
 func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
 	v := views.DecisionView{Doc: p.Document, Job: p.Job, Verdict: p.Verdict, Outcome: out,
-		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters}
+		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters, Reversal: p.Reversal}
 	if out == nil && p.Blocking != nil {
 		v.Outcome = &views.Outcome{Kind: "conflict", Blocking: p.Blocking}
 	}
@@ -54,17 +55,37 @@ func (s *Server) decided(c echo.Context, id int64, status int, out *views.Outcom
 	if err != nil {
 		return err
 	}
+	// A decision, made or refused, may have changed a member's status: the
+	// page's other regions that show them read them again.
+	c.Response().Header().Set("HX-Trigger", membersChangedEvent)
 	return render(c, status, views.DecisionUpdate(v))
 }
+
+// membersChangedEvent is the event after which a document page's regions
+// that show statuses of its group and versions read them again.
+const membersChangedEvent = "membersChanged"
 
 // refused answers a decision that failed: an expected refusal is shown in
 // document id's decision region; anything else is an error for the error
 // handler.
 func (s *Server) refused(c echo.Context, id int64, err error) error {
 	if out, status, ok := asOutcome(err); ok {
+		out.Typed = typedDecision(c)
 		return s.decided(c, id, status, out)
 	}
 	return err
+}
+
+// typedDecision is the decision form a request sent, to fill the form in
+// again when the decision is refused; nil for a request from no such form.
+func typedDecision(c echo.Context) *views.TypedDecision {
+	path := c.Path()
+	for _, action := range []string{"approve", "reject", "not-a-duplicate"} {
+		if strings.HasSuffix(path, "/"+action) {
+			return &views.TypedDecision{Action: action, AcknowledgeInvalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
+		}
+	}
+	return nil
 }
 
 // asOutcome turns an expected refusal into an inline outcome with its
@@ -92,6 +113,11 @@ func (s *Server) decisionPanel(c echo.Context) error {
 	v, err := s.readDecision(c, id, nil)
 	if err != nil {
 		return err
+	}
+	// The region says which status it showed: when the document moved on
+	// (the bookkeeper posted it), the page's other regions follow.
+	if seen := c.QueryParam("seen"); seen != "" && seen != string(v.Doc.Status) {
+		c.Response().Header().Set("HX-Trigger", membersChangedEvent)
 	}
 	return render(c, http.StatusOK, views.DecisionUpdate(v))
 }

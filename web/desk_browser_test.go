@@ -11,6 +11,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
 	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
@@ -190,7 +191,8 @@ func TestBrowserSomeoneElsesApprovalShowsWithoutAReload(t *testing.T) {
 		t.Fatal("approve")
 	}
 	must(t, expect.Locator(pb.GetByTestId("watch-notice")).ToContainText("approved by "+ann.Email))
-	must(t, expect.Locator(pb.GetByTestId("graph-node").And(pb.Locator(`[data-accepted=true]`))).ToHaveCount(0)) // the graph updates on reload
+	// The group diagram follows too: the first is the accepted member now.
+	must(t, expect.Locator(pb.Locator(`[data-testid=graph-node][data-accepted=true][data-member-id="`+itoa(first)+`"]`)).ToHaveCount(1))
 	must(t, expect.Locator(pb.Locator(`[data-testid=decision]`)).ToBeVisible())
 	// Bob's approve button reflects it: disabled, with the 409 explained
 	// before he presses anything.
@@ -310,5 +312,32 @@ func TestBrowserUsableAt360PixelsWide(t *testing.T) {
 		if w, _ := wide.(int); w > 361 {
 			t.Errorf("%s is %dpx wide at 360px: the page scrolls sideways", path, w)
 		}
+	}
+}
+
+// Answering the bookkeeper's questions on the desk moves the tab counts
+// along as the bookkeeper posts the documents, without a reload.
+func TestBrowserTheDesksCountsFollowAnswersOnTheDesk(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := testkit.OrgWith(t, a.db, "desk-counts", "SEK") // no default expense account: the bookkeeper asks
+	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	first := approvedBill(t, a, o, u, "C-1", 1)
+	second := approvedBill(t, a, o, u, "C-2", 2)
+	q1, q2 := openQuestion(t, a, o, first), openQuestion(t, a, o, second)
+
+	p := a.signedIn(t, u)
+	approved := p.GetByTestId("tab-approved").Locator(".count")
+	posted := p.GetByTestId("tab-posted").Locator(".count")
+	must(t, expect.Locator(approved).ToHaveText("2"))
+	must(t, expect.Locator(posted).ToHaveText("0"))
+	for i, q := range []bookkeeper.Question{q1, q2} {
+		row := p.Locator(`[data-run-id="` + q.RunID + `"]`)
+		_, err := row.GetByTestId("desk-answer-account").SelectOption(playwright.SelectOptionValues{Values: &[]string{"6200"}})
+		must(t, err)
+		must(t, row.GetByTestId("desk-answer").Click())
+		must(t, expect.Locator(p.Locator("#question-"+q.RunID)).ToHaveAttribute("data-testid", "desk-question-answered"))
+		must(t, expect.Locator(approved).ToHaveText(itoa(int64(1-i))))
+		must(t, expect.Locator(posted).ToHaveText(itoa(int64(i+1))))
 	}
 }

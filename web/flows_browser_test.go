@@ -134,7 +134,7 @@ func TestBrowserOperatorsPages(t *testing.T) {
 	must(t, p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Filter"}).Click())
 	must(t, expect.Locator(p.GetByTestId("dead-letter")).ToHaveCount(1))
 	must(t, p.GetByTestId("bulk-count").Click())
-	must(t, expect.Locator(p.GetByTestId("bulk-preview")).ToContainText("1 dead letters match"))
+	must(t, expect.Locator(p.GetByTestId("bulk-preview")).ToContainText("1 dead letter matches"))
 	must(t, p.GetByTestId("bulk-reason").Fill("posting is back"))
 	must(t, p.GetByTestId("bulk-retry").Click())
 	must(t, expect.Locator(p.GetByTestId("bulk-result")).ToContainText("Retried 1: 1 launched"))

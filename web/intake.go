@@ -190,6 +190,39 @@ func (s *Server) compare(c echo.Context) error {
 	return render(c, http.StatusOK, views.Compare(compareView(v)))
 }
 
+// groupSection answers a document page's group region reading itself
+// again after a member's status changed, comparing with the member the page
+// had chosen.
+func (s *Server) groupSection(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
+	v, err := intake.ReadGroup(c.Request().Context(), s.pool, reader(c), id, with)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.GroupSection(id, v.Members, compareView(v)))
+}
+
+// chainSection answers a document page's version chain reading itself
+// again; a document of no typewriter chain has none (204: nothing to swap).
+func (s *Server) chainSection(c echo.Context) error {
+	doc, err := s.pathDocument(c)
+	if err != nil {
+		return err
+	}
+	if doc.VersionGroup == 0 {
+		return c.NoContent(http.StatusNoContent)
+	}
+	chain, err := s.app.Typewriter.Get(c.Request().Context(), doc.OrgID, doc.VersionGroup)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ChainSection(doc.ID, chain, doc.TypewriterVersionID))
+}
+
 // watch answers a reviewer's page polling its document's group: nothing
 // (204) while the group is as the page saw it; otherwise a notice of what
 // changed, and an event that refreshes the page's decision region.
@@ -210,16 +243,16 @@ func (s *Server) watch(c echo.Context) error {
 	}
 	notice := "This document's duplicate group changed while you were looking at it."
 	if b, blocked := intake.BlockedBy(group, id); blocked {
-		notice = fmt.Sprintf("Document %d in this group is %s: this document cannot be approved now.", b.ID, b.Status)
+		notice = fmt.Sprintf("Document %d in this group is %s: this document cannot be approved now.", b.ID, intake.StatusWords(b.Status))
 		if b.ApprovedBy != "" && b.ApprovedAt != nil {
 			notice = fmt.Sprintf("Document %d in this group was approved by %s at %s and is %s: this document cannot be approved now.",
-				b.ID, b.ApprovedBy, b.ApprovedAt.UTC().Format("15:04:05 UTC"), b.Status)
+				b.ID, b.ApprovedBy, b.ApprovedAt.UTC().Format("15:04:05 UTC"), intake.StatusWords(b.Status))
 		}
 	}
 	for _, m := range group {
 		if m.ID == id && m.DecidedBy != "" && m.DecidedBy != u.Actor().Label && m.DecidedAt != nil {
 			notice = fmt.Sprintf("%s decided this document (%s at %s) while you were looking at it.",
-				m.DecidedBy, m.Status, m.DecidedAt.UTC().Format("15:04:05 UTC"))
+				m.DecidedBy, intake.StatusWords(m.Status), m.DecidedAt.UTC().Format("15:04:05 UTC"))
 		}
 	}
 	c.Response().Header().Set("HX-Trigger", "groupChanged")
@@ -322,7 +355,7 @@ func (s *Server) typeIn(c echo.Context) error {
 		form.Findings = findings
 		return again(http.StatusUnprocessableEntity, form)
 	}
-	flash(c, fmt.Sprintf("Document %d filed %s.", id, filed.Status))
+	flash(c, fmt.Sprintf("Document %d filed %s.", id, intake.StatusWords(filed.Status)))
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/intake/%d", id))
 }
 

@@ -2,13 +2,17 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
+
+	"github.com/a-h/templ"
 
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/bookkeeper"
+	"greatbook/internal/intake"
 	"greatbook/views"
 )
 
@@ -32,6 +36,16 @@ func csrfToken(c echo.Context) string {
 		}
 	}
 	return ""
+}
+
+// deskQueue is the queue the desk showed when an answer was given on it
+// (htmx says which page sent the request); the default queue otherwise.
+func deskQueue(c echo.Context) intake.QueueFilter {
+	if u, err := url.Parse(c.Request().Header.Get("HX-Current-URL")); err == nil && u.Path == "/desk" {
+		f, _ := queueContext(u.Query())
+		return f
+	}
+	return queueFilter(url.Values{})
 }
 
 // answerOnDesk answers one of the bookkeeper's questions in place on the
@@ -62,7 +76,14 @@ func (s *Server) answerOnDesk(c echo.Context) error {
 		if q.Kind == bookkeeper.AskExchangeRate {
 			said = "rate " + strings.TrimSpace(answer["rate"])
 		}
-		return render(c, http.StatusOK, views.DeskQuestionAnswered(*q, "answered with "+said+"; the bookkeeper continues."))
+		// The desk's tabs come along: the bookkeeper posts the document a
+		// moment later, and the tabs follow it until it has.
+		counts, err := intake.TabCounts(c.Request().Context(), s.pool, u.OrgID)
+		if err != nil {
+			return err
+		}
+		return render(c, http.StatusOK, templ.Join(views.DeskQuestionAnswered(*q, "answered with "+said+"; the bookkeeper continues."),
+			views.DeskTabs(deskQueue(c), counts, 1, true)))
 	case q == nil:
 		return render(c, statusByCode[refusal.Code], views.DeskQuestionClosed(runID, refusal.Message))
 	}

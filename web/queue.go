@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,6 +17,16 @@ import (
 // along (tab, search, filters, order): longer, and the page falls back to
 // the default queue rather than echo it into every link.
 const maxQueueContext = 4096
+
+// deskTabs answers the desk's tabs reading their counts again.
+func (s *Server) deskTabs(c echo.Context) error {
+	counts, err := intake.TabCounts(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	if err != nil {
+		return err
+	}
+	poll, _ := strconv.Atoi(c.QueryParam("poll"))
+	return render(c, http.StatusOK, views.DeskTabs(queueFilter(c.QueryParams()), counts, poll, false))
+}
 
 // queueFilter is the desk's queue the query v describes: the desk's own
 // parameters, and the same ones carried along to a document page.

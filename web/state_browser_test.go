@@ -229,3 +229,52 @@ func TestBrowserSomeoneElsesApprovalOfThisDocumentIsReported(t *testing.T) {
 	must(t, expect.Locator(pb.GetByTestId("posted")).ToBeVisible())
 	must(t, expect.Locator(pb.Locator(`#doc-badges [data-testid=status]`)).ToHaveText("posted"))
 }
+
+// After one's own approve the page's other regions follow the document to
+// posted: its node in the group diagram, the group's member list and the
+// version chain. Another reviewer's page of a member sees it too, in its
+// "Compare with" list.
+func TestBrowserTheGroupAndTheChainFollowADecision(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	o := bookkeepingOrg(t, a)
+	ann := testkit.User(t, a.db, o, auth.RoleReviewer)
+	bob := testkit.User(t, a.db, o, auth.RoleReviewer)
+	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, ann)}
+	ctx := context.Background()
+	d, err := einvoice.ParseJSON(jsonInvoice("TW-7"))
+	must(t, err)
+	tw, err := a.app.Typewriter.Compose(ctx, o.ID, d, ann.Actor())
+	must(t, err)
+	composed, err := a.app.Typewriter.Submit(ctx, o.ID, tw.Versions[0].ID, ann.Actor())
+	must(t, err)
+	c.waitStatus(float64(composed.ID), "pending")
+	code, body := c.do("POST", "/api/v1/documents", "application/json", jsonInvoice("TW-7"))
+	if code != 202 {
+		t.Fatalf("upload: %d %v", code, body)
+	}
+	copyID := int64(body["intake_id"].(float64))
+	c.waitStatus(float64(copyID), "flagged")
+
+	pb := a.signedIn(t, bob)
+	_, err = pb.Goto("/intake/" + itoa(copyID))
+	must(t, err)
+	option := pb.Locator(`#compare-with option[value="` + itoa(composed.ID) + `"]`)
+	must(t, expect.Locator(option).ToHaveText("document "+itoa(composed.ID)+" (pending)"))
+
+	p := a.signedIn(t, ann)
+	_, err = p.Goto("/intake/" + itoa(composed.ID))
+	must(t, err)
+	node := p.Locator(`[data-testid=graph-node][data-member-id="` + itoa(composed.ID) + `"]`)
+	member := p.Locator(`[data-testid=group-member][data-member-id="` + itoa(composed.ID) + `"]`)
+	chain := p.GetByTestId("version-chain").GetByTestId("status")
+	must(t, expect.Locator(node).ToContainText("pending"))
+	must(t, expect.Locator(chain).ToHaveText("pending"))
+	must(t, p.GetByTestId("approve").Click())
+	must(t, expect.Locator(p.GetByTestId("posted")).ToBeVisible())
+	must(t, expect.Locator(node).ToContainText("posted"))
+	must(t, expect.Locator(member).ToContainText("posted"))
+	must(t, expect.Locator(chain).ToHaveText("posted"))
+
+	must(t, expect.Locator(option).ToHaveText("document "+itoa(composed.ID)+" (posted)"))
+}

@@ -180,7 +180,7 @@ func (s *Server) submitVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("Version %d submitted: intake document %d, %s.", v.Number, doc.ID, doc.Status)
+	msg := fmt.Sprintf("Version %d submitted: intake document %d, %s.", v.Number, doc.ID, intake.StatusWords(doc.Status))
 	if doc.DuplicateOf != 0 {
 		msg = fmt.Sprintf("Version %d submitted: intake document %d, flagged %s.", v.Number, doc.ID, intake.DuplicateClause(doc.DuplicateReason, doc.DuplicateOf))
 	}

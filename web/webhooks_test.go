@@ -77,7 +77,7 @@ func TestWebhookEndpointsAndTheirDeadLettersOnTheAdminPages(t *testing.T) {
 	}
 	d = doc(t, resp)
 	set, _ := d.Find(`[data-testid=webhook-bulk-form] input[name=set]`).Attr("value")
-	if !strings.Contains(d.Find("[data-testid=webhook-bulk-preview]").Text(), "1 webhook deliveries match") || set == "" {
+	if !strings.Contains(d.Find("[data-testid=webhook-bulk-preview]").Text(), "1 webhook delivery matches") || set == "" {
 		t.Fatalf("preview: %q", d.Find("[data-testid=webhook-bulk-preview]").Text())
 	}
 	retry := url.Values{"_csrf": {csrf}, "wh_type": {"job.failed"}, "step": {"retry"}, "expected": {"1"}, "set": {set}, "reason": {"receiver fixed"}}

@@ -26,9 +26,12 @@ const (
 // bookkeeper books that supplier's costs there without asking.
 type SupplierRule struct {
 	SupplierKey string
-	Account     ledger.Account
-	SetBy       string
-	SetAt       time.Time
+	// SupplierName is the seller's name on the supplier's latest document;
+	// empty when no document of the org names it.
+	SupplierName string
+	Account      ledger.Account
+	SetBy        string
+	SetAt        time.Time
 }
 
 // AccountChoice says which rule chose a posted bill's expense account.
@@ -170,15 +173,22 @@ const MaxSupplierRulesShown = 1000
 
 // SupplierRules lists an org's remembered supplier rules, by supplier key.
 func SupplierRules(ctx context.Context, q database.Executor, orgID int64) ([]SupplierRule, error) {
-	rows, err := q.Query(ctx, `SELECT s.supplier_key, a.id, a.code, a.name, a.type, a.active, s.created_by, s.created_at
+	// The name is the latest document's of the supplier, as the bookkeeper
+	// keys suppliers (the seller part of source_ref): one step of the
+	// index intake_supplier_listing_idx per rule.
+	rows, err := q.Query(ctx, `SELECT s.supplier_key, coalesce(n.supplier_name, ''), a.id, a.code, a.name, a.type, a.active, s.created_by, s.created_at
 		FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
-		WHERE s.org_id = $1 ORDER BY s.supplier_key LIMIT $2`, orgID, MaxSupplierRulesShown)
+		LEFT JOIN LATERAL (SELECT d.supplier_name FROM intake_documents d
+		                   WHERE d.org_id = s.org_id AND d.source_ref IS NOT NULL AND split_part(d.source_ref, '/', 1) = s.supplier_key
+		                     AND d.supplier_name <> ''
+		                   ORDER BY d.id DESC LIMIT 1) n ON true
+		WHERE s.org_id = $1 ORDER BY lower(coalesce(n.supplier_name, s.supplier_key)), s.supplier_key LIMIT $2`, orgID, MaxSupplierRulesShown)
 	if err != nil {
 		return nil, fmt.Errorf("bookkeeper: supplier rules: %w", err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (SupplierRule, error) {
 		var x SupplierRule
-		err := r.Scan(&x.SupplierKey, &x.Account.ID, &x.Account.Code, &x.Account.Name, &x.Account.Type, &x.Account.Active, &x.SetBy, &x.SetAt)
+		err := r.Scan(&x.SupplierKey, &x.SupplierName, &x.Account.ID, &x.Account.Code, &x.Account.Name, &x.Account.Type, &x.Account.Active, &x.SetBy, &x.SetAt)
 		return x, err
 	})
 }

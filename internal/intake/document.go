@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,32 @@ const (
 	// finding says what it is. There is nothing to type in: it is rejected.
 	FlagNotAnInvoice = "not_an_invoice"
 )
+
+// StatusWords is a document's status as a person reads it: an active
+// document is "approved" (the desk's word; the bookkeeper is posting it),
+// every other status is its own word. The JSON API keeps the code.
+func StatusWords(s Status) string {
+	if s == Active {
+		return "approved"
+	}
+	return string(s)
+}
+
+// FlagWords is why a document was flagged, as a person reads it (the JSON
+// API keeps the code).
+func FlagWords(reason string) string {
+	switch reason {
+	case FlagInvalidEInvoice:
+		return "invalid e-invoice"
+	case FlagExtractionFailed:
+		return "extraction failed"
+	case FlagNeedsManualExtraction:
+		return "needs typing in"
+	case FlagNotAnInvoice:
+		return "not an invoice"
+	}
+	return strings.ReplaceAll(reason, "_", " ")
+}
 
 // NeedsFields reports whether a document flagged for reason has no fields
 // fit to post: it cannot be approved, and a person may type them in.

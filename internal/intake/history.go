@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"greatbook/internal/audit"
@@ -51,11 +52,11 @@ func History(ctx context.Context, q database.Executor, orgID, id int64) ([]Histo
 			// pipeline's last step; these rows are for the event feed.
 			continue
 		case "approve":
-			it.What, it.Tone = fmt.Sprintf("approved (%s → %s)", e.FromStatus, e.ToStatus), "good"
+			it.What, it.Tone = fmt.Sprintf("approved (%s → %s)", StatusWords(Status(e.FromStatus)), StatusWords(Status(e.ToStatus))), "good"
 		case "reject":
 			it.What, it.Detail, it.Tone = "rejected", str("reason"), "bad"
 		case "typed_in":
-			it.What = fmt.Sprintf("fields typed in (%s → %s)", e.FromStatus, e.ToStatus)
+			it.What = fmt.Sprintf("fields typed in (%s → %s)", StatusWords(Status(e.FromStatus)), StatusWords(Status(e.ToStatus)))
 		case "not_a_duplicate":
 			it.What, it.Detail = "marked not a duplicate of document "+num("was_duplicate_of"), str("reason")
 		case "job_launched":
@@ -70,7 +71,7 @@ func History(ctx context.Context, q database.Executor, orgID, id int64) ([]Histo
 				it.Detail = "the ledger replayed an entry posted before a crash"
 			}
 		default:
-			it.What = e.Action
+			it.What = strings.ReplaceAll(e.Action, "_", " ")
 		}
 		items = append(items, it)
 	}

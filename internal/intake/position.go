@@ -71,7 +71,7 @@ func sortedPosition(ctx context.Context, q database.Executor, orgID int64, f Que
 	where, arg, argsOf := queueWhere(orgID, f)
 	self := arg(id)
 	if f.Tab != TabAll {
-		where = append(where, "(d.status = ANY("+arg(f.Tab.statuses())+"::text[]) OR d.id = "+self+")")
+		where = append(where, "((d.status = ANY("+arg(f.Tab.statuses())+"::text[])"+f.Tab.condition()+") OR d.id = "+self+")")
 	}
 	sql := `SELECT coalesce(prev, 0), coalesce(next, 0) FROM (
 		SELECT d.id, lag(d.id) OVER w AS prev, lead(d.id) OVER w AS next FROM intake_documents d

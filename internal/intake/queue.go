@@ -26,13 +26,14 @@ const (
 	TabNeedsReview Tab = "review" // pending and flagged
 	TabFlagged     Tab = "flagged"
 	TabApproved    Tab = "approved" // active
-	TabPosted      Tab = "posted"
+	TabPosted      Tab = "posted"   // posted, its entry standing
+	TabReversed    Tab = "reversed" // posted, its entry reversed in the ledger since
 	TabRejected    Tab = "rejected"
 	TabAll         Tab = "all"
 )
 
 // Tabs in the order the desk shows them.
-var Tabs = []Tab{TabNeedsReview, TabFlagged, TabApproved, TabPosted, TabRejected, TabAll}
+var Tabs = []Tab{TabNeedsReview, TabFlagged, TabApproved, TabPosted, TabReversed, TabRejected, TabAll}
 
 func (t Tab) statuses() []string {
 	switch t {
@@ -40,7 +41,7 @@ func (t Tab) statuses() []string {
 		return []string{"flagged"}
 	case TabApproved:
 		return []string{"active"}
-	case TabPosted:
+	case TabPosted, TabReversed:
 		return []string{"posted"}
 	case TabRejected:
 		return []string{"rejected"}
@@ -48,6 +49,23 @@ func (t Tab) statuses() []string {
 		return []string{"received", "pending", "flagged", "active", "posted", "rejected"}
 	}
 	return []string{"pending", "flagged"}
+}
+
+// reversedSQL holds for a document d whose journal entry was reversed: the
+// ledger links a reversal to the entry it reverses (journal_entries_reverses_idx),
+// and intake keeps no status of its own for it.
+const reversedSQL = `EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_id = d.result_entry_id)`
+
+// condition is what a tab asks of its rows beyond their status: Posted
+// and Reversed split the posted documents by whether their entry stands.
+func (t Tab) condition() string {
+	switch t {
+	case TabPosted:
+		return " AND NOT " + reversedSQL
+	case TabReversed:
+		return " AND " + reversedSQL
+	}
+	return ""
 }
 
 // SortKey is a column the desk sorts by.
@@ -192,6 +210,8 @@ type QueueRow struct {
 	GroupAccepts bool // another member is accepted
 	Version      int  // typewriter version number, 0 when not composed
 	Versions     int
+	// Reversed: the document was posted and its entry reversed since.
+	Reversed bool
 }
 
 // QueuePage is one page of the queue.
@@ -296,7 +316,7 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 	}
 	inner := page("")
 	if statuses := f.Tab.statuses(); f.Tab != TabAll && len(statuses) == 1 {
-		inner = page(" AND d.status = " + arg(statuses[0]))
+		inner = page(" AND d.status = " + arg(statuses[0]) + f.Tab.condition())
 	} else if f.Tab != TabAll {
 		var branches []string
 		for _, st := range statuses {
@@ -362,7 +382,7 @@ func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) strin
 	var branches []string
 	statuses := f.Tab.statuses()
 	for _, st := range statuses {
-		branches = append(branches, "("+page(" AND d.status = "+arg(st))+")")
+		branches = append(branches, "("+page(" AND d.status = "+arg(st)+f.Tab.condition())+")")
 	}
 	inner := `SELECT * FROM (` + strings.Join(branches, " UNION ALL ") + `) d ORDER BY ` + orderBy +
 		` OFFSET ` + arg(f.Offset) + ` LIMIT ` + arg(f.PageSize+1)
@@ -375,7 +395,8 @@ func queueRowsSQL(inner, orderBy string) string {
 	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), d.payable_base::text, o.base_currency, coalesce(d.flag_reason, ''),
 	        coalesce(d.duplicate_of, 0), d.received_at, coalesce(d.fields->>'issue_date', ''), coalesce(d.fields->>'due_date', ''),
 	        g.members, g.accepted, coalesce(v.number, 0),
-	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0)
+	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0),
+	        d.status = 'posted' AND ` + reversedSQL + `
 	FROM (` + inner + `) d
 	JOIN orgs o ON o.id = d.org_id
 	` + groupSummarySQL + `
@@ -387,7 +408,7 @@ func scanQueueRow(r pgx.CollectableRow) (QueueRow, error) {
 	var x QueueRow
 	var payable, base *string
 	err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &base, &x.BaseCurrency,
-		&x.FlagReason, &x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions)
+		&x.FlagReason, &x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions, &x.Reversed)
 	x.Payable, x.PayableBase = decimalOrNil(payable), decimalOrNil(base)
 	return x, err
 }
@@ -448,6 +469,11 @@ func (c TabCount) String() string {
 	return fmt.Sprint(c.N)
 }
 
+// TabCounts counts the rows of each of the desk's tabs, as Queue does.
+func TabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
+	return tabCounts(ctx, q, orgID)
+}
+
 // tabCounts counts each status up to CountCap rows (an index-only scan of
 // at most that many entries each) and adds them up by tab.
 func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
@@ -466,6 +492,14 @@ func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]T
 		}
 		by[s] = n
 	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	reversed, err := reversedCount(ctx, q, orgID)
+	if err != nil {
+		return nil, err
+	}
 	counts := map[Tab]TabCount{}
 	for _, t := range Tabs {
 		var c TabCount
@@ -473,9 +507,31 @@ func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]T
 			c.N += by[s]
 			c.More = c.More || by[s] >= CountCap
 		}
+		switch t {
+		case TabPosted:
+			c.N = max(c.N-reversed, 0)
+		case TabReversed:
+			c = TabCount{N: reversed, More: reversed >= CountCap}
+		}
 		counts[t] = c
 	}
-	return counts, rows.Err()
+	return counts, nil
+}
+
+// reversedCount counts, up to CountCap, the org's posted documents whose
+// entry was reversed. It starts from the reversals (few, in the partial
+// index journal_entries_reverses_idx) and finds each one's document by its
+// source key: no posted document is read that was not reversed.
+func reversedCount(ctx context.Context, q database.Executor, orgID int64) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM journal_entries r
+		JOIN intake_documents d ON d.org_id = r.org_id AND d.status = 'posted' AND d.result_entry_id = r.reverses_id
+		     AND d.id = CASE WHEN r.source_id ~ '^[0-9]{1,18}$' THEN r.source_id::bigint END
+		WHERE r.reverses_id IS NOT NULL AND r.org_id = $1 AND r.source_type = 'intake' LIMIT $2) x`, orgID, CountCap).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("intake: counts: %w", err)
+	}
+	return n, nil
 }
 
 func likeEscape(s string) string {

@@ -8,6 +8,7 @@ import (
 	"greatbook/internal/apchecks"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/ledger"
 )
 
 // Reader is who reads a document: the read model decides from it what the
@@ -70,6 +71,10 @@ type DecisionPanel struct {
 	// SeesDeadLetters: the reader may open the dead-letter page (an admin);
 	// a reviewer is told whom to ask instead of a link that answers 403.
 	SeesDeadLetters bool
+	// Reversal is the entry that reversed a posted document's entry in the
+	// ledger since; nil while it stands. The document stays posted (its
+	// status is intake's); the ledger's link says it was reversed.
+	Reversal *ledger.Entry
 }
 
 // ReadDocument gathers a document's page for a reader of its org.
@@ -134,6 +139,15 @@ func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc Docum
 			v.Blocking = &b
 		}
 	}
+	if doc.Status == Posted && doc.ResultEntryID != 0 {
+		rev, reversed, err := ledger.ReversalOf(ctx, q, r.OrgID, doc.ResultEntryID)
+		if err != nil {
+			return v, err
+		}
+		if reversed {
+			v.Reversal = &rev
+		}
+	}
 	job, ok, err := JobForDocument(ctx, q, r.OrgID, doc.ID)
 	if err != nil {
 		return v, err
@@ -173,6 +187,24 @@ func ReadComparison(ctx context.Context, q database.Executor, r Reader, id, with
 	group, err := Group(ctx, q, r.OrgID, id)
 	if err != nil {
 		return Comparison{}, err
+	}
+	return compare(ctx, q, doc, group, with)
+}
+
+// ReadGroup is document id's group as its page shows it: the members, and
+// the document beside member with (the page's first choice, CompareWith,
+// when with is 0).
+func ReadGroup(ctx context.Context, q database.Executor, r Reader, id, with int64) (Comparison, error) {
+	doc, err := get(ctx, q, r.OrgID, id)
+	if err != nil {
+		return Comparison{}, err
+	}
+	group, err := Group(ctx, q, r.OrgID, id)
+	if err != nil {
+		return Comparison{}, err
+	}
+	if with == 0 {
+		with = CompareWith(doc, group)
 	}
 	return compare(ctx, q, doc, group, with)
 }

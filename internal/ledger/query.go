@@ -36,6 +36,21 @@ func Get(ctx context.Context, q database.Executor, orgID, id int64) (Entry, erro
 	return e, nil
 }
 
+// ReversalOf is the entry that reversed entry id, with its reason; ok is
+// false while the entry stands.
+func ReversalOf(ctx context.Context, q database.Executor, orgID, id int64) (reversal Entry, ok bool, err error) {
+	var by int64
+	err = q.QueryRow(ctx, `SELECT coalesce(min(id), 0) FROM journal_entries WHERE org_id = $1 AND reverses_id = $2`, orgID, id).Scan(&by)
+	if err != nil || by == 0 {
+		if err != nil {
+			err = fmt.Errorf("ledger: reversal of entry %d: %w", id, err)
+		}
+		return Entry{}, false, err
+	}
+	reversal, err = Get(ctx, q, orgID, by)
+	return reversal, err == nil, err
+}
+
 // Filter narrows a list of entries. Empty fields do not filter.
 type Filter struct {
 	SourceType string
