@@ -3,7 +3,6 @@ package web_test
 import (
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 
 	"greatbook/internal/auth"
@@ -55,17 +54,7 @@ func TestAnonymousSignInFormStoresNoSession(t *testing.T) {
 
 	post := func(t *testing.T, c *http.Client, form url.Values, header map[string]string) int {
 		t.Helper()
-		req, _ := http.NewRequest("POST", a.URL+"/signin", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return postFormWith(t, c, a.URL+"/signin", form, header)
 	}
 	credentials := func(token string) url.Values {
 		return url.Values{"_csrf": {token}, "email": {u.Email}, "password": {testkit.TestPassword}}

@@ -120,17 +120,7 @@ func TestCSRF(t *testing.T) {
 	_, _, c, csrf := a.signedInClient(t, auth.RoleReviewer)
 
 	post := func(t *testing.T, form url.Values, header map[string]string) int {
-		req, _ := http.NewRequest("POST", a.URL+"/signout", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return postFormWith(t, c, a.URL+"/signout", form, header)
 	}
 	stillSignedIn := func(t *testing.T) {
 		t.Helper()
@@ -386,4 +376,21 @@ func TestAnOversizedJSONBodyIsRefused(t *testing.T) {
 	if n := testkit.Count(t, a.db, `SELECT count(*) FROM journal_entries`); n != 0 {
 		t.Fatalf("%d entries written", n)
 	}
+}
+
+// postFormWith posts form to url with c and the headers given, and returns
+// the status.
+func postFormWith(t *testing.T, c *http.Client, url string, form url.Values, header map[string]string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -180,21 +180,17 @@ func CompareWith(doc Document, group []Member) int64 {
 // ReadComparison sets document id beside member with of its group; a with
 // outside the group compares with nothing.
 func ReadComparison(ctx context.Context, q database.Executor, r Reader, id, with int64) (Comparison, error) {
-	doc, err := get(ctx, q, r.OrgID, id)
-	if err != nil {
-		return Comparison{}, err
-	}
-	group, err := Group(ctx, q, r.OrgID, id)
-	if err != nil {
-		return Comparison{}, err
-	}
-	return compare(ctx, q, doc, group, with)
+	return readGroup(ctx, q, r, id, with, false)
 }
 
 // ReadGroup is document id's group as its page shows it: the members, and
 // the document beside member with (the page's first choice, CompareWith,
 // when with is 0).
 func ReadGroup(ctx context.Context, q database.Executor, r Reader, id, with int64) (Comparison, error) {
+	return readGroup(ctx, q, r, id, with, true)
+}
+
+func readGroup(ctx context.Context, q database.Executor, r Reader, id, with int64, firstChoice bool) (Comparison, error) {
 	doc, err := get(ctx, q, r.OrgID, id)
 	if err != nil {
 		return Comparison{}, err
@@ -203,7 +199,7 @@ func ReadGroup(ctx context.Context, q database.Executor, r Reader, id, with int6
 	if err != nil {
 		return Comparison{}, err
 	}
-	if with == 0 {
+	if with == 0 && firstChoice {
 		with = CompareWith(doc, group)
 	}
 	return compare(ctx, q, doc, group, with)
