@@ -1,8 +1,6 @@
 package einvoice
 
 import (
-	"bytes"
-	"encoding/xml"
 	"fmt"
 	"strings"
 
@@ -28,8 +26,8 @@ func BuildCII(d Document) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	typeCode := ciiTypeCode(d)
-	amount := ciiAmountFormat(d.Currency)
+	typeCode := documentTypeCode(d)
+	amount := amountFormat(d.Currency)
 
 	w := &xmlWriter{}
 	w.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
@@ -39,14 +37,14 @@ func BuildCII(d Document) ([]byte, error) {
 		` xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100">` + "\n")
 	w.open("rsm:ExchangedDocumentContext")
 	w.open("ram:GuidelineSpecifiedDocumentContextParameter")
-	w.elem("ram:ID", "urn:cen.eu:en16931:2017")
+	w.elem("ram:ID", enSpecification)
 	w.close("ram:GuidelineSpecifiedDocumentContextParameter")
 	w.close("rsm:ExchangedDocumentContext")
 
 	w.open("rsm:ExchangedDocument")
 	w.elem("ram:ID", d.Number)
 	w.elem("ram:TypeCode", typeCode)
-	w.date("ram:IssueDateTime", issue)
+	w.ciiDateTime("ram:IssueDateTime", issue)
 	w.close("rsm:ExchangedDocument")
 
 	w.open("rsm:SupplyChainTradeTransaction")
@@ -55,8 +53,8 @@ func BuildCII(d Document) ([]byte, error) {
 	}
 
 	w.open("ram:ApplicableHeaderTradeAgreement")
-	w.party("ram:SellerTradeParty", d.Seller)
-	w.party("ram:BuyerTradeParty", d.Buyer)
+	w.ciiTradeParty("ram:SellerTradeParty", d.Seller)
+	w.ciiTradeParty("ram:BuyerTradeParty", d.Buyer)
 	w.close("ram:ApplicableHeaderTradeAgreement")
 	w.empty("ram:ApplicableHeaderTradeDelivery")
 
@@ -64,32 +62,6 @@ func BuildCII(d Document) ([]byte, error) {
 	w.close("rsm:SupplyChainTradeTransaction")
 	w.raw("</rsm:CrossIndustryInvoice>\n")
 	return w.buf.Bytes(), nil
-}
-
-// ciiTypeCode is the TypeCode BuildCII writes. CII carries the type only in its code: a code that does
-// not say the document's type (none, or one that contradicts it) becomes the type's standard code, 380
-// or 381.
-func ciiTypeCode(d Document) string {
-	typeCode := d.TypeCode
-	if typeCode == "" || docTypeFor(typeCode) != d.Type {
-		typeCode = "380"
-		if d.Type == TypeCreditNote {
-			typeCode = "381"
-		}
-	}
-	return typeCode
-}
-
-// ciiAmountFormat formats amounts in currency with its minor units, or in full where they have more
-// decimals than that.
-func ciiAmountFormat(currency string) func(decimal.Decimal) string {
-	minor := minorUnitsOf(currency)
-	return func(v decimal.Decimal) string {
-		if v.Round(minor).Equal(v) {
-			return money.Format(v, minor)
-		}
-		return money.Canonical(v)
-	}
 }
 
 // ciiLineItem writes l, the line at index i, as an IncludedSupplyChainTradeLineItem.
@@ -118,8 +90,8 @@ func (w *xmlWriter) ciiLineItem(i int, l Line, amount func(decimal.Decimal) stri
 	w.optional("ram:CategoryCode", l.TaxCategory)
 	w.elem("ram:RateApplicablePercent", money.Canonical(l.TaxRate))
 	w.close("ram:ApplicableTradeTax")
-	w.allowanceCharge(false, l.Allowances)
-	w.allowanceCharge(true, l.Charges)
+	w.ciiAllowanceCharge(false, l.Allowances)
+	w.ciiAllowanceCharge(true, l.Charges)
 	w.open("ram:SpecifiedTradeSettlementLineMonetarySummation")
 	w.elem("ram:LineTotalAmount", amount(l.Net))
 	w.close("ram:SpecifiedTradeSettlementLineMonetarySummation")
@@ -152,7 +124,7 @@ func (w *xmlWriter) ciiSettlement(d Document, due string, amount func(decimal.De
 	}
 	if due != "" {
 		w.open("ram:SpecifiedTradePaymentTerms")
-		w.date("ram:DueDateDateTime", due)
+		w.ciiDateTime("ram:DueDateDateTime", due)
 		w.close("ram:SpecifiedTradePaymentTerms")
 	}
 	t := d.Totals
@@ -179,86 +151,22 @@ func (w *xmlWriter) ciiSettlement(d Document, due string, amount func(decimal.De
 
 // ciiDateText turns YYYY-MM-DD into format 102 (CCYYMMDD); an empty date stays empty.
 func ciiDateText(field, date string) (string, error) {
-	if date == "" {
-		return "", nil
-	}
-	if !isDateShape(date) {
-		return "", fmt.Errorf("einvoice: build cii: %s %q is not YYYY-MM-DD", field, clipText(date))
+	if err := checkBuildDate("cii", field, date); err != nil {
+		return "", err
 	}
 	return strings.ReplaceAll(date, "-", ""), nil
 }
 
-// countryOfVATID returns the ISO 3166 country a VAT id's prefix names, or "" when it has none.
-func countryOfVATID(vatID string) string {
-	id := normaliseID(vatID, ".-")
-	if len(id) < 2 || id[0] < 'A' || id[0] > 'Z' || id[1] < 'A' || id[1] > 'Z' {
-		return ""
-	}
-	switch id[:2] {
-	case "EL":
-		return "GR"
-	case "XI":
-		return "GB"
-	}
-	return id[:2]
-}
-
-// xmlWriter writes indented XML with escaped text.
-type xmlWriter struct {
-	buf   bytes.Buffer
-	depth int
-}
-
-func (w *xmlWriter) raw(s string) { w.buf.WriteString(s) }
-
-func (w *xmlWriter) indent() { w.buf.WriteString(strings.Repeat("  ", w.depth+1)) }
-
-func (w *xmlWriter) open(name string) {
-	w.indent()
-	w.buf.WriteString("<" + name + ">\n")
-	w.depth++
-}
-
-func (w *xmlWriter) close(name string) {
-	w.depth--
-	w.indent()
-	w.buf.WriteString("</" + name + ">\n")
-}
-
-func (w *xmlWriter) empty(name string) {
-	w.indent()
-	w.buf.WriteString("<" + name + "/>\n")
-}
-
-func (w *xmlWriter) elem(name, value string) {
-	w.indent()
-	w.buf.WriteString("<" + name + ">")
-	xml.EscapeText(&w.buf, []byte(value)) //nolint:errcheck // bytes.Buffer does not fail
-	w.buf.WriteString("</" + name + ">\n")
-}
-
-func (w *xmlWriter) optional(name, value string) {
-	if value != "" {
-		w.elem(name, value)
-	}
-}
-
-func (w *xmlWriter) elemAttr(name, attr, attrValue, value string) {
-	w.indent()
-	w.buf.WriteString("<" + name + " " + attr + `="`)
-	xml.EscapeText(&w.buf, []byte(attrValue)) //nolint:errcheck // bytes.Buffer does not fail
-	w.buf.WriteString(`">`)
-	xml.EscapeText(&w.buf, []byte(value)) //nolint:errcheck // bytes.Buffer does not fail
-	w.buf.WriteString("</" + name + ">\n")
-}
-
-func (w *xmlWriter) date(name, date102 string) {
+// ciiDateTime writes a date-time element holding date102, a date in format 102.
+func (w *xmlWriter) ciiDateTime(name, date102 string) {
 	w.open(name)
 	w.elemAttr("udt:DateTimeString", "format", "102", date102)
 	w.close(name)
 }
 
-func (w *xmlWriter) allowanceCharge(charge bool, amount decimal.Decimal) {
+// ciiAllowanceCharge writes a line's allowances (or, with charge, its charges) as one
+// SpecifiedTradeAllowanceCharge, or nothing when they are zero.
+func (w *xmlWriter) ciiAllowanceCharge(charge bool, amount decimal.Decimal) {
 	if amount.IsZero() {
 		return
 	}
@@ -270,7 +178,8 @@ func (w *xmlWriter) allowanceCharge(charge bool, amount decimal.Decimal) {
 	w.close("ram:SpecifiedTradeAllowanceCharge")
 }
 
-func (w *xmlWriter) party(name string, p Party) {
+// ciiTradeParty writes p as the trade party element name.
+func (w *xmlWriter) ciiTradeParty(name string, p Party) {
 	w.open(name)
 	w.optional("ram:Name", p.Name)
 	if p.LegalID != "" {
