@@ -66,6 +66,27 @@ func countryOfVATID(vatID string) string {
 	return id[:2]
 }
 
+// addressToWrite is the postal address a builder writes for p: the address as p states it and nothing
+// made up, so that a parsed document built again reads the same; or, for a party that states none but
+// has a VAT id, the country the id's prefix names, which EN 16931 requires of the seller and the buyer
+// (BR-09, BR-11). ok is false when there is neither.
+func addressToWrite(p Party) (a Address, ok bool) {
+	if p.Address != (Address{}) {
+		return p.Address, true
+	}
+	if country := countryOfVATID(p.VATID); country != "" {
+		return Address{Country: country}, true
+	}
+	return Address{}, false
+}
+
+// statesRate says whether a builder writes a VAT rate: EN 16931 forbids one for category O, not subject
+// to VAT (BR-O-05 to BR-O-07), where the model's zero rate stands for none. A rate that category should
+// not have is written, for the rules to report.
+func statesRate(category string, rate decimal.Decimal) bool {
+	return category != "O" || !rate.IsZero()
+}
+
 // xmlWriter writes indented XML with escaped text.
 type xmlWriter struct {
 	buf   bytes.Buffer

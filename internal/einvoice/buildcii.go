@@ -187,9 +187,7 @@ func (w *xmlWriter) ciiTradeParty(name string, p Party) {
 		w.elem("ram:ID", p.LegalID)
 		w.close("ram:SpecifiedLegalOrganization")
 	}
-	if a := p.Address; a != (Address{}) {
-		// The address as the party states it, and nothing made up: a
-		// parsed document built again reads the same.
+	if a, ok := addressToWrite(p); ok {
 		w.open("ram:PostalTradeAddress")
 		w.optional("ram:PostcodeCode", a.Postcode)
 		w.optional("ram:LineOne", a.Line1)
@@ -197,10 +195,6 @@ func (w *xmlWriter) ciiTradeParty(name string, p Party) {
 		w.optional("ram:LineThree", a.Line3)
 		w.optional("ram:CityName", a.City)
 		w.optional("ram:CountryID", a.Country)
-		w.close("ram:PostalTradeAddress")
-	} else if country := countryOfVATID(p.VATID); country != "" {
-		w.open("ram:PostalTradeAddress")
-		w.elem("ram:CountryID", country)
 		w.close("ram:PostalTradeAddress")
 	}
 	if p.EndpointID != "" {

@@ -113,24 +113,32 @@ func checkParseResult(t *testing.T, d Document, err error, format Format, mayLac
 	_ = ValidateAt(d, testNow)
 }
 
-// checkCIIRoundTrip: whatever a parser read, BuildCII writes and ParseCII reads back unchanged. Only
-// the type code may change: BuildCII writes 380 or 381 when there is none, or when it contradicts the
-// document's type (CII has no other place to say it).
-func checkCIIRoundTrip(t *testing.T, d Document) {
+// checkBuildRoundTrips: whatever a parser read, BuildCII and BuildUBL write and ParseCII and ParseUBL
+// read back unchanged. Only the type code may change: the builders write 380 or 381 when there is none,
+// or when it contradicts the document's type (CII has no other place to say it, and UBL's root must
+// agree with it).
+func checkBuildRoundTrips(t *testing.T, d Document) {
 	t.Helper()
-	xmlData, err := BuildCII(d)
-	if err != nil {
-		return // a date that is not YYYY-MM-DD: BuildCII refuses it, Validate reports it
-	}
-	back, err := ParseCII(xmlData)
-	if err != nil {
-		t.Fatalf("ParseCII(BuildCII(d)): %v\n%s", err, xmlData)
-	}
-	if d.TypeCode == "" || docTypeFor(d.TypeCode) != d.Type {
-		d.TypeCode = back.TypeCode
-	}
-	if !sameFields(t, back, d) {
-		t.Fatalf("BuildCII round trip changed the document\n got %s\nwant %s", comparable(t, back), comparable(t, d))
+	for _, syntax := range []struct {
+		name  string
+		build func(Document) ([]byte, error)
+		parse func([]byte) (Document, error)
+	}{{"CII", BuildCII, ParseCII}, {"UBL", BuildUBL, ParseUBL}} {
+		xmlData, err := syntax.build(d)
+		if err != nil {
+			return // a date that is not YYYY-MM-DD: the builders refuse it, Validate reports it
+		}
+		back, err := syntax.parse(xmlData)
+		if err != nil {
+			t.Fatalf("Parse%s(Build%s(d)): %v\n%s", syntax.name, syntax.name, err, xmlData)
+		}
+		want := d
+		if want.TypeCode == "" || docTypeFor(want.TypeCode) != want.Type {
+			want.TypeCode = back.TypeCode
+		}
+		if !sameFields(t, back, want) {
+			t.Fatalf("Build%s round trip changed the document\n got %s\nwant %s", syntax.name, comparable(t, back), comparable(t, want))
+		}
 	}
 }
 
@@ -140,7 +148,7 @@ func FuzzParseUBL(f *testing.F) {
 		d, err := ParseUBL(data)
 		checkParseResult(t, d, err, FormatUBL, false)
 		if err == nil {
-			checkCIIRoundTrip(t, d)
+			checkBuildRoundTrips(t, d)
 		}
 	})
 }
@@ -151,7 +159,7 @@ func FuzzParseCII(f *testing.F) {
 		d, err := ParseCII(data)
 		checkParseResult(t, d, err, FormatCII, false)
 		if err == nil {
-			checkCIIRoundTrip(t, d)
+			checkBuildRoundTrips(t, d)
 		}
 	})
 }
@@ -162,7 +170,7 @@ func FuzzParseZUGFeRD1(f *testing.F) {
 		d, err := ParseZUGFeRD1(data)
 		checkParseResult(t, d, err, FormatZUGFeRD1, false)
 		if err == nil {
-			checkCIIRoundTrip(t, d)
+			checkBuildRoundTrips(t, d)
 		}
 	})
 }
