@@ -15,8 +15,9 @@ import (
 //
 // What the model does not hold is not invented, with two exceptions EN 16931 makes mandatory: every
 // quantity gets unit code C62 ("one"), and a party with a VAT id gets a postal address whose country is
-// the VAT id's prefix (EL becomes GR). Document-level allowances and charges appear only as the totals in
-// the monetary summation, since the model keeps no breakdown of them.
+// the VAT id's prefix (EL becomes GR). The zero rate of category O (not subject to VAT) is left out, as
+// EN 16931 forbids a rate there (BR-O-05 to BR-O-07). Document-level allowances and charges appear only
+// as the totals in the monetary summation, since the model keeps no breakdown of them.
 func BuildCII(d Document) ([]byte, error) {
 	issue, err := ciiDateText("issue_date", d.IssueDate)
 	if err != nil {
@@ -88,7 +89,9 @@ func (w *xmlWriter) ciiLineItem(i int, l Line, amount func(decimal.Decimal) stri
 	w.open("ram:ApplicableTradeTax")
 	w.elem("ram:TypeCode", "VAT")
 	w.optional("ram:CategoryCode", l.TaxCategory)
-	w.elem("ram:RateApplicablePercent", money.Canonical(l.TaxRate))
+	if statesRate(l.TaxCategory, l.TaxRate) {
+		w.elem("ram:RateApplicablePercent", money.Canonical(l.TaxRate))
+	}
 	w.close("ram:ApplicableTradeTax")
 	w.ciiAllowanceCharge(false, l.Allowances)
 	w.ciiAllowanceCharge(true, l.Charges)
@@ -119,7 +122,9 @@ func (w *xmlWriter) ciiSettlement(d Document, due string, amount func(decimal.De
 		w.elem("ram:TypeCode", "VAT")
 		w.elem("ram:BasisAmount", amount(s.Taxable))
 		w.optional("ram:CategoryCode", s.Category)
-		w.elem("ram:RateApplicablePercent", money.Canonical(s.Rate))
+		if statesRate(s.Category, s.Rate) {
+			w.elem("ram:RateApplicablePercent", money.Canonical(s.Rate))
+		}
 		w.close("ram:ApplicableTradeTax")
 	}
 	if due != "" {
