@@ -87,7 +87,6 @@ func FromCII(data []byte) (*Invoice, error) {
 			inv.VATIdentifiers = append(inv.VATIdentifiers, n.txt())
 		}
 	})
-	inv.Codes = ciiCodes(root)
 	return inv, nil
 }
 
@@ -246,77 +245,4 @@ func ciiLine(n *node) Line {
 		l.Attributes = append(l.Attributes, ItemAttribute{Name: a.child("Description").txt(), Value: a.child("Value").txt()})
 	}
 	return l
-}
-
-// ciiCodes collects every coded value the code list rules look at, where the official CII contexts find it.
-func ciiCodes(root *node) []CodeUse {
-	var codes []CodeUse
-	add := func(list CodeList, v Text, term string) {
-		codes = append(codes, CodeUse{List: list, Value: v, Term: term})
-	}
-	parentIs := func(n *node, name string) bool { return n.parent != nil && n.parent.name == name }
-	under := func(n *node, name string) bool {
-		for p := n.parent; p != nil; p = p.parent {
-			if p.name == name {
-				return true
-			}
-		}
-		return false
-	}
-	root.walk(func(n *node) {
-		switch {
-		case n.name == "TypeCode" && parentIs(n, "ExchangedDocument"):
-			// CII has one root for invoices and credit notes: its code list is the union of both
-			// (EN16931-CII-codes.sch), where UBL's is the root's own.
-			list := CodeList01
-			if inCodeList(CodeList01CreditNote, n.txt().Value) {
-				list = CodeList01CreditNote
-			}
-			add(list, n.txt(), "BT-3")
-		case n.name == "TaxTotalAmount" && n.attr("currencyID").Present:
-			add(CodeList03, n.attr("currencyID"), "currency of an amount")
-		case n.name == "InvoiceCurrencyCode":
-			add(CodeList04, n.txt(), "BT-5")
-		case n.name == "TaxCurrencyCode":
-			add(CodeList05, n.txt(), "BT-6")
-		case n.name == "DueDateTypeCode":
-			add(CodeList06, n.txt(), "BT-8")
-		case n.name == "GlobalID" && n.attr("schemeID").Present && !under(n, "SpecifiedTradeProduct") && !under(n, "ShipToTradeParty"):
-			add(CodeList10, n.attr("schemeID"), "scheme of a party identifier")
-		case n.name == "ID" && parentIs(n, "SpecifiedLegalOrganization") && n.attr("schemeID").Present:
-			add(CodeList11, n.attr("schemeID"), "scheme of a legal registration identifier")
-		case n.name == "ClassCode" && n.attr("listID").Present:
-			add(CodeList13, n.attr("listID"), "BT-158-1")
-		case n.name == "CountryID":
-			add(CodeList14, n.txt(), "country code")
-		case n.name == "ID" && parentIs(n, "OriginTradeCountry"):
-			add(CodeList15, n.txt(), "BT-159")
-		case n.name == "TypeCode" && parentIs(n, "SpecifiedTradeSettlementPaymentMeans"):
-			add(CodeList16, n.txt(), "BT-81")
-		case n.name == "CategoryCode" && parentIs(n, "CategoryTradeTax"):
-			add(CodeList17, n.txt(), "VAT category code")
-		case n.name == "CategoryCode" && parentIs(n, "ApplicableTradeTax"):
-			add(CodeList18, n.txt(), "VAT category code")
-		case n.name == "ReasonCode" && parentIs(n, "SpecifiedTradeAllowanceCharge"):
-			switch n.parent.at("ChargeIndicator/Indicator").txt().Norm() {
-			case "false":
-				add(CodeList19, n.txt(), "allowance reason code")
-			case "true":
-				add(CodeList20, n.txt(), "charge reason code")
-			}
-		case n.name == "GlobalID" && parentIs(n, "SpecifiedTradeProduct") && n.attr("schemeID").Present:
-			add(CodeList21, n.attr("schemeID"), "BT-157-1")
-		case n.name == "ExemptionReasonCode":
-			add(CodeList22, n.txt(), "VAT exemption reason code")
-		case (n.name == "BasisQuantity" || n.name == "BilledQuantity") && n.attr("unitCode").Present:
-			add(CodeList23, n.attr("unitCode"), "unit of measure")
-		case n.name == "AttachmentBinaryObject" && n.attr("mimeCode").Present:
-			add(CodeList24, n.attr("mimeCode"), "BT-125-1")
-		case n.name == "URIID" && parentIs(n, "URIUniversalCommunication") && n.attr("schemeID").Present:
-			add(CodeList25, n.attr("schemeID"), "electronic address scheme")
-		case n.name == "GlobalID" && parentIs(n, "ShipToTradeParty") && n.attr("schemeID").Present:
-			add(CodeList26, n.attr("schemeID"), "BT-71-1")
-		}
-	})
-	return codes
 }

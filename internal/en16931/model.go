@@ -179,13 +179,6 @@ type Delivery struct {
 	LocationID Identifier
 }
 
-// CodeUse is one coded value in the document, tagged with the code list it must come from.
-type CodeUse struct {
-	List  CodeList
-	Value Text
-	Term  string
-}
-
 // Invoice is the EN 16931 semantic model of one invoice or credit note as the business rules read it.
 type Invoice struct {
 	Syntax          string // "ubl" or "cii"
@@ -218,8 +211,6 @@ type Invoice struct {
 
 	// VATIdentifiers lists every VAT identifier of any party (BT-31, BT-48, BT-63) for BR-CO-09.
 	VATIdentifiers []Text
-	// Codes lists every coded value for the code list rules (BR-CL-*).
-	Codes []CodeUse
 }
 
 // IsCharge reports whether the indicator says charge (true or 1).

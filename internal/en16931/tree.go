@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 )
 
@@ -28,13 +29,28 @@ type node struct {
 	parent   *node
 }
 
+// standardNamespaces are the namespaces of the elements the bindings read: UBL 2.1's invoice and credit
+// note with its common components, and UN/CEFACT's Cross Industry Invoice with its data types.
+var standardNamespaces = map[string]bool{
+	"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2":                             true,
+	"urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2":                          true,
+	"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2":           true,
+	"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2":               true,
+	"urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2":           true,
+	"urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100":                       true,
+	"urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100": true,
+	"urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100":                        true,
+	"urn:un:unece:uncefact:data:standard:QualifiedDataType:100":                          true,
+}
+
 // parseTree reads data into a tree of elements, refusing documents beyond the limits.
 func parseTree(data []byte) (*node, error) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.Strict = true
 	var root *node
 	var stack []*node
-	var texts []*strings.Builder // the text of each open element, so mixed content stays linear
+	var texts []*strings.Builder      // the text of each open element, so mixed content stays linear
+	scopes := []map[string]string{{}} // the namespace prefixes in scope of each open element
 	elements := 0
 	for {
 		tok, err := dec.RawToken()
@@ -50,10 +66,29 @@ func parseTree(data []byte) (*node, error) {
 			if elements > MaxElements || len(stack) >= MaxDepth {
 				return nil, ErrTooLarge
 			}
-			n := &node{name: t.Name.Local}
+			scope := scopes[len(scopes)-1]
 			for _, a := range t.Attr {
 				if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
-					continue
+					if len(scope) == len(scopes[len(scopes)-1]) {
+						scope = maps.Clone(scope)
+					}
+					scope[a.Name.Local] = a.Value // the default namespace under "xmlns"
+				}
+			}
+			scopes = append(scopes, scope)
+			n := &node{name: t.Name.Local}
+			prefix := t.Name.Space
+			if prefix == "" {
+				prefix = "xmlns"
+			}
+			if !standardNamespaces[scope[prefix]] {
+				// Outside the standards' namespaces an element is not the element of the same local
+				// name: the bindings' paths name their namespaces.
+				n.name = "{" + scope[prefix] + "}" + t.Name.Local
+			}
+			for _, a := range t.Attr {
+				if a.Name.Space != "" || a.Name.Local == "xmlns" {
+					continue // a namespace declaration, or an attribute in a namespace the bindings never name
 				}
 				if n.attrs == nil {
 					n.attrs = map[string]string{}
@@ -79,6 +114,7 @@ func parseTree(data []byte) (*node, error) {
 			n.text = texts[len(texts)-1].String()
 			stack = stack[:len(stack)-1]
 			texts = texts[:len(texts)-1]
+			scopes = scopes[:len(scopes)-1]
 		case xml.CharData:
 			if len(texts) > 0 {
 				texts[len(texts)-1].Write(t)

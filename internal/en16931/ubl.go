@@ -81,7 +81,6 @@ func FromUBL(data []byte) (*Invoice, error) {
 	for _, b := range root.all("BillingReference") {
 		inv.PrecedingIDs = append(inv.PrecedingIDs, b.at("InvoiceDocumentReference/ID").txt())
 	}
-	inv.Codes = ublCodes(root)
 	root.walk(func(n *node) {
 		if n.name == "PartyTaxScheme" && isVATScheme(n) && n.child("CompanyID") != nil {
 			inv.VATIdentifiers = append(inv.VATIdentifiers, n.child("CompanyID").txt())
@@ -188,84 +187,4 @@ func ublLine(n *node) Line {
 		l.Attributes = append(l.Attributes, ItemAttribute{Name: a.child("Name").txt(), Value: a.child("Value").txt()})
 	}
 	return l
-}
-
-// ublCodes collects every coded value the code list rules look at, wherever the official contexts find it.
-func ublCodes(root *node) []CodeUse {
-	var codes []CodeUse
-	add := func(list CodeList, v Text, term string) {
-		codes = append(codes, CodeUse{List: list, Value: v, Term: term})
-	}
-	amountNames := map[string]bool{"Amount": true, "BaseAmount": true, "PriceAmount": true, "TaxAmount": true, "TaxableAmount": true,
-		"LineExtensionAmount": true, "TaxExclusiveAmount": true, "TaxInclusiveAmount": true, "AllowanceTotalAmount": true,
-		"ChargeTotalAmount": true, "PrepaidAmount": true, "PayableRoundingAmount": true, "PayableAmount": true}
-	parentIs := func(n *node, name string) bool { return n.parent != nil && n.parent.name == name }
-	inAncestor := func(n *node, names ...string) bool {
-		for p := n.parent; p != nil; p = p.parent {
-			for _, name := range names {
-				if p.name == name {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	root.walk(func(n *node) {
-		switch {
-		case n.name == "InvoiceTypeCode":
-			add(CodeList01, n.txt(), "BT-3")
-		case n.name == "CreditNoteTypeCode":
-			add(CodeList01CreditNote, n.txt(), "BT-3")
-		case amountNames[n.name]:
-			add(CodeList03, n.attr("currencyID"), "currency of an amount")
-		case n.name == "DocumentCurrencyCode":
-			add(CodeList04, n.txt(), "BT-5")
-		case n.name == "TaxCurrencyCode":
-			add(CodeList05, n.txt(), "BT-6")
-		case n.name == "DescriptionCode" && parentIs(n, "InvoicePeriod"):
-			add(CodeList06, n.txt(), "BT-8")
-		case n.name == "ID" && (parentIs(n, "AdditionalDocumentReference") || parentIs(n, "DocumentReference")) &&
-			n.attr("schemeID").Present && n.parent.child("DocumentTypeCode").txt().Value == "130":
-			add(CodeList07, n.attr("schemeID"), "BT-18-1")
-		case n.name == "ID" && parentIs(n, "PartyIdentification") && n.attr("schemeID").Present:
-			s := n.attr("schemeID")
-			if s.Norm() == "SEPA" && inAncestor(n, "AccountingSupplierParty", "PayeeParty") {
-				return
-			}
-			add(CodeList10, s, "scheme of a party identifier")
-		case n.name == "CompanyID" && parentIs(n, "PartyLegalEntity") && n.attr("schemeID").Present:
-			add(CodeList11, n.attr("schemeID"), "scheme of a legal registration identifier")
-		case n.name == "ItemClassificationCode" && parentIs(n, "CommodityClassification") && n.attr("listID").Present:
-			add(CodeList13, n.attr("listID"), "BT-158-1")
-		case n.name == "IdentificationCode" && parentIs(n, "Country"):
-			add(CodeList14, n.txt(), "country code")
-		case n.name == "IdentificationCode" && parentIs(n, "OriginCountry"):
-			add(CodeList15, n.txt(), "BT-159")
-		case n.name == "PaymentMeansCode" && parentIs(n, "PaymentMeans"):
-			add(CodeList16, n.txt(), "BT-81")
-		case n.name == "ID" && parentIs(n, "TaxCategory"):
-			add(CodeList17, n.txt(), "VAT category code")
-		case n.name == "ID" && parentIs(n, "ClassifiedTaxCategory"):
-			add(CodeList18, n.txt(), "BT-151")
-		case n.name == "AllowanceChargeReasonCode" && parentIs(n, "AllowanceCharge"):
-			if strings.TrimSpace(n.parent.child("ChargeIndicator").txt().Value) == "false" {
-				add(CodeList19, n.txt(), "allowance reason code")
-			} else if strings.TrimSpace(n.parent.child("ChargeIndicator").txt().Value) == "true" {
-				add(CodeList20, n.txt(), "charge reason code")
-			}
-		case n.name == "ID" && parentIs(n, "StandardItemIdentification") && n.attr("schemeID").Present:
-			add(CodeList21, n.attr("schemeID"), "BT-157-1")
-		case n.name == "TaxExemptionReasonCode":
-			add(CodeList22, n.txt(), "VAT exemption reason code")
-		case (n.name == "InvoicedQuantity" || n.name == "BaseQuantity" || n.name == "CreditedQuantity") && n.attr("unitCode").Present:
-			add(CodeList23, n.attr("unitCode"), "unit of measure")
-		case n.name == "EmbeddedDocumentBinaryObject" && n.attr("mimeCode").Present:
-			add(CodeList24, n.attr("mimeCode"), "BT-125-1")
-		case n.name == "EndpointID" && n.attr("schemeID").Present:
-			add(CodeList25, n.attr("schemeID"), "electronic address scheme")
-		case n.name == "ID" && parentIs(n, "DeliveryLocation") && n.attr("schemeID").Present:
-			add(CodeList26, n.attr("schemeID"), "BT-71-1")
-		}
-	})
-	return codes
 }

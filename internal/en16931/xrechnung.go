@@ -88,7 +88,8 @@ var (
 
 // xrRule adds a BR-DE rule: judged only for XRechnung documents, flagged warning.
 func xrRule(id, term, context string, check func(inv *Invoice, fail func(field, detail string))) {
-	ruleSet = append(ruleSet, Rule{ID: id, BusinessTerm: term, Context: "XRechnung: " + context, check: check, xrechnung: true})
+	xrechnungSet = append(xrechnungSet, Rule{ID: id, BusinessTerm: term, Context: "XRechnung: " + context, Syntaxes: []string{"ubl", "cii"},
+		check: check, xrechnung: true})
 }
 
 func xrDocumentRule(id, term string, ok func(inv *Invoice) bool) {
