@@ -30,16 +30,18 @@ run: build ## serve the app with demo data on the embedded database (127.0.0.1:8
 	./$(BIN) demo --data-dir $(DATA_DIR)
 	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
 
-test-deps: $(DRIVER_DIR)/package/cli.js $(AXE_DIR)/package/axe.min.js ## install what the tests need: Go modules, Chromium, pgbouncer, the Playwright driver, axe-core
+test-deps: $(DRIVER_DIR)/package/cli.js $(AXE_DIR)/package/axe.min.js ## install what the tests need: Go modules, Chromium, pgbouncer, Saxon-HE and a JDK (CEN's validator), the Playwright driver, axe-core
 	go mod download
 	@missing=""; [ -x "$(CHROMIUM)" ] || missing=" chromium"; \
 	  command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
+	  [ -f /usr/share/java/Saxon-HE.jar ] || missing="$$missing libsaxonhe-java"; \
+	  command -v javac >/dev/null || missing="$$missing default-jdk-headless"; \
 	  if [ -n "$$missing" ]; then \
 	    if [ "$$(id -u)" = 0 ]; then \
 	      echo "installing Debian's$$missing (once, about a minute)"; \
 	      DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	    else \
-	      echo "missing:$$missing; run 'sudo apt-get install$$missing' (the browser and pooler tests need them)" >&2; exit 1; \
+	      echo "missing:$$missing; run 'sudo apt-get install$$missing' (the browser, pooler and official-validator tests need them)" >&2; exit 1; \
 	    fi; \
 	  fi
 
@@ -89,7 +91,7 @@ fuzz: ## run each fuzz target for FUZZTIME (a count of executions: see README)
 
 # Nightly-style, not part of `make test`: a duration bound can fail a run with a bare "context deadline
 # exceeded" (golang/go#75804), so a failure without a saved input under testdata/fuzz is that, not a find.
-fuzz-long: ## run each fuzz target for FUZZTIME_LONG (5m), seeded with testdata/hostile; nightly, not in `make test`
+fuzz-long: ## run each fuzz target for FUZZTIME_LONG (5m), then CEN's validator against the rules on new mutants as long; nightly, not in `make test`
 	@for pkg in $$(go list ./...); do \
 	  for f in $$(go test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$f for $(FUZZTIME_LONG)"; \
@@ -98,6 +100,8 @@ fuzz-long: ## run each fuzz target for FUZZTIME_LONG (5m), seeded with testdata/
 	    fi; \
 	  done; \
 	done; rm -f .fuzz-long.log
+	go test -count=1 -timeout 0 -run '^TestTheOfficialValidatorAgrees$$' ./internal/en16931/official \
+	  -official.duration=$(FUZZTIME_LONG) -official.seed=$$(date +%s) -official.keep=$(CURDIR)/artifacts/official
 
 bench: build ## measure throughput beside pgbench running the same SQL (ratios)
 	go run ./cmd/greatbook-bench
