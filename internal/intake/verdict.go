@@ -33,7 +33,8 @@ type Verdict struct {
 	// Applies is whether the document is in an EN 16931 syntax (UBL, CII,
 	// or CII in a PDF) and an invoice or credit note: only then is there a
 	// verdict to show. The project's JSON, scans, ZUGFeRD 1.0 (older than
-	// the standard) and an Order-X order have none.
+	// the standard: its rules are warnings for it, einvoice.Advisory) and
+	// an Order-X order have none.
 	Applies bool
 	State   string // one of the Verdict constants when Applies
 	Profile einvoice.Profile
@@ -59,11 +60,13 @@ func VerdictOf(doc Document) Verdict {
 	_ = json.Unmarshal(doc.Findings, &findings) // filed by the pipeline; unreadable means none to show
 	v := Verdict{Profile: einvoice.Profile(doc.Profile), Findings: einvoice.BySeverity(findings)}
 	var fatal []einvoice.Finding
-	notAnInvoice, notApplicable, notRun := false, false, false
+	notAnInvoice, notApplicable, notRun, advisory := false, false, false, false
 	for _, f := range v.Findings {
 		switch f.Code {
 		case einvoice.CodeNotAnInvoice:
 			notAnInvoice = true
+		case einvoice.CodeRulesAdvisory:
+			advisory = true
 		case einvoice.CodeRulesNotApplicable:
 			notApplicable = true
 		case einvoice.CodeRulesNotRun:
@@ -74,7 +77,7 @@ func VerdictOf(doc Document) Verdict {
 		}
 	}
 	v.Violations = len(fatal)
-	v.Applies = enSyntax(doc.Format, v.Profile) && !notAnInvoice && doc.FlagReason != FlagNotAnInvoice
+	v.Applies = enSyntax(doc.Format, v.Profile) && !notAnInvoice && !advisory && doc.FlagReason != FlagNotAnInvoice
 	switch {
 	case len(fatal) > 0:
 		v.State = VerdictInvalid

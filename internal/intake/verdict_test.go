@@ -49,6 +49,9 @@ func TestVerdictOf(t *testing.T) {
 		{"JSON", filedAs("json", "", intake.Pending, "", einvoice.TypeInvoice), false, intake.VerdictValid, 0, false},
 		{"ZUGFeRD 1.0", filedAs("zugferd1", "zugferd1_basic", intake.Pending, "", einvoice.TypeInvoice), false, intake.VerdictValid, 0, false},
 		{"ZUGFeRD 1.0 in a PDF", filedAs("facturx", "zugferd1_comfort", intake.Pending, "", einvoice.TypeInvoice), false, intake.VerdictValid, 0, false},
+		{"ZUGFeRD 1.0 in a PDF stating a profile of its own", filedAs("facturx", "other", intake.Pending, "", einvoice.TypeInvoice,
+			einvoice.Finding{Code: einvoice.CodeRulesAdvisory, Severity: einvoice.SeverityInfo, Field: "profile", Message: "ZUGFeRD 1.0 predates EN 16931"},
+			einvoice.Finding{Code: "BR-CO-16", Severity: einvoice.SeverityWarning, Field: "totals.payable", Message: "amount due"}), false, intake.VerdictValid, 0, false},
 		{"an order", filedAs("cii", "", intake.Flagged, intake.FlagNotAnInvoice, "",
 			einvoice.Finding{Code: einvoice.CodeNotAnInvoice, Severity: einvoice.SeverityFatal, Field: "type", Message: "an Order-X order"}), false, intake.VerdictInvalid, 1, false},
 	}

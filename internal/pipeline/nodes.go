@@ -264,7 +264,8 @@ func storableFindings(fs []einvoice.Finding) []einvoice.Finding {
 }
 
 // withConformance files the EN 16931 rules' verdict beside the product's own findings. Where both name
-// the same rule, the rules' finding stands: it is the official one, with the business term.
+// the same rule, the rules' finding stands: it is the official one, with the business term. A document
+// that does not claim the standard (ZUGFeRD 1.0) has the standard's rules as warnings only.
 func withConformance(own, conformance []einvoice.Finding) []einvoice.Finding {
 	if len(conformance) == 0 {
 		return own
@@ -272,7 +273,11 @@ func withConformance(own, conformance []einvoice.Finding) []einvoice.Finding {
 	out := slices.DeleteFunc(slices.Clone(own), func(f einvoice.Finding) bool {
 		return slices.ContainsFunc(conformance, func(c einvoice.Finding) bool { return c.Code == f.Code })
 	})
-	return append(out, conformance...)
+	out = append(out, conformance...)
+	if slices.ContainsFunc(conformance, func(c einvoice.Finding) bool { return c.Code == einvoice.CodeRulesAdvisory }) {
+		out = einvoice.Advisory(out)
+	}
+	return out
 }
 
 // ContentKey identifies an invoice by its facts rather than its number: the
