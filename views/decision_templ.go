@@ -241,7 +241,7 @@ func DecisionPanel(v DecisionView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			} else if intake.Approvable(v.Doc.FlagReason) {
+			} else if intake.Approvable(v.Doc.FlagReason) && !v.CanCloseNothingToPost {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"button-row\"><button class=\"primary\" data-testid=\"approve\" data-shortcut=\"a\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
