@@ -109,3 +109,23 @@ func TestTheDecisionPanelsAttributesFollowItsState(t *testing.T) {
 		})
 	}
 }
+
+// A document with nothing to post is closed, never approved: the panel offers the one-click close and
+// no approve, whether it was filed flagged nothing_to_post or pending (filed so before that reason).
+func TestADocumentWithNothingToPostIsOfferedCloseNotApprove(t *testing.T) {
+	t.Parallel()
+	for name, doc := range map[string]intake.Document{
+		"flagged": {ID: 7, OrgID: 1, Status: intake.Flagged, FlagReason: intake.FlagNothingToPost, DocType: "invoice"},
+		"pending": {ID: 7, OrgID: 1, Status: intake.Pending, DocType: "invoice"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			panel := render(t, views.DecisionPanel(views.DecisionView{Doc: doc, CanCloseNothingToPost: true})).Find("#decision")
+			form := panel.Find(`[data-testid=close-nothing-to-post-form]`)
+			if form.AttrOr("hx-post", "") != "/intake/7/close-nothing-to-post" || form.Find(`[data-testid=close-nothing-to-post]`).Length() != 1 ||
+				panel.Find(`[data-testid=approve], [data-testid=approve-next]`).Length() != 0 {
+				html, _ := panel.Html()
+				t.Fatalf("the panel: %s", html)
+			}
+		})
+	}
+}

@@ -35,6 +35,7 @@ var findingWords = map[string]string{
 	einvoice.CodeSubtotalTax:         "VAT subtotal does not add up",
 	einvoice.CodeTaxRateOutOfRange:   "VAT rate out of range",
 	einvoice.CodeNothingToPost:       "Nothing to post",
+	einvoice.CodeRulesAdvisory:       "EN 16931 as warnings only",
 	einvoice.CodeNotAnInvoice:        "Not an invoice",
 	einvoice.CodeUnstorableText:      "Text that cannot be stored",
 	einvoice.CodeTextTooLong:         "Text too long",

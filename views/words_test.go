@@ -43,7 +43,7 @@ func TestPagesSayCodesInWords(t *testing.T) {
 		"desk": {views.DeskPage(views.Chrome{Title: "Desk"}, views.DeskProps{Page: intake.QueuePage{Rows: []intake.QueueRow{
 			{ID: 7, Status: intake.Flagged, FlagReason: intake.FlagExtractionFailed, ReceivedAt: at},
 			{ID: 8, Status: intake.Active, ReceivedAt: at},
-		}}}), []string{"extraction failed", "approved", "needs typing in", "not an invoice"}},
+		}}}), []string{"extraction failed", "approved", "needs typing in", "not an invoice", "nothing to post"}},
 		"upload": {views.UploadResultItem(views.UploadResult{Outcome: "new", DocumentID: 7, Status: "flagged", FlagReason: intake.FlagNeedsManualExtraction}),
 			[]string{"needs typing in"}},
 		"ap checks": {views.PayableChecks(apchecks.Report{Findings: []einvoice.Finding{

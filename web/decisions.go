@@ -21,7 +21,8 @@ import (
 // just did (nil for none: then a blocking member is said as a conflict).
 func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
 	v := views.DecisionView{Doc: p.Document, Job: p.Job, Verdict: p.Verdict, Outcome: out,
-		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters, Reversal: p.Reversal}
+		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters, Reversal: p.Reversal,
+		CanCloseNothingToPost: p.CanCloseNothingToPost}
 	if out == nil && p.Blocking != nil {
 		v.Outcome = &views.Outcome{Kind: "conflict", Blocking: p.Blocking}
 	}
@@ -164,6 +165,15 @@ func (s *Server) reject(c echo.Context) error {
 	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
 		_, err := s.app.Decisions.Reject(ctx, u.OrgID, id, c.FormValue("reason"), u.Actor())
 		return &views.Outcome{Kind: "rejected", Message: "Rejected."}, err
+	})
+}
+
+// closeNothingToPost is the page's one-click close of a document with
+// nothing to post (a fixed reason, no form to fill in).
+func (s *Server) closeNothingToPost(c echo.Context) error {
+	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		_, err := s.app.Decisions.CloseNothingToPost(ctx, u.OrgID, id, u.Actor())
+		return &views.Outcome{Kind: "rejected", Message: "Closed: nothing to post."}, err
 	})
 }
 

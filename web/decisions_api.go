@@ -79,6 +79,26 @@ func (s *Server) apiReject(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"status": doc.Status})
 }
 
+// apiCloseNothingToPost is POST /api/v1/intake/{id}/close-nothing-to-post:
+// a document that is valid but posts nothing (every amount zero) is closed
+// in one step, rejected with a fixed reason; 409 invalid_state for any
+// other. There is nothing to say in the body: an empty object at most.
+func (s *Server) apiCloseNothingToPost(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	if err := decodeOptionalJSON(c, &struct{}{}); err != nil {
+		return err
+	}
+	u := currentUser(c)
+	doc, err := s.app.Decisions.CloseNothingToPost(c.Request().Context(), u.OrgID, id, u.Actor())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"status": doc.Status})
+}
+
 // apiNotADuplicate is POST /api/v1/intake/{id}/not-a-duplicate (admin).
 func (s *Server) apiNotADuplicate(c echo.Context) error {
 	id, reason, err := idAndReason(c)

@@ -3,6 +3,7 @@ package einvoice
 import (
 	"errors"
 	"fmt"
+	"regexp"
 
 	"greatbook/internal/en16931"
 )
@@ -13,6 +14,35 @@ const CodeRulesNotRun = "en16931_not_run"
 
 // CodeRulesNotApplicable is the info finding of a document whose profile is not an EN 16931 invoice.
 const CodeRulesNotApplicable = "en16931_not_applicable"
+
+// CodeRulesAdvisory is the info finding of a document whose syntax predates EN 16931 and never claims
+// it (ZUGFeRD 1.0): the standard's rules are shown for it as warnings (Advisory).
+const CodeRulesAdvisory = "en16931_advisory"
+
+// zugferd1Advisory is the conformance of a ZUGFeRD 1.0 document: not judged by EN 16931, only advised.
+func zugferd1Advisory() []Finding {
+	return []Finding{{Code: CodeRulesAdvisory, Severity: SeverityInfo, Field: "profile",
+		Message: "ZUGFeRD 1.0 predates EN 16931; its rules are shown as warnings"}}
+}
+
+// ruleID matches the identifier of a published rule (BR-16, BR-CO-16, BR-CL-04, PEPPOL-EN16931-R001,
+// BR-DE-1), as opposed to the product's own snake_case codes.
+var ruleID = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
+
+// Advisory returns the findings of a document that does not claim EN 16931 (its conformance is
+// CodeRulesAdvisory) as they count for it: every fatal finding under a published rule's id is a
+// warning, since the document never promised to keep the rule, but what the ledger cannot post or
+// hold (Unpostable: no currency, an unknown one, no issue date...) stays fatal, whatever its code.
+func Advisory(fs []Finding) []Finding {
+	out := make([]Finding, len(fs))
+	for i, f := range fs {
+		if f.Fatal() && ruleID.MatchString(f.Code) && !Unpostable(f.Code) {
+			f.Severity = SeverityWarning
+		}
+		out[i] = f
+	}
+	return out
+}
 
 // conformance judges the UBL or CII a document was read from by the EN 16931 business rules
 // (internal/en16931: one rule set over one semantic model, so both syntaxes are judged alike) and

@@ -155,12 +155,13 @@ func TestProfileOf(t *testing.T) {
 // unreadable and not as a document without structured data.
 func TestNotAnInvoice(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
+	type notInvoice struct {
 		name   string
 		data   []byte
 		format Format
 		says   string
-	}{
+	}
+	tests := []notInvoice{
 		{"order-x order", readTestdata(t, "orderx-order.xml"), FormatCII, "an Order-X order (type code 220), not an invoice"},
 		{"order-x order in a pdf", readTestdata(t, "orderx-order.pdf"), FormatFacturX, "an Order-X order (type code 220), not an invoice"},
 		{"cii with a despatch advice type code", readTestdata(t, "cii-despatch-advice.xml"), FormatCII, "a despatch advice (UNTDID 1001 type code 351), not an invoice"},
@@ -168,7 +169,30 @@ func TestNotAnInvoice(t *testing.T) {
 		{"cii with an unlisted type code", []byte(strings.Replace(string(readTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>999<", 1)), FormatCII, "a document (UNTDID 1001 type code 999)"},
 		{"zugferd 1 with a despatch advice type code", []byte(strings.Replace(string(readTestdata(t, "zugferd1-comfort.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>351<", 1)), FormatZUGFeRD1, "a despatch advice"},
 		{"un/cefact despatch advice", []byte(`<rsm:CrossIndustryDespatchAdvice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryDespatchAdvice:100"/>`), FormatCII, "a UN/CEFACT despatch advice, not an invoice"},
-		{"other un/cefact message", []byte(`<rsm:CrossIndustryOrder xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryOrder:100"/>`), FormatCII, "a UN/CEFACT CrossIndustryOrder message, not an invoice"},
+		{"un/cefact order", []byte(`<rsm:CrossIndustryOrder xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryOrder:100"/>`), FormatCII, "a UN/CEFACT order, not an invoice"},
+		{"other un/cefact message", []byte(`<rsm:CrossIndustryQuotation xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryQuotation:100"/>`), FormatCII, "a UN/CEFACT CrossIndustryQuotation message, not an invoice"},
+	}
+	// Order-X writes its root in urn:un:unece:uncefact:data:SCRDMCCBDACIOMessageStructure:100, without
+	// the "standard" of CII's namespaces (orderx-order.xml); the same message with it, in another version
+	// of the namespace, and the other messages of the CII family in the versions they are published in
+	// are refused alike, bare and embedded in a PDF.
+	orderX := string(readTestdata(t, "orderx-order.xml"))
+	const scrdm = "urn:un:unece:uncefact:data:SCRDMCCBDACIOMessageStructure:100"
+	if !strings.Contains(orderX, `"`+scrdm+`"`) {
+		t.Fatalf("orderx-order.xml is not in the namespace %s", scrdm)
+	}
+	for _, m := range []struct{ name, data, says string }{
+		{"order-x order in the namespace with standard", strings.Replace(orderX, scrdm, "urn:un:unece:uncefact:data:standard:SCRDMCCBDACIOMessageStructure:100", 1), "an Order-X order (type code 220), not an invoice"},
+		{"order-x order in another version of the namespace", strings.Replace(orderX, scrdm, "urn:un:unece:uncefact:data:SCRDMCCBDACIOMessageStructure:2", 1), "an Order-X order (type code 220), not an invoice"},
+		{"order-x order response", strings.Replace(orderX, "<ram:TypeCode>220<", "<ram:TypeCode>231<", 1), "an Order-X order response (type code 231)"},
+		{"un/cefact order response", `<rsm:CrossIndustryOrderResponse xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryOrderResponse:25"/>`, "a UN/CEFACT order response, not an invoice"},
+		{"un/cefact order change", `<rsm:CrossIndustryOrderChange xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryOrderChange:2"/>`, "a UN/CEFACT order change, not an invoice"},
+		{"un/cefact despatch advice of version 3", `<rsm:CrossIndustryDespatchAdvice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryDespatchAdvice:3"><rsm:ExchangedDocument/></rsm:CrossIndustryDespatchAdvice>`, "a UN/CEFACT despatch advice, not an invoice"},
+		{"un/cefact despatch advice under a capital Standard", `<rsm:CrossIndustryDespatchAdvice xmlns:rsm="urn:un:unece:uncefact:data:Standard:CrossIndustryDespatchAdvice:2"/>`, "a UN/CEFACT despatch advice, not an invoice"},
+		{"un/cefact delivery note", `<rsm:CrossIndustryDeliveryNote xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryDeliveryNote:100"/>`, "a UN/CEFACT delivery note, not an invoice"},
+	} {
+		pdf := testPDF{lines: []string{"An order, not an invoice"}, attachments: []testAttachment{{name: "order-x.xml", data: []byte(m.data), flate: true}}}.build()
+		tests = append(tests, notInvoice{m.name, []byte(m.data), FormatCII, m.says}, notInvoice{m.name + " in a pdf", pdf, FormatFacturX, m.says})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,8 +10,11 @@ import (
 // document whose type code says it is something else. Its Reason says what the document is.
 const CodeNotAnInvoice = "not_an_invoice"
 
-// nsUNCEFACT is the stem of the namespaces of UN/CEFACT's messages, CII and Order-X among them.
-const nsUNCEFACT = "urn:un:unece:uncefact:data:standard:"
+// nsUNCEFACT is the stem of the namespaces of UN/CEFACT's messages: CII's and its family's
+// (urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100, ...:CrossIndustryDespatchAdvice:3) and
+// Order-X's, which has no "standard" (urn:un:unece:uncefact:data:SCRDMCCBDACIOMessageStructure:100).
+// Published messages spell it in more than one case ("Standard"), so it is compared without case.
+const nsUNCEFACT = "urn:un:unece:uncefact:data:"
 
 // invoiceTypeCodes are the UNTDID 1001 codes a CII or ZUGFeRD 1.0 document may carry and still be read
 // as an invoice or a credit note: those of EN 16931's code list for BT-3 (BR-CL-01, CII binding),
@@ -61,10 +64,26 @@ func checkInvoiceTypeCode(format Format, code string) *ParseError {
 }
 
 // isOtherUNCEFACTMessage reports a root element of a UN/CEFACT message that is not a
-// CrossIndustryInvoice: an Order-X order, a CrossIndustryDespatchAdvice, and the like.
+// CrossIndustryInvoice: an Order-X order, a CrossIndustryDespatchAdvice, and the like, in whichever
+// version of their namespaces.
 func isOtherUNCEFACTMessage(root xml.Name) bool {
-	return strings.HasPrefix(root.Space, nsUNCEFACT) && root.Local != "" &&
-		!(root.Space == nsCII && root.Local == "CrossIndustryInvoice")
+	return len(root.Space) >= len(nsUNCEFACT) && strings.EqualFold(root.Space[:len(nsUNCEFACT)], nsUNCEFACT) &&
+		root.Local != "" && !(root.Space == nsCII && root.Local == "CrossIndustryInvoice")
+}
+
+// orderXRoot is the root element of an Order-X message (an order, an order change or an order
+// response, as its type code says): the SCRDM cross-industry order message structure.
+const orderXRoot = "SCRDMCCBDACIOMessageStructure"
+
+// uncefactMessageNames name the messages of the CII family by their root elements.
+var uncefactMessageNames = map[string]string{
+	"CrossIndustryOrder":            "order",
+	"CrossIndustryOrderResponse":    "order response",
+	"CrossIndustryOrderChange":      "order change",
+	"CrossIndustryDespatchAdvice":   "despatch advice",
+	"CrossIndustryDeliveryNote":     "delivery note",
+	"CrossIndustryReceivingAdvice":  "receiving advice",
+	"CrossIndustryRemittanceAdvice": "remittance advice",
 }
 
 // orderXDocument is what notAnInvoice reads of an Order-X message.
@@ -74,11 +93,13 @@ type orderXDocument struct {
 }
 
 // notAnInvoice is the refusal of a UN/CEFACT message that is not an invoice, naming it: for Order-X
-// (rsm:SCRDMCCBDACIOMessageStructure) the kind of order its type code says. It reads the message under
-// the same caps as an invoice.
+// the kind of order its type code says. It reads the message under the same caps as an invoice.
 func notAnInvoice(dl *deadline, format Format, data []byte, root xml.Name) error {
 	what := "a UN/CEFACT " + clipText(root.Local) + " message"
-	if root.Local == "SCRDMCCBDACIOMessageStructure" {
+	if name, ok := uncefactMessageNames[root.Local]; ok {
+		what = "a UN/CEFACT " + name
+	}
+	if root.Local == orderXRoot {
 		var src orderXDocument
 		if err := decodeXML(dl, format, data, &src); err != nil {
 			return err
@@ -94,8 +115,6 @@ func notAnInvoice(dl *deadline, format Format, data []byte, root xml.Name) error
 		if code := text(src.TypeCode); code != "" {
 			what += " (type code " + clipText(code) + ")"
 		}
-	} else if strings.Contains(root.Local, "DespatchAdvice") {
-		what = "a UN/CEFACT despatch advice"
 	}
 	return &ParseError{Format: format, Field: "document", Code: CodeNotAnInvoice, Reason: what + ", not an invoice or a credit note"}
 }

@@ -74,6 +74,8 @@ type zugferd1Line = struct {
 // (CCYYMMDD); the due date is the first SpecifiedTradePaymentTerms/DueDateDateTime; of several
 // TaxTotalAmount elements the one in the invoice currency is used. A BASIC document's lines often
 // carry no net amount per line (the profile does not require one), which Validate then reports.
+// ZUGFeRD 1.0 predates EN 16931 and never claims it: its Conformance says so (CodeRulesAdvisory), and
+// the standard's rules count for it as warnings (Advisory).
 func ParseZUGFeRD1(data []byte) (Document, error) {
 	return parseZUGFeRD1(nil, FormatZUGFeRD1, data)
 }
@@ -102,5 +104,6 @@ func parseZUGFeRD1(dl *deadline, format Format, data []byte) (Document, error) {
 		// what was paid in advance.
 		doc.Totals.Payable = doc.Totals.Gross.Sub(doc.Totals.Prepaid).Add(doc.Totals.Rounding)
 	}
+	doc.Conformance = zugferd1Advisory()
 	return doc, nil
 }

@@ -303,6 +303,13 @@ func approvable(m Member, ack Acknowledgement) ([]Violation, error) {
 	if (NeedsFields(m.FlagReason) && m.FlagReason != FlagInvalidEInvoice) || m.DocType == "" || !m.HasFields {
 		return nil, apperr.New(apperr.InvalidState, "document %d has no valid fields to post (%s); type them in first", m.ID, orNone(m.FlagReason))
 	}
+	if m.nothingToPost() {
+		// Refused up front, whatever else is wrong with it: approved, it
+		// would only be abandoned by the bookkeeper as a dead letter. What a
+		// reviewer means is "close it" (CloseNothingToPost).
+		return nil, apperr.New(apperr.InvalidState, "document %d has nothing to post: every amount is zero; close it instead", m.ID).
+			With("reason", FlagNothingToPost)
+	}
 	// The fatal findings decide, whatever the flag says: an invalid
 	// e-invoice flagged as a duplicate, then marked not a duplicate, is
 	// still invalid.
@@ -319,13 +326,27 @@ func approvable(m Member, ack Acknowledgement) ([]Violation, error) {
 		}
 		acknowledged = violations
 	}
-	if m.NothingToPost {
-		// Refused up front: approved, it would only be abandoned by the
-		// bookkeeper as a dead letter. What a reviewer means is "reject".
-		return nil, apperr.New(apperr.InvalidState, "document %d has nothing to post: every amount is zero; reject it instead", m.ID).
-			With("reason", "nothing_to_post")
-	}
 	return acknowledged, nil
+}
+
+// nothingToPost reports whether every amount the bookkeeper would post of
+// the member is zero.
+func (m Member) nothingToPost() bool { return m.NothingToPost || m.FlagReason == FlagNothingToPost }
+
+// closable says whether a document may be closed as having nothing to
+// post: exactly when approve would refuse it for that reason.
+func closable(m Member) error {
+	switch {
+	case m.Status != Pending && m.Status != Flagged:
+		return apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be closed", m.ID, m.Status)
+	case m.FlagReason == FlagNotAnInvoice:
+		return apperr.New(apperr.InvalidState, "document %d is not an invoice or a credit note; reject it", m.ID)
+	case (NeedsFields(m.FlagReason) && m.FlagReason != FlagInvalidEInvoice) || m.DocType == "" || !m.HasFields:
+		return apperr.New(apperr.InvalidState, "document %d has no valid fields (%s); type them in or reject it", m.ID, orNone(m.FlagReason))
+	case !m.nothingToPost():
+		return apperr.New(apperr.InvalidState, "document %d has something to post; approve or reject it", m.ID)
+	}
+	return nil
 }
 
 // Violation is a fatal finding an approve names: the rule and where.
@@ -370,7 +391,7 @@ func orNone(s string) string {
 func (d *Decisions) Reject(ctx context.Context, orgID, id int64, reason string, actor audit.Actor) (Document, error) {
 	return d.decide(ctx, orgID, id, reason, actor, decision{
 		action: "reject",
-		refuse: func(doc Document) error {
+		refuse: func(doc Document, _ Member) error {
 			if !undecided(doc) {
 				return apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be rejected", id, doc.Status)
 			}
@@ -385,6 +406,27 @@ func (d *Decisions) Reject(ctx context.Context, orgID, id int64, reason string, 
 	})
 }
 
+// NothingToPostReason is the reason a document closed as having nothing
+// to post is rejected with.
+const NothingToPostReason = "Closed: nothing to post (every amount of the document is zero)."
+
+// CloseNothingToPost closes, in one step, a document that is valid but
+// whose every amount is zero (so approve refuses it): rejected with the
+// fixed NothingToPostReason, audited as a rejection. Any other document is
+// refused with invalid_state.
+func (d *Decisions) CloseNothingToPost(ctx context.Context, orgID, id int64, actor audit.Actor) (Document, error) {
+	return d.decide(ctx, orgID, id, NothingToPostReason, actor, decision{
+		action: "reject",
+		refuse: func(_ Document, self Member) error { return closable(self) },
+		update: `UPDATE intake_documents SET status = 'rejected', decided_by = $2, decided_at = now(),
+			decision_reason = $3, updated_at = now() WHERE id = $1`,
+		args: []any{id, actor.Label, NothingToPostReason},
+		detail: func(Document) map[string]any {
+			return map[string]any{"reason": NothingToPostReason, "closed": FlagNothingToPost}
+		},
+	})
+}
+
 // MarkDistinct is an admin's "not a duplicate": it removes the document's
 // duplicate_of edge, so that two genuinely distinct documents whose
 // references collide (a supplier reusing numbers across years) can each be
@@ -393,7 +435,7 @@ func (d *Decisions) Reject(ctx context.Context, orgID, id int64, reason string, 
 func (d *Decisions) MarkDistinct(ctx context.Context, orgID, id int64, reason string, actor audit.Actor) (Document, error) {
 	return d.decide(ctx, orgID, id, reason, actor, decision{
 		action: "not_a_duplicate",
-		refuse: func(doc Document) error {
+		refuse: func(doc Document, _ Member) error {
 			if doc.DuplicateOf == 0 {
 				return apperr.New(apperr.InvalidState, "document %d is not filed as a duplicate", id)
 			}
@@ -416,11 +458,11 @@ func (d *Decisions) MarkDistinct(ctx context.Context, orgID, id int64, reason st
 
 // decision is a reviewer's decision on one undecided document, other than
 // approve (which launches bookkeeping): what refuses it, given the document
-// as read under the group lock; the update that makes it; what the audit
-// trail records besides the change of status.
+// and its group member as read under the group lock; the update that makes
+// it; what the audit trail records besides the change of status.
 type decision struct {
 	action string
-	refuse func(before Document) error
+	refuse func(before Document, self Member) error
 	update string
 	args   []any
 	detail func(before Document) map[string]any
@@ -437,14 +479,21 @@ func (d *Decisions) decide(ctx context.Context, orgID, id int64, reason string, 
 			// The group lock first, as approve takes it: a decision that
 			// comes while an approve of another member is in flight waits
 			// for it and then reads the group as it left it.
-			if _, err := d.lockGroup(ctx, tx, orgID, id); err != nil {
+			members, err := d.lockGroup(ctx, tx, orgID, id)
+			if err != nil {
 				return Document{}, err
 			}
 			before, err := get(ctx, tx, orgID, id)
 			if err != nil {
 				return Document{}, err
 			}
-			if err := dec.refuse(before); err != nil {
+			var self Member
+			for _, m := range members {
+				if m.ID == id {
+					self = m
+				}
+			}
+			if err := dec.refuse(before, self); err != nil {
 				return Document{}, err
 			}
 			if _, err := tx.Exec(ctx, dec.update, dec.args...); err != nil {

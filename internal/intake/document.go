@@ -37,6 +37,10 @@ const (
 	// invoice or a credit note (an Order-X order, a despatch advice); its
 	// finding says what it is. There is nothing to type in: it is rejected.
 	FlagNotAnInvoice = "not_an_invoice"
+	// FlagNothingToPost: the document was read and is valid, but every
+	// amount of it is zero: approving it would post nothing. A reviewer
+	// closes it (Decisions.CloseNothingToPost).
+	FlagNothingToPost = "nothing_to_post"
 )
 
 // StatusWords is a document's status as a person reads it: an active
@@ -61,6 +65,8 @@ func FlagWords(reason string) string {
 		return "needs typing in"
 	case FlagNotAnInvoice:
 		return "not an invoice"
+	case FlagNothingToPost:
+		return "nothing to post"
 	}
 	return strings.ReplaceAll(reason, "_", " ")
 }
@@ -77,9 +83,9 @@ func NeedsFields(reason string) bool {
 
 // Approvable reports whether a document flagged for reason (or pending,
 // with none) may be offered for approval: not when it has no fields fit to
-// post, nor when it is no invoice at all.
+// post, nor when it is no invoice at all, nor when it has nothing to post.
 func Approvable(reason string) bool {
-	return !NeedsFields(reason) && reason != FlagNotAnInvoice
+	return !NeedsFields(reason) && reason != FlagNotAnInvoice && reason != FlagNothingToPost
 }
 
 // Why one document was filed as a duplicate of another.

@@ -28,7 +28,8 @@ const (
 var Statuses = []Status{Received, Pending, Flagged, Active, Posted, Rejected}
 
 // FlagReasons are every reason a flagged document can carry.
-var FlagReasons = []string{FlagDuplicate, FlagExtractionFailed, FlagNeedsManualExtraction, FlagInvalidEInvoice, FlagNotAnInvoice}
+var FlagReasons = []string{FlagDuplicate, FlagExtractionFailed, FlagNeedsManualExtraction, FlagInvalidEInvoice, FlagNotAnInvoice,
+	FlagNothingToPost}
 
 // ListFilter selects an org's documents for the API's listing, newest
 // first. Empty fields do not filter.

@@ -20,19 +20,7 @@ import (
 func TestApproveRefusesADocumentWithNothingToPost(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
-	var d einvoice.Document
-	if err := json.Unmarshal(w.fields, &d); err != nil {
-		t.Fatal(err)
-	}
-	for i := range d.Lines {
-		d.Lines[i].UnitPrice, d.Lines[i].Net = d.Lines[i].Net.Sub(d.Lines[i].Net), d.Lines[i].Net.Sub(d.Lines[i].Net)
-	}
-	for i := range d.TaxSubtotals {
-		d.TaxSubtotals[i].Taxable, d.TaxSubtotals[i].Tax = d.Lines[0].Net, d.Lines[0].Net
-	}
-	zero := d.Lines[0].Net
-	d.Totals = einvoice.Totals{LineTotal: zero, Net: zero, Tax: zero, Gross: zero, Payable: zero}
-	w.fields, _ = json.Marshal(d)
+	w.fields = zeroFields(t, w.fields)
 	id := w.doc(t, 0)
 
 	_, err := w.app.Decisions.Approve(context.Background(), w.org.ID, id, w.actor)
@@ -46,5 +34,73 @@ func TestApproveRefusesADocumentWithNothingToPost(t *testing.T) {
 	}
 	if n := testkit.Count(t, w.db, `SELECT count(*) FROM jobs`); n != 0 {
 		t.Fatalf("%d jobs", n)
+	}
+}
+
+// zeroFields are a document's fields with every amount zero.
+func zeroFields(t *testing.T, fields []byte) []byte {
+	t.Helper()
+	var d einvoice.Document
+	if err := json.Unmarshal(fields, &d); err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.Lines {
+		d.Lines[i].UnitPrice, d.Lines[i].Net = d.Lines[i].Net.Sub(d.Lines[i].Net), d.Lines[i].Net.Sub(d.Lines[i].Net)
+	}
+	for i := range d.TaxSubtotals {
+		d.TaxSubtotals[i].Taxable, d.TaxSubtotals[i].Tax = d.Lines[0].Net, d.Lines[0].Net
+	}
+	zero := d.Lines[0].Net
+	d.Totals = einvoice.Totals{LineTotal: zero, Net: zero, Tax: zero, Gross: zero, Payable: zero}
+	out, _ := json.Marshal(d)
+	return out
+}
+
+// A valid document with nothing to post, filed as the pipeline files it
+// (flagged nothing_to_post, the finding fatal), is refused at approval for
+// that reason, offered a one-step close, and closed: rejected with a fixed
+// reason, audited as a rejection. A document with something to post, or one
+// decided already, cannot be closed so.
+func TestCloseADocumentWithNothingToPost(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	something := w.doc(t, 0)
+	w.fields = zeroFields(t, w.fields)
+	nothing := w.doc(t, 0)
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'flagged', flag_reason = 'nothing_to_post', findings = $2 WHERE id = $1`,
+		nothing, `[{"code": "nothing_to_post", "severity": "fatal", "field": "totals.payable", "message": "every amount of the document is zero"}]`); err != nil {
+		t.Fatal(err)
+	}
+	reader := intake.Reader{OrgID: w.org.ID, Label: w.actor.Label}
+
+	_, err := w.app.Decisions.Approve(ctx, w.org.ID, nothing, w.actor)
+	if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidState || e.Details["reason"] != "nothing_to_post" {
+		t.Fatalf("approve: %v", err)
+	}
+	for id, want := range map[int64]bool{nothing: true, something: false} {
+		p, err := intake.ReadDecision(ctx, w.db.Pool, reader, id)
+		if err != nil || p.CanCloseNothingToPost != want || p.Verdict.NeedsAcknowledgement {
+			t.Fatalf("document %d: may close %v, acknowledge %v (%v); want close %v", id, p.CanCloseNothingToPost, p.Verdict.NeedsAcknowledgement, err, want)
+		}
+	}
+
+	doc, err := w.app.Decisions.CloseNothingToPost(ctx, w.org.ID, nothing, w.actor)
+	if err != nil || doc.Status != intake.Rejected || doc.DecisionReason != intake.NothingToPostReason || doc.DecidedBy != w.actor.Label {
+		t.Fatalf("close: %+v, %v", doc, err)
+	}
+	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE action = 'reject' AND subject_id = $1 AND actor = $2
+		AND detail->>'reason' = $3 AND detail->>'closed' = 'nothing_to_post' AND to_status = 'rejected'`, nothing, w.actor.Label, intake.NothingToPostReason); n != 1 {
+		t.Fatalf("%d audited closes", n)
+	}
+
+	for id, why := range map[int64]string{nothing: "rejected", something: "something to post"} {
+		_, err := w.app.Decisions.CloseNothingToPost(ctx, w.org.ID, id, w.actor)
+		if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidState {
+			t.Fatalf("closing a document with %s: %v", why, err)
+		}
+	}
+	if doc, _ := intake.NewPGStore(w.db.Pool).Get(ctx, w.org.ID, something); doc.Status != intake.Pending {
+		t.Fatalf("the document with something to post is %s", doc.Status)
 	}
 }

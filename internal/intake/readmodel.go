@@ -68,6 +68,10 @@ type DecisionPanel struct {
 	CanMarkDistinct bool
 	// CanRetry: an admin may retry a failed or abandoned bookkeeping job.
 	CanRetry bool
+	// CanCloseNothingToPost: the document is valid but every amount is
+	// zero, so approve refuses it; a reviewer closes it in one step
+	// (Decisions.CloseNothingToPost).
+	CanCloseNothingToPost bool
 	// SeesDeadLetters: the reader may open the dead-letter page (an admin);
 	// a reviewer is told whom to ask instead of a link that answers 403.
 	SeesDeadLetters bool
@@ -137,6 +141,9 @@ func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc Docum
 	if undecided(doc) {
 		if b, blocked := BlockedBy(group, doc.ID); blocked {
 			v.Blocking = &b
+		}
+		for _, m := range group {
+			v.CanCloseNothingToPost = v.CanCloseNothingToPost || (m.ID == doc.ID && closable(m) == nil)
 		}
 	}
 	if doc.Status == Posted && doc.ResultEntryID != 0 {

@@ -11,8 +11,8 @@ import (
 
 // The states of a document's EN 16931 verdict (Verdict.State).
 const (
-	VerdictValid         = "valid"          // no fatal finding
-	VerdictInvalid       = "invalid"        // at least one fatal finding: an invalid e-invoice
+	VerdictValid         = "valid"          // no fatal finding (but nothing_to_post, which is no rule of the standard)
+	VerdictInvalid       = "invalid"        // at least one other fatal finding: an invalid e-invoice
 	VerdictNotApplicable = "not_applicable" // a profile the rules do not apply to (MINIMUM, BASIC WL)
 	VerdictNotRun        = "not_run"        // the rules could not judge it (over their reading limits)
 )
@@ -33,14 +33,16 @@ type Verdict struct {
 	// Applies is whether the document is in an EN 16931 syntax (UBL, CII,
 	// or CII in a PDF) and an invoice or credit note: only then is there a
 	// verdict to show. The project's JSON, scans, ZUGFeRD 1.0 (older than
-	// the standard) and an Order-X order have none.
+	// the standard: its rules are warnings for it, einvoice.Advisory) and
+	// an Order-X order have none.
 	Applies bool
 	State   string // one of the Verdict constants when Applies
 	Profile einvoice.Profile
 	// Findings are all of the document's findings, fatal first: the rules'
 	// and the product's own, each once.
 	Findings []einvoice.Finding
-	// Violations counts the fatal findings.
+	// Violations counts the fatal findings but nothing_to_post: a valid
+	// e-invoice may have nothing to post (it is flagged so, not invalid).
 	Violations int
 	// NeedsAcknowledgement is whether approving the document takes an
 	// explicit acknowledgement with a reason (ApproveWith), and one can
@@ -59,11 +61,18 @@ func VerdictOf(doc Document) Verdict {
 	_ = json.Unmarshal(doc.Findings, &findings) // filed by the pipeline; unreadable means none to show
 	v := Verdict{Profile: einvoice.Profile(doc.Profile), Findings: einvoice.BySeverity(findings)}
 	var fatal []einvoice.Finding
-	notAnInvoice, notApplicable, notRun := false, false, false
+	notAnInvoice, notApplicable, notRun, advisory, nothingToPost := false, false, false, false, false
 	for _, f := range v.Findings {
 		switch f.Code {
+		case einvoice.CodeNothingToPost:
+			// Fatal for approve (nothing would be posted), but no rule of
+			// the standard: a valid e-invoice may post nothing.
+			nothingToPost = true
+			continue
 		case einvoice.CodeNotAnInvoice:
 			notAnInvoice = true
+		case einvoice.CodeRulesAdvisory:
+			advisory = true
 		case einvoice.CodeRulesNotApplicable:
 			notApplicable = true
 		case einvoice.CodeRulesNotRun:
@@ -74,7 +83,7 @@ func VerdictOf(doc Document) Verdict {
 		}
 	}
 	v.Violations = len(fatal)
-	v.Applies = enSyntax(doc.Format, v.Profile) && !notAnInvoice && doc.FlagReason != FlagNotAnInvoice
+	v.Applies = enSyntax(doc.Format, v.Profile) && !notAnInvoice && !advisory && doc.FlagReason != FlagNotAnInvoice
 	switch {
 	case len(fatal) > 0:
 		v.State = VerdictInvalid
@@ -91,7 +100,7 @@ func VerdictOf(doc Document) Verdict {
 	}
 	// The same conditions as approvable's, read from the document: an
 	// acknowledgement is offered only where it can succeed.
-	v.NeedsAcknowledgement = (doc.Status == Pending || doc.Status == Flagged) && !notAnInvoice &&
+	v.NeedsAcknowledgement = (doc.Status == Pending || doc.Status == Flagged) && !notAnInvoice && !nothingToPost &&
 		doc.FlagReason != FlagNotAnInvoice && (!NeedsFields(doc.FlagReason) || doc.FlagReason == FlagInvalidEInvoice) &&
 		doc.DocType != "" && len(doc.Fields) > 0 && (len(fatal) > 0 || doc.FlagReason == FlagInvalidEInvoice) && !unpostable
 	if len(fatal) > 0 && !notAnInvoice {

@@ -21,6 +21,8 @@ func filedAs(format, profile string, status intake.Status, flag string, typ einv
 var (
 	payable = einvoice.Finding{Code: "BR-CO-16", Severity: einvoice.SeverityFatal, Field: "BT-115",
 		Message: "totals: [BR-CO-16]-Amount due for payment (BT-115) = Invoice total amount with VAT (BT-112) -Paid amount (BT-113) +Rounding amount (BT-114). (amount due 24331.00 ≠ total with VAT 24321.07 − paid 0.00 + rounding -0.07)"}
+	nothingToPost = einvoice.Finding{Code: einvoice.CodeNothingToPost, Severity: einvoice.SeverityFatal, Field: "totals.payable",
+		Message: "every amount of the document is zero: approving it would post nothing"}
 	dueEarly = einvoice.Finding{Code: "due_before_issue", Severity: einvoice.SeverityWarning, Field: "due_date", Message: "the due date is before the issue date"}
 )
 
@@ -44,11 +46,18 @@ func TestVerdictOf(t *testing.T) {
 		{"invalid and unpostable", filedAs("ubl", "en16931", intake.Flagged, intake.FlagInvalidEInvoice, einvoice.TypeInvoice, payable,
 			einvoice.Finding{Code: "BR-CL-04", Severity: einvoice.SeverityFatal, Field: "BT-5", Message: "currency XXY"}), true, intake.VerdictInvalid, 2, false},
 		{"invalid and decided", filedAs("ubl", "en16931", intake.Rejected, intake.FlagInvalidEInvoice, einvoice.TypeInvoice, payable), true, intake.VerdictInvalid, 1, false},
+		{"valid with nothing to post", filedAs("ubl", "en16931", intake.Flagged, intake.FlagNothingToPost, einvoice.TypeInvoice, nothingToPost),
+			true, intake.VerdictValid, 0, false},
+		{"invalid with nothing to post", filedAs("ubl", "en16931", intake.Flagged, intake.FlagInvalidEInvoice, einvoice.TypeInvoice, payable, nothingToPost),
+			true, intake.VerdictInvalid, 1, false},
 		{"BASIC WL", filedAs("facturx", "basic_wl", intake.Pending, "", einvoice.TypeInvoice,
 			einvoice.Finding{Code: einvoice.CodeRulesNotApplicable, Severity: einvoice.SeverityInfo, Field: "profile", Message: "no lines"}), true, intake.VerdictNotApplicable, 0, false},
 		{"JSON", filedAs("json", "", intake.Pending, "", einvoice.TypeInvoice), false, intake.VerdictValid, 0, false},
 		{"ZUGFeRD 1.0", filedAs("zugferd1", "zugferd1_basic", intake.Pending, "", einvoice.TypeInvoice), false, intake.VerdictValid, 0, false},
 		{"ZUGFeRD 1.0 in a PDF", filedAs("facturx", "zugferd1_comfort", intake.Pending, "", einvoice.TypeInvoice), false, intake.VerdictValid, 0, false},
+		{"ZUGFeRD 1.0 in a PDF stating a profile of its own", filedAs("facturx", "other", intake.Pending, "", einvoice.TypeInvoice,
+			einvoice.Finding{Code: einvoice.CodeRulesAdvisory, Severity: einvoice.SeverityInfo, Field: "profile", Message: "ZUGFeRD 1.0 predates EN 16931"},
+			einvoice.Finding{Code: "BR-CO-16", Severity: einvoice.SeverityWarning, Field: "totals.payable", Message: "amount due"}), false, intake.VerdictValid, 0, false},
 		{"an order", filedAs("cii", "", intake.Flagged, intake.FlagNotAnInvoice, "",
 			einvoice.Finding{Code: einvoice.CodeNotAnInvoice, Severity: einvoice.SeverityFatal, Field: "type", Message: "an Order-X order"}), false, intake.VerdictInvalid, 1, false},
 	}

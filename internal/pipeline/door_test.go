@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -47,17 +48,19 @@ func TestWhatTheDatabaseCannotHoldIsFiledFlagged(t *testing.T) {
 		content []byte
 		field   string
 		code    string
+		flag    string // invalid_einvoice when empty
 	}{
 		{"NUL in the seller's name", []byte(`{"type":"invoice","number":"INV-NUL-1","issue_date":"2026-11-20","currency":"EUR",
 			"seller":{"name":"Evil\u0000Corp"},"lines":[{"description":"x","quantity":"1","unit_price":"10","tax_rate":"25"}]}`),
-			"seller.name", einvoice.CodeUnstorableText},
+			"seller.name", einvoice.CodeUnstorableText, ""},
 		{"NUL in the number", []byte(`{"type":"invoice","number":"INV\u0000-2","issue_date":"2026-11-20","currency":"EUR",
 			"seller":{"name":"Supplier AB"},"lines":[{"description":"x","quantity":"1","unit_price":"10","tax_rate":"25"}]}`),
-			"number", einvoice.CodeUnstorableText},
-		{"17-digit unit price", jsonInvoice("INV-BIG-17", "Supplier AB", "12345678901234567", "25"), "lines[0].unit_price", einvoice.CodeAmountOutOfRange},
+			"number", einvoice.CodeUnstorableText, ""},
+		{"17-digit unit price", jsonInvoice("INV-BIG-17", "Supplier AB", "12345678901234567", "25"), "lines[0].unit_price", einvoice.CodeAmountOutOfRange, ""},
 		{"40-digit unit price", jsonInvoice("INV-BIG-40", "Supplier AB", "1234567890123456789012345678901234567890", "25"),
-			"lines[0].unit_price", einvoice.CodeAmountOutOfRange},
-		{"zero amount", jsonInvoice("INV-ZERO", "Supplier AB", "0", "25"), "totals.payable", einvoice.CodeNothingToPost},
+			"lines[0].unit_price", einvoice.CodeAmountOutOfRange, ""},
+		// Valid, but nothing to post: a reason of its own (the finding stays fatal).
+		{"zero amount", jsonInvoice("INV-ZERO", "Supplier AB", "0", "25"), "totals.payable", einvoice.CodeNothingToPost, intake.FlagNothingToPost},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := d.ingest(t, tc.content, "application/json")
@@ -66,7 +69,7 @@ func TestWhatTheDatabaseCannotHoldIsFiledFlagged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if info.Status != runs.Done || doc.Status != intake.Flagged || doc.FlagReason != intake.FlagInvalidEInvoice {
+			if info.Status != runs.Done || doc.Status != intake.Flagged || doc.FlagReason != cmp.Or(tc.flag, intake.FlagInvalidEInvoice) {
 				t.Fatalf("run %s (%s), document %s %q", info.Status, info.LastError, doc.Status, doc.FlagReason)
 			}
 			if f := findingAt(t, doc, tc.field); f.Code != tc.code {

@@ -180,17 +180,29 @@ func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
 		return nodeExtract, fmt.Sprintf("repair %d of %d: %s", s.Repairs, in.MaxRepairs, summary), nil
 	}
 	// A document read faithfully (the deterministic parsers) that breaks a
-	// rule is an invalid e-invoice; its fields stay readable. One whose facts
-	// could not be read at all, or that a model could not read consistently,
-	// failed extraction.
+	// rule is an invalid e-invoice; its fields stay readable. One that breaks
+	// none but has every amount zero is valid and posts nothing: it has a
+	// reason of its own. One whose facts could not be read at all, or that a
+	// model could not read consistently, failed extraction.
 	s.Flag = intake.FlagExtractionFailed
 	if in.extractor(s.Extractor).Repairable() {
 		return nodeQueue, fmt.Sprintf("repairs exhausted (%d): %s", s.Repairs, summary), nil
+	}
+	if s.Document != nil && onlyNothingToPost(s.Findings) {
+		s.Flag = intake.FlagNothingToPost
+		return nodeQueue, "valid, but every amount is zero: nothing to post", nil
 	}
 	if s.Document != nil {
 		s.Flag = intake.FlagInvalidEInvoice
 	}
 	return nodeQueue, "the document's own figures do not validate: " + summary, nil
+}
+
+// onlyNothingToPost reports whether fs has a fatal finding and every one
+// says that the document has nothing to post.
+func onlyNothingToPost(fs []einvoice.Finding) bool {
+	fatal := fatalOnly(fs)
+	return len(fatal) > 0 && !slices.ContainsFunc(fatal, func(f einvoice.Finding) bool { return f.Code != einvoice.CodeNothingToPost })
 }
 
 // cleanedAway are the findings of before that after no longer has: what
@@ -264,7 +276,8 @@ func storableFindings(fs []einvoice.Finding) []einvoice.Finding {
 }
 
 // withConformance files the EN 16931 rules' verdict beside the product's own findings. Where both name
-// the same rule, the rules' finding stands: it is the official one, with the business term.
+// the same rule, the rules' finding stands: it is the official one, with the business term. A document
+// that does not claim the standard (ZUGFeRD 1.0) has the standard's rules as warnings only.
 func withConformance(own, conformance []einvoice.Finding) []einvoice.Finding {
 	if len(conformance) == 0 {
 		return own
@@ -272,7 +285,11 @@ func withConformance(own, conformance []einvoice.Finding) []einvoice.Finding {
 	out := slices.DeleteFunc(slices.Clone(own), func(f einvoice.Finding) bool {
 		return slices.ContainsFunc(conformance, func(c einvoice.Finding) bool { return c.Code == f.Code })
 	})
-	return append(out, conformance...)
+	out = append(out, conformance...)
+	if slices.ContainsFunc(conformance, func(c einvoice.Finding) bool { return c.Code == einvoice.CodeRulesAdvisory }) {
+		out = einvoice.Advisory(out)
+	}
+	return out
 }
 
 // ContentKey identifies an invoice by its facts rather than its number: the
