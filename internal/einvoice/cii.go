@@ -169,7 +169,7 @@ func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	doc.Conformance = conformance(doc.Profile, "cii", data)
+	doc.Conformance, doc.RulesJudged = conformance(doc.Profile, "cii", data)
 	return doc, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"greatbook/internal/en16931"
 )
@@ -44,26 +45,26 @@ func Advisory(fs []Finding) []Finding {
 	return out
 }
 
-// conformance judges the UBL or CII a document was read from by the EN 16931 business rules
-// (internal/en16931: one rule set over one semantic model, so both syntaxes are judged alike) and
-// returns the violations as findings: the official rule id as the code, the rule's flag as the
-// severity, the business term as the field.
+// conformance judges the UBL or CII a document was read from by CEN's validator of that syntax
+// (internal/en16931) and returns the violations as findings: the official rule id as the code, the
+// rule's flag as the severity, the business term as the field; judged says the rules ran, so that their
+// verdict replaces the product's own checks of the same rules (an empty verdict is a valid invoice).
 //
 // MINIMUM and BASIC WL are not EN 16931 invoices by definition (no lines; MINIMUM not even a VAT
 // breakdown): the rules do not apply to them, and an info finding says so.
-func conformance(profile Profile, syntax string, data []byte) []Finding {
+func conformance(profile Profile, syntax string, data []byte) (findings []Finding, judged bool) {
 	if profile == ProfileMinimum || profile == ProfileBasicWL {
 		return []Finding{{Code: CodeRulesNotApplicable, Severity: SeverityInfo, Field: "profile",
-			Message: fmt.Sprintf("the %s profile is a subset of EN 16931 without lines; the standard's rules do not apply to it", profile)}}
+			Message: fmt.Sprintf("the %s profile is a subset of EN 16931 without lines; the standard's rules do not apply to it", profile)}}, false
 	}
 	violations, err := en16931.Validate(syntax, data)
 	if err != nil {
 		if errors.Is(err, en16931.ErrTooLarge) {
 			return []Finding{{Code: CodeRulesNotRun, Severity: SeverityWarning, Field: "document",
-				Message: "the EN 16931 rules were not run: " + err.Error()}}
+				Message: "the EN 16931 rules were not run: " + err.Error()}}, false
 		}
 		// The document was read; a syntax the rules' binding cannot follow leaves them silent.
-		return nil
+		return nil, false
 	}
 	out := make([]Finding, 0, len(violations))
 	for _, v := range violations {
@@ -78,5 +79,16 @@ func conformance(profile Profile, syntax string, data []byte) []Finding {
 		}
 		out = append(out, f)
 	}
-	return out
+	return out, true
+}
+
+// Judged returns the product's own findings of a document the official rules judged (judged), as they
+// count beside that verdict: a finding under a published rule's id is the product's reading of that rule
+// and gives way to the official verdict, found or not, unless the ledger depends on it (Unpostable). The
+// product's own codes stay.
+func Judged(own []Finding, judged bool) []Finding {
+	if !judged {
+		return own
+	}
+	return slices.DeleteFunc(slices.Clone(own), func(f Finding) bool { return ruleID.MatchString(f.Code) && !Unpostable(f.Code) })
 }

@@ -2,6 +2,7 @@ package einvoice
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 )
 
@@ -46,5 +47,27 @@ func TestConformanceNamesTheBrokenRule(t *testing.T) {
 		if !found {
 			t.Errorf("%s broken: conformance %+v, want BR-CO-16 fatal on BT-115", tc.name, d.Conformance)
 		}
+	}
+}
+
+// TestTheOfficialVerdictReplacesTheProductsReadingOfTheRules: once CEN's validator judged a document, the
+// product's own findings under a published rule's id give way (the official verdict, found or not, is the
+// verdict), except what the ledger depends on; the product's own codes stay. Unjudged, everything stays.
+func TestTheOfficialVerdictReplacesTheProductsReadingOfTheRules(t *testing.T) {
+	own := []Finding{
+		{Code: CodeVATCategoryTax, Severity: SeverityFatal},  // BR-CO-17: the product's reading
+		{Code: CodeCurrencyMissing, Severity: SeverityFatal}, // BR-05: the ledger cannot post without it
+		{Code: CodeNothingToPost, Severity: SeverityFatal},   // the product's own code
+		{Code: CodeIssueDateOutOfRange, Severity: SeverityWarning},
+	}
+	var got []string
+	for _, f := range Judged(own, true) {
+		got = append(got, f.Code)
+	}
+	if want := []string{CodeCurrencyMissing, CodeNothingToPost, CodeIssueDateOutOfRange}; !slices.Equal(got, want) {
+		t.Fatalf("judged: kept %v, want %v", got, want)
+	}
+	if len(Judged(own, false)) != len(own) {
+		t.Fatal("a document the rules did not judge lost a finding")
 	}
 }

@@ -165,6 +165,8 @@ type Document struct {
 	// conformance), for the pipeline to file as findings. It is not a field of the document, so it is
 	// neither stored with the fields nor compared.
 	Conformance []Finding `json:"-"`
+	// RulesJudged says CEN's validator judged the document (Conformance is its whole verdict).
+	RulesJudged bool `json:"-"`
 }
 
 // SourceRef names the document the way its seller does, so that the same document sent twice (as UBL

@@ -211,7 +211,7 @@ func parseUBL(dl *deadline, data []byte) (Document, error) {
 	if r.err != nil {
 		return Document{}, r.err
 	}
-	doc.Conformance = conformance(doc.Profile, "ubl", data)
+	doc.Conformance, doc.RulesJudged = conformance(doc.Profile, "ubl", data)
 	return doc, nil
 }
 

@@ -37,8 +37,11 @@ type State struct {
 	// Conformance is the EN 16931 rules' verdict on the UBL or CII the
 	// document was read from (einvoice.Document.Conformance), made storable.
 	Conformance []einvoice.Finding `json:"conformance,omitempty"`
-	Repairs     int                `json:"repairs"`
-	Flag        string             `json:"flag,omitempty"`
+	// Judged says the official rules judged the document: their verdict,
+	// empty or not, replaces the product's own reading of the same rules.
+	Judged  bool   `json:"judged,omitempty"`
+	Repairs int    `json:"repairs"`
+	Flag    string `json:"flag,omitempty"`
 }
 
 // Inputs are what the stages between ingest and queue may use: the bytes
@@ -121,7 +124,7 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 		doc = einvoice.MakeStorable(doc)
 		s.Unstorable = cleanedAway(found, einvoice.StorageFindings(doc))
 		s.Document, s.Findings = &doc, nil
-		s.Conformance = storableFindings(doc.Conformance)
+		s.Conformance, s.Judged = storableFindings(doc.Conformance), doc.RulesJudged
 		return nodeValidate, fmt.Sprintf("%s extraction: %s %s", ex.Name(), doc.Type, doc.Number), nil
 	case isNoStructuredData(err):
 		var undecoded *einvoice.EmbeddedFileError
@@ -140,7 +143,7 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 	case errors.As(err, &parseErr), errors.As(err, &unreadable):
 		// A malformed document is a finding, not a fault: validate decides
 		// between a repair and a flag.
-		s.Document, s.Unstorable, s.Conformance = nil, nil, nil
+		s.Document, s.Unstorable, s.Conformance, s.Judged = nil, nil, nil, false
 		code, field := "unreadable", "document"
 		if parseErr != nil && parseErr.Code != "" {
 			// A cap or a charset: the finding says which, for the reviewer.
@@ -164,7 +167,7 @@ func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
 		if in.Now != nil {
 			now = in.Now()
 		}
-		s.Findings = append(withConformance(einvoice.ValidateAt(*s.Document, now), s.Conformance), s.Unstorable...)
+		s.Findings = append(withConformance(einvoice.Judged(einvoice.ValidateAt(*s.Document, now), s.Judged), s.Conformance), s.Unstorable...)
 	}
 	// Only a fatal finding is a verdict: warnings and infos are filed with
 	// the document and shown, and change neither its status nor the run.
