@@ -5,6 +5,7 @@
 package en16931
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -122,6 +123,9 @@ func Validate(format string, data []byte) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !mayClaimXRechnung(data) {
+		return out, nil
+	}
 	var inv *Invoice
 	if format == "ubl" {
 		inv, err = FromUBL(data)
@@ -132,4 +136,10 @@ func Validate(format string, data []byte) ([]Violation, error) {
 		return out, nil // CEN's rules have judged it; the model reads what XRechnung's need or nothing
 	}
 	return append(out, Check(inv)...), nil
+}
+
+// mayClaimXRechnung reports whether the document could state an XRechnung identifier (BT-24), so that
+// only those are read into the model XRechnung's rules need.
+func mayClaimXRechnung(data []byte) bool {
+	return bytes.Contains(data, []byte("xrechnung")) || bytes.Contains(data, []byte("XRechnung")) || bytes.Contains(data, []byte("xoev-de"))
 }

@@ -46,6 +46,7 @@ type Node struct {
 	Attrs    []*Node
 	order    int
 	str      *string
+	qname    string
 }
 
 // Name is the node's name as written (prefix:local), as XPath's name().
@@ -53,7 +54,10 @@ func (n *Node) Name() string {
 	if n.Prefix == "" {
 		return n.Local
 	}
-	return n.Prefix + ":" + n.Local
+	if n.qname == "" {
+		n.qname = n.Prefix + ":" + n.Local
+	}
+	return n.qname
 }
 
 // StringValue is the node's string value: an element's is the text of all
@@ -214,15 +218,21 @@ func Compare(a, b *Node) int { return a.order - b.order }
 type symbol struct{ space, local int32 }
 
 var (
-	internMu sync.Mutex
+	internMu sync.RWMutex
 	interned = map[string]int32{}
 )
 
 // internString gives each distinct string a number, the same for every document and expression.
 func internString(s string) int32 {
+	internMu.RLock()
+	id, ok := interned[s]
+	internMu.RUnlock()
+	if ok {
+		return id
+	}
 	internMu.Lock()
 	defer internMu.Unlock()
-	id, ok := interned[s]
+	id, ok = interned[s]
 	if !ok {
 		if len(interned) >= maxInterned {
 			return -1 // a document's stray names past the cap never equal a test's name

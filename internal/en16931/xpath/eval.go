@@ -3,7 +3,9 @@ package xpath
 import (
 	"errors"
 	"math"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/shopspring/decimal"
 )
@@ -20,6 +22,31 @@ type Run struct {
 	budget int64
 	cache  map[*pathExpr]Sequence
 	index  map[[2]string][]*Node // elements by namespace and local name, in document order
+	kids   map[kidKey]Sequence
+	attrs  map[[2]string][]*Node // attributes by namespace and local name, in document order
+	args   []Sequence            // the arguments of the function calls under way
+}
+
+// namedAttributes returns the document's attributes of a name, in document order.
+func (r *Run) namedAttributes(space, local string) []*Node {
+	if r.attrs == nil {
+		r.attrs = map[[2]string][]*Node{}
+		var walk func(*Node)
+		walk = func(n *Node) {
+			for _, a := range n.Attrs {
+				k := [2]string{a.Space, a.Local}
+				r.attrs[k] = append(r.attrs[k], a)
+			}
+			for _, c := range n.Children {
+				if c.Kind == ElementNode {
+					walk(c)
+				}
+			}
+		}
+		walk(r.doc.Root)
+		r.tick(r.doc.Nodes)
+	}
+	return r.attrs[[2]string{space, local}]
 }
 
 // named returns the document's elements of a name, in document order.
@@ -45,7 +72,7 @@ func (r *Run) named(space, local string) []*Node {
 // NewRun starts evaluating over doc with a budget of work units (nodes
 // visited and items compared); budget <= 0 means none.
 func NewRun(doc *Document, budget int64) *Run {
-	return &Run{doc: doc, budget: budget, cache: map[*pathExpr]Sequence{}}
+	return &Run{doc: doc, budget: budget, cache: map[*pathExpr]Sequence{}, kids: map[kidKey]Sequence{}}
 }
 
 // Steps is the work done so far.
@@ -104,7 +131,10 @@ type expr interface {
 }
 
 type (
-	literal     struct{ v Item }
+	literal struct {
+		v   Item
+		seq Sequence // Sequence{v}, shared
+	}
 	varRef      struct{ name string }
 	contextItem struct{}
 	parenExpr   struct{ e expr }
@@ -140,15 +170,20 @@ type (
 		name string
 		f    function
 		args []expr
+		re   *regexp.Regexp // matches() with a constant pattern
+		// simple: not(), exists() or empty() of a path of named child steps, tested without making nodes.
+		simple []nodeTest
 	}
 	pathExpr struct {
+		start     int    // the token the path starts at, while parsing
+		key       string // an absolute path's text, by which identical ones are shared
 		absolute  bool
 		steps     []*step
 		cacheable bool // absolute and free of variables: one value per document
 	}
 )
 
-func (e *literal) eval(*context) (Sequence, error) { return Sequence{e.v}, nil }
+func (e *literal) eval(*context) (Sequence, error) { return e.seq, nil }
 
 func (e *varRef) eval(c *context) (Sequence, error) {
 	for b := c.vars; b != nil; b = b.next {
@@ -190,14 +225,14 @@ func (e *logicExpr) eval(c *context) (Sequence, error) {
 		return nil, err
 	}
 	if lb == e.or {
-		return Sequence{booleanValue(lb)}, nil
+		return boolean(lb), nil
 	}
 	r, err := e.r.eval(c)
 	if err != nil {
 		return nil, err
 	}
 	rb, err := ebv(r)
-	return Sequence{booleanValue(rb)}, err
+	return boolean(rb), err
 }
 
 func (e *compareExpr) eval(c *context) (Sequence, error) {
@@ -219,7 +254,7 @@ func (e *compareExpr) eval(c *context) (Sequence, error) {
 			return nil, err
 		}
 		ok, err := compareValues(a, b, e.op, false)
-		return Sequence{booleanValue(ok)}, err
+		return boolean(ok), err
 	}
 	la, ra := atomize(l), atomize(r)
 	c.run.tick(len(la) * len(ra))
@@ -230,11 +265,11 @@ func (e *compareExpr) eval(c *context) (Sequence, error) {
 				return nil, err
 			}
 			if ok {
-				return Sequence{booleanValue(true)}, nil
+				return trueSequence, nil
 			}
 		}
 	}
-	return Sequence{booleanValue(false)}, nil
+	return falseSequence, nil
 }
 
 // compareValues compares two atomic values as a general (true) or value
@@ -520,7 +555,7 @@ func (e *unionExpr) eval(c *context) (Sequence, error) {
 
 func (e *quantExpr) eval(c *context) (Sequence, error) {
 	ok, err := e.bind(c, 0)
-	return Sequence{booleanValue(ok)}, err
+	return boolean(ok), err
 }
 
 func (e *quantExpr) bind(c *context, i int) (bool, error) {
@@ -596,21 +631,77 @@ func (e *castExpr) eval(c *context) (Sequence, error) {
 
 func (e *callExpr) eval(c *context) (Sequence, error) {
 	c.run.tick(1)
-	args := make([]Sequence, len(e.args))
-	for i, a := range e.args {
+	if e.simple != nil {
+		if n, ok := c.item.(*Node); ok {
+			found := existsPath(c.run, n, e.simple)
+			return boolean(found == (e.name == "exists")), nil
+		}
+	}
+	if e.name == "ends-with" && len(e.args) == 2 {
+		// ends-with(name(), 'Suffix'), which the syntax rules' patterns ask of every element: no values made.
+		if name, ok := e.args[0].(*callExpr); ok && name.name == "name" && len(name.args) == 0 {
+			if lit, ok := e.args[1].(*literal); ok {
+				if n, ok := c.item.(*Node); ok && (n.Kind == ElementNode || n.Kind == AttributeNode) {
+					return boolean(strings.HasSuffix(n.Name(), stringOf(lit.v))), nil
+				}
+			}
+		}
+	}
+	if e.re != nil {
+		s, err := e.args[0].eval(c)
+		if err != nil {
+			return nil, err
+		}
+		str, err := stringArg(s, "matches()")
+		if err != nil {
+			return nil, err
+		}
+		return boolean(e.re.MatchString(str)), nil
+	}
+	// The arguments live on the run's stack while the call runs (calls nest; none keeps its arguments).
+	r := c.run
+	base := len(r.args)
+	defer func() { clear(r.args[base:]); r.args = r.args[:base] }()
+	for _, a := range e.args {
 		s, err := a.eval(c)
 		if err != nil {
 			return nil, err
 		}
-		args[i] = s
+		r.args = append(r.args, s)
 	}
-	return e.f.call(c, args)
+	return e.f.call(c, r.args[base:base+len(e.args):base+len(e.args)])
 }
 
-// documentOrder sorts nodes in document order without duplicates.
+// documentOrder returns the nodes of s in document order without duplicates (s itself may be shared and
+// is left as it is).
 func documentOrder(s Sequence) Sequence {
+	if slices.IsSortedFunc(s, func(a, b Item) int { return a.(*Node).order - b.(*Node).order }) {
+		return slices.CompactFunc(slices.Clone(s), func(a, b Item) bool { return a.(*Node) == b.(*Node) })
+	}
+	s = slices.Clone(s)
 	slices.SortFunc(s, func(a, b Item) int { return a.(*Node).order - b.(*Node).order })
 	return slices.CompactFunc(s, func(a, b Item) bool { return a.(*Node) == b.(*Node) })
 }
 
 var _ = decimal.Zero
+
+// existsPath reports whether n has a descendant along tests (child steps, the last maybe an attribute).
+func existsPath(r *Run, n *Node, tests []nodeTest) bool {
+	t := tests[0]
+	if t.attribute {
+		r.tick(len(n.Attrs))
+		for _, a := range n.Attrs {
+			if a.name == t.sym {
+				return true
+			}
+		}
+		return false
+	}
+	r.tick(len(n.Children))
+	for _, m := range n.Children {
+		if m.Kind == ElementNode && m.name == t.sym && (len(tests) == 1 || existsPath(r, m, tests[1:])) {
+			return true
+		}
+	}
+	return false
+}

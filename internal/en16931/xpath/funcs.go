@@ -16,15 +16,53 @@ type function struct {
 
 func one(v Item) Sequence { return Sequence{v} }
 
-func boolean(b bool) Sequence { return Sequence{booleanValue(b)} }
+// The two boolean results, shared: no caller changes a sequence it is given.
+var (
+	trueSequence  = Sequence{booleanValue(true)}
+	falseSequence = Sequence{booleanValue(false)}
+)
+
+func boolean(b bool) Sequence {
+	if b {
+		return trueSequence
+	}
+	return falseSequence
+}
 
 // stringArg is an optional string argument: "" for the empty sequence.
 func stringArg(s Sequence, what string) (string, error) {
-	v, err := single(s, "the argument of "+what)
-	if err != nil || v == nil {
-		return "", err
+	switch len(s) {
+	case 0:
+		return "", nil
+	case 1:
+		if n, ok := s[0].(*Node); ok {
+			return n.StringValue(), nil
+		}
+		return stringOf(s[0]), nil
 	}
-	return stringOf(v), nil
+	return "", errorf("a sequence of more than one item is not allowed as the argument of %s", what)
+}
+
+// normalizeSpace is XPath's normalize-space: s itself when nothing is to be done.
+func normalizeSpace(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\t', '\n', '\r':
+			clean = false
+		case ' ':
+			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				clean = false
+			}
+		}
+		if !clean {
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // contextString is the string value of the context item, for the functions
@@ -36,7 +74,10 @@ func contextString(c *context, args []Sequence, what string) (string, error) {
 	if c.item == nil {
 		return "", errorf("the context item is absent in %s", what)
 	}
-	return stringOf(atomize(Sequence{c.item})[0]), nil
+	if n, ok := c.item.(*Node); ok {
+		return n.StringValue(), nil
+	}
+	return stringOf(c.item), nil
 }
 
 func stringFunction(name string, f func(args []string) Item) function {
@@ -86,7 +127,7 @@ func init() {
 		"abs":    {1, 1, numeric("abs", abs)},
 		"normalize-space": {0, 1, func(c *context, a []Sequence) (Sequence, error) {
 			s, err := contextString(c, a, "normalize-space()")
-			return one(stringValue(strings.Join(strings.Fields(s), " "))), err
+			return one(stringValue(normalizeSpace(s))), err
 		}},
 		"string": {0, 1, func(c *context, a []Sequence) (Sequence, error) {
 			s, err := contextString(c, a, "string()")
@@ -152,7 +193,7 @@ func init() {
 		"number": {0, 1, func(c *context, a []Sequence) (Sequence, error) {
 			var v Item
 			if len(a) == 0 {
-				v = atomize(Sequence{c.item})[0]
+				v = atomizeOne(c.item)
 			} else if s := atomize(a[0]); len(s) > 0 {
 				v = s[0]
 			}

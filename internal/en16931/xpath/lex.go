@@ -20,7 +20,10 @@ type token struct {
 	kind tokKind
 	text string
 	pos  int
+	len  int // of the source it was read from
 }
+
+func (t token) end() int { return t.pos + t.len }
 
 // lex splits an expression into tokens. A name followed by "::" or "(" and
 // operator words are told apart by the parser, which knows the position.
@@ -58,7 +61,7 @@ func lex(src string) ([]token, error) {
 				b.WriteByte(src[j])
 				j++
 			}
-			out = append(out, token{tString, b.String(), i})
+			out = append(out, token{tString, b.String(), i, j + 1 - i})
 			i = j + 1
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
 			j := i
@@ -83,14 +86,14 @@ func lex(src string) ([]token, error) {
 					j = k
 				}
 			}
-			out = append(out, token{tNumber, src[i:j], i})
+			out = append(out, token{tNumber, src[i:j], i, j - i})
 			i = j
 		case c == '$':
 			j := i + 1
 			for j < len(src) && (isName(src[j]) || src[j] == ':') {
 				j++
 			}
-			out = append(out, token{tVar, src[i+1 : j], i})
+			out = append(out, token{tVar, src[i+1 : j], i, j - i})
 			i = j
 		case isNameStart(c) || c == '*' && i+1 < len(src) && src[i+1] == ':' && i+2 < len(src) && isNameStart(src[i+2]):
 			j := i
@@ -111,12 +114,12 @@ func lex(src string) ([]token, error) {
 					}
 				}
 			}
-			out = append(out, token{tName, src[i:j], i})
+			out = append(out, token{tName, src[i:j], i, j - i})
 			i = j
 		default:
 			for _, op := range []string{"//", "::", "!=", "<=", ">=", "..", "/", "(", ")", "[", "]", "@", ",", ".", "|", "+", "-", "*", "=", "<", ">", "?"} {
 				if strings.HasPrefix(src[i:], op) {
-					out = append(out, token{tOp, op, i})
+					out = append(out, token{tOp, op, i, len(op)})
 					i += len(op)
 					goto next
 				}
@@ -125,5 +128,5 @@ func lex(src string) ([]token, error) {
 		next:
 		}
 	}
-	return append(out, token{tEOF, "", len(src)}), nil
+	return append(out, token{tEOF, "", len(src), 0}), nil
 }

@@ -2,7 +2,9 @@ package xpath
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 )
 
 // Expr is a compiled expression.
@@ -20,7 +22,7 @@ func Compile(src string, ns map[string]string) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks, ns: ns}
+	p := &parser{src: src, toks: toks, ns: ns}
 	e, err := p.expr()
 	if err != nil {
 		return nil, fmt.Errorf("%w in %q", err, src)
@@ -29,7 +31,77 @@ func Compile(src string, ns map[string]string) (*Expr, error) {
 		return nil, fmt.Errorf("xpath: unexpected %q at %d in %q", p.peek().text, p.peek().pos, src)
 	}
 	optimize(e)
+	share(e, ns)
 	return &Expr{src: src, root: e}, nil
+}
+
+var (
+	sharedMu    sync.Mutex
+	sharedPaths = map[sharedKey]*pathExpr{}
+)
+
+type sharedKey struct {
+	ns  string // the namespace map's identity: a path's meaning depends on its prefixes
+	src string
+}
+
+// share makes the absolute paths of the same text, written in many rules, one expression, so that a run
+// computes each once for all of them (a run keeps the value of an absolute path without variables).
+func share(e expr, ns map[string]string) {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	var walk func(e expr) expr
+	walk = func(e expr) expr {
+		switch x := e.(type) {
+		case *pathExpr:
+			if x.cacheable && x.key != "" {
+				k := sharedKey{fmt.Sprintf("%p", ns), x.key}
+				if y, ok := sharedPaths[k]; ok {
+					return y
+				}
+				sharedPaths[k] = x
+			}
+			for _, st := range x.steps {
+				if st.primary != nil {
+					st.primary = walk(st.primary)
+				}
+				for i := range st.preds {
+					st.preds[i] = walk(st.preds[i])
+				}
+			}
+		case *parenExpr:
+			x.e = walk(x.e)
+		case *seqExpr:
+			for i := range x.items {
+				x.items[i] = walk(x.items[i])
+			}
+		case *logicExpr:
+			x.l, x.r = walk(x.l), walk(x.r)
+		case *compareExpr:
+			x.l, x.r = walk(x.l), walk(x.r)
+		case *arithExpr:
+			x.l, x.r = walk(x.l), walk(x.r)
+		case *negExpr:
+			x.e = walk(x.e)
+		case *unionExpr:
+			x.l, x.r = walk(x.l), walk(x.r)
+		case *quantExpr:
+			for i := range x.ins {
+				x.ins[i] = walk(x.ins[i])
+			}
+			x.sat = walk(x.sat)
+		case *ifExpr:
+			x.cond, x.then, x.els = walk(x.cond), walk(x.then), walk(x.els)
+		case *castExpr:
+			x.e = walk(x.e)
+		case *callExpr:
+			for i := range x.args {
+				x.args[i] = walk(x.args[i])
+			}
+		}
+		return e
+	}
+	walk(e)
 }
 
 // optimize marks the absolute paths whose value depends on the document
@@ -80,17 +152,43 @@ func optimize(e expr) bool {
 		for _, a := range x.args {
 			visit(a)
 		}
+		if (x.name == "not" || x.name == "exists" || x.name == "empty") && len(x.args) == 1 {
+			x.simple = simplePath(x.args[0])
+		}
+		if x.name == "matches" && len(x.args) == 2 {
+			if lit, ok := x.args[1].(*literal); ok {
+				if re, err := regexp.Compile(stringOf(lit.v)); err == nil {
+					x.re = re // a constant pattern, compiled once
+				}
+			}
+		}
 	case *pathExpr:
 		var steps []*step
 		for i := 0; i < len(x.steps); i++ {
 			st := x.steps[i]
-			if st.primary == nil && st.axis == axDescendantOrSelf && st.test.kind == testNode && len(st.preds) == 0 &&
-				i+1 < len(x.steps) && x.steps[i+1].primary == nil && x.steps[i+1].axis == axChild && !positional(x.steps[i+1].preds) {
+			if st.primary == nil && st.axis == axDescendantOrSelf && st.test.kind == testNode && len(st.preds) == 0 && i+1 < len(x.steps) {
 				next := *x.steps[i+1]
-				next.axis = axDescendant
-				steps = append(steps, &next)
-				i++
-				continue
+				switch {
+				case next.primary == nil && next.axis == axChild && !positional(next.preds):
+					// //name: the descendants of that name
+					next.axis = axDescendant
+					steps = append(steps, &next)
+					i++
+					continue
+				case next.primary == nil && next.axis == axAttribute && !positional(next.preds):
+					// //@name: the attributes of that name of the node and its descendants
+					next.axis = axDescendantAttribute
+					steps = append(steps, &next)
+					i++
+					continue
+				case next.primary != nil && len(next.preds) == 0:
+					// //(a|b): the descendants named a, and those named b
+					if u, ok := descendantUnion(next.primary); ok {
+						steps = append(steps, &step{primary: u})
+						i++
+						continue
+					}
+				}
 			}
 			steps = append(steps, st)
 		}
@@ -152,10 +250,13 @@ func callsPosition(e expr) bool {
 }
 
 type parser struct {
+	src  string
 	toks []token
 	i    int
 	ns   map[string]string
 }
+
+func (p *parser) startOf(pe *pathExpr) int { return pe.start }
 
 func (p *parser) peek() token { return p.toks[p.i] }
 func (p *parser) peekAt(k int) token {
@@ -386,7 +487,16 @@ func (p *parser) unary() (expr, error) {
 
 // path parses a path expression: "/", "//" or a relative path of steps.
 func (p *parser) path() (expr, error) {
-	pe := &pathExpr{}
+	e, err := p.pathSteps()
+	if pe, ok := e.(*pathExpr); ok && err == nil && pe.absolute {
+		pe.key = p.src[p.toks[p.startOf(pe)].pos:p.toks[p.i-1].end()]
+	}
+	return e, err
+}
+
+func (p *parser) pathSteps() (expr, error) {
+	start := p.i
+	pe := &pathExpr{start: start}
 	switch {
 	case p.isOp("/"):
 		p.i++
@@ -544,7 +654,7 @@ func (p *parser) primary() (expr, error) {
 	switch t.kind {
 	case tString:
 		p.i++
-		return &literal{stringValue(t.text)}, nil
+		return newLiteral(stringValue(t.text)), nil
 	case tNumber:
 		p.i++
 		return numberLiteral(t.text)
@@ -608,4 +718,55 @@ func (p *parser) functionCall() (expr, error) {
 		return nil, fmt.Errorf("xpath: %s() takes %d to %d arguments, got %d", name, f.min, f.max, len(args))
 	}
 	return &callExpr{name: name, f: f, args: args}, nil
+}
+
+// descendantUnion rewrites the union of simple child steps (a | b), taken at every descendant-or-self node,
+// as the union of the descendants named a and b; ok is false for any other expression.
+func descendantUnion(e expr) (expr, bool) {
+	if p, ok := e.(*parenExpr); ok {
+		e = p.e
+	}
+	var parts []expr
+	var walk func(e expr) bool
+	walk = func(e expr) bool {
+		switch x := e.(type) {
+		case *unionExpr:
+			return walk(x.l) && walk(x.r)
+		case *pathExpr:
+			if x.absolute || len(x.steps) != 1 || x.steps[0].primary != nil || x.steps[0].axis != axChild || positional(x.steps[0].preds) {
+				return false
+			}
+			st := *x.steps[0]
+			st.axis = axDescendant
+			parts = append(parts, &pathExpr{steps: []*step{&st}})
+			return true
+		}
+		return false
+	}
+	if !walk(e) || len(parts) < 2 {
+		return nil, false
+	}
+	u := parts[0]
+	for _, p := range parts[1:] {
+		u = &unionExpr{u, p}
+	}
+	return u, true
+}
+
+// simplePath returns the node tests of a relative path of named child steps (the last may be an attribute)
+// without predicates, whose existence a call can test without making the nodes; nil for any other.
+func simplePath(e expr) []nodeTest {
+	p, ok := e.(*pathExpr)
+	if !ok || p.absolute || len(p.steps) == 0 {
+		return nil
+	}
+	tests := make([]nodeTest, len(p.steps))
+	for i, st := range p.steps {
+		if st.primary != nil || len(st.preds) > 0 || st.test.kind != testName || st.test.anySpace || st.test.anyLocal ||
+			!(st.axis == axChild || st.axis == axAttribute && i == len(p.steps)-1) {
+			return nil
+		}
+		tests[i] = st.test
+	}
+	return tests
 }

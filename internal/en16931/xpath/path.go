@@ -15,6 +15,7 @@ const (
 	axPrecedingSibling
 	axFollowing
 	axPreceding
+	axDescendantAttribute // the attributes of the node and of every descendant (//@name)
 )
 
 type testKind uint8
@@ -64,6 +65,12 @@ func (t nodeTest) matches(n *Node) bool {
 
 // step is one step of a path: an axis step, or a primary expression
 // (a function call, a parenthesised expression, ".") with predicates.
+// kidKey names the children of one name of one node.
+type kidKey struct {
+	n   *Node
+	sym symbol
+}
+
 type step struct {
 	axis    axis
 	test    nodeTest
@@ -134,7 +141,11 @@ func (st *step) apply(c *context, in Sequence, last bool) (Sequence, error) {
 				atomics++
 			}
 		}
-		out = append(out, got...)
+		if len(in) == 1 {
+			out = got // shared: nothing below changes it
+		} else {
+			out = append(out, got...)
+		}
 	}
 	if atomics > 0 {
 		if nodes > 0 {
@@ -145,7 +156,7 @@ func (st *step) apply(c *context, in Sequence, last bool) (Sequence, error) {
 		}
 		return out, nil
 	}
-	if len(in) > 1 || st.axis != axChild && st.axis != axAttribute && st.axis != axSelf {
+	if len(in) > 1 || st.axis != axChild && st.axis != axAttribute && st.axis != axSelf && st.axis != axDescendant && st.axis != axDescendantAttribute {
 		out = documentOrder(out)
 	}
 	return out, nil
@@ -189,6 +200,21 @@ func (st *step) axisNodes(c *context, n *Node) Sequence {
 	}
 	switch st.axis {
 	case axChild:
+		if st.test.kind == testName && !st.test.anySpace && !st.test.anyLocal {
+			// The children of a name are asked for again and again (each rule walks its own path from the
+			// root): the run keeps them, and callers never change the slice they are given.
+			k := kidKey{n, st.test.sym}
+			if got, ok := c.run.kids[k]; ok {
+				c.run.tick(1)
+				return got
+			}
+			c.run.tick(len(n.Children))
+			for _, m := range n.Children {
+				add(m)
+			}
+			c.run.kids[k] = out
+			return out
+		}
 		c.run.tick(len(n.Children))
 		for _, m := range n.Children {
 			add(m)
@@ -198,6 +224,26 @@ func (st *step) axisNodes(c *context, n *Node) Sequence {
 		for _, m := range n.Attrs {
 			add(m)
 		}
+	case axDescendantAttribute:
+		if n.Kind == DocumentNode && st.test.kind == testName && !st.test.anySpace && !st.test.anyLocal {
+			found := c.run.namedAttributes(st.test.space, st.test.local)
+			c.run.tick(len(found) + 1)
+			for _, m := range found {
+				out = append(out, m)
+			}
+			break
+		}
+		var walk func(*Node)
+		walk = func(m *Node) {
+			c.run.tick(len(m.Attrs) + 1)
+			for _, a := range m.Attrs {
+				add(a)
+			}
+			for _, k := range m.Children {
+				walk(k)
+			}
+		}
+		walk(n)
 	case axSelf:
 		add(n)
 	case axParent:

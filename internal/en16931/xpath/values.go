@@ -69,17 +69,31 @@ func typeName(v Item) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// atomize turns nodes into their untyped values.
+// atomize turns nodes into their untyped values (s itself when it holds none).
 func atomize(s Sequence) Sequence {
-	out := make(Sequence, len(s))
-	for i, it := range s {
-		if n, ok := it.(*Node); ok {
-			out[i] = untypedValue(n.StringValue())
-		} else {
-			out[i] = it
+	nodes := false
+	for _, it := range s {
+		if _, ok := it.(*Node); ok {
+			nodes = true
+			break
 		}
 	}
+	if !nodes {
+		return s
+	}
+	out := make(Sequence, len(s))
+	for i, it := range s {
+		out[i] = atomizeOne(it)
+	}
 	return out
+}
+
+// atomizeOne is one item's atomic value.
+func atomizeOne(it Item) Item {
+	if n, ok := it.(*Node); ok {
+		return untypedValue(n.StringValue())
+	}
+	return it
 }
 
 // single atomizes s and returns its one item, nil when empty, an error when
@@ -89,7 +103,7 @@ func single(s Sequence, what string) (Item, error) {
 	case 0:
 		return nil, nil
 	case 1:
-		return atomize(s)[0], nil
+		return atomizeOne(s[0]), nil
 	}
 	return nil, errorf("a sequence of more than one item is not allowed as %s", what)
 }
@@ -323,19 +337,19 @@ func numberLiteral(s string) (expr, error) {
 		if err != nil {
 			return nil, fmt.Errorf("xpath: bad number %q", s)
 		}
-		return &literal{doubleValue(f)}, nil
+		return newLiteral(doubleValue(f)), nil
 	case strings.Contains(s, "."):
 		d, err := decimal.NewFromString(s)
 		if err != nil {
 			return nil, fmt.Errorf("xpath: bad number %q", s)
 		}
-		return &literal{decimalValue{d}}, nil
+		return newLiteral(decimalValue{d}), nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("xpath: bad number %q", s)
 	}
-	return &literal{integerValue(n)}, nil
+	return newLiteral(integerValue(n)), nil
 }
 
 // ebv is the effective boolean value of a sequence.
@@ -375,3 +389,5 @@ func exactDecimal(f float64) decimal.Decimal {
 	}
 	return d
 }
+
+func newLiteral(v Item) *literal { return &literal{v: v, seq: Sequence{v}} }
