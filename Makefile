@@ -76,7 +76,9 @@ vet: ## go vet and gofmt
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:" >&2; gofmt -l $$(git ls-files '*.go') >&2; exit 1; }
 
 test: test-deps check-generated lint ## run every test (with -race) after lint, then each fuzz target briefly
-	go test -race -count=1 $(GO_TEST_FLAGS) ./...
+	@mkdir -p artifacts && rm -f artifacts/official-summary.txt
+	GREATBOOK_OFFICIAL_SUMMARY=$(CURDIR)/artifacts/official-summary.txt go test -race -count=1 $(GO_TEST_FLAGS) ./...
+	@cat artifacts/official-summary.txt
 	$(MAKE) --no-print-directory fuzz
 
 fuzz: ## run each fuzz target for FUZZTIME (a count of executions: see README)

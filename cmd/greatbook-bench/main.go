@@ -82,6 +82,9 @@ var benchmarks = []struct {
 	{"ledger", func(ctx context.Context, e *bench.Env) error { return bench.Ledger(ctx, e, ledgerClients) }, true},
 	{"pipeline", bench.Pipeline, true},
 	{"rules", bench.Rules, false},
+	{"official", func(ctx context.Context, e *bench.Env) error {
+		return bench.Official(ctx, e, "internal/en16931/cen")
+	}, false},
 	{"approve", bench.Approve, true},
 	{"pages", pages, true},
 	{"e2e", func(ctx context.Context, e *bench.Env) error { return bench.EndToEnd(ctx, e, endToEnd) }, true},

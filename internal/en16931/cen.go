@@ -201,9 +201,11 @@ type failure struct {
 // whose pattern matches it, and every assertion of that template that does not hold is a failure.
 func (rs *cenRules) judge(run *xpath.Run, doc *xpath.Document) ([]failure, error) {
 	var out []failure
+	judged := make([]*xpath.Node, doc.Nodes)
 	for pi := range rs.phases {
 		p := &rs.phases[pi]
-		chosen := map[*xpath.Node]*template{}
+		// The template of highest priority each node matches, by the node's place in the document.
+		chosen := make([]*template, doc.Nodes)
 		for ti := range p.templates {
 			t := &p.templates[ti]
 			nodes, err := run.Eval(t.pattern, doc.Root)
@@ -214,30 +216,28 @@ func (rs *cenRules) judge(run *xpath.Run, doc *xpath.Document) ([]failure, error
 				continue // a pattern the document makes fail matches nothing
 			}
 			for _, it := range nodes {
-				if n, ok := it.(*xpath.Node); ok {
-					if _, taken := chosen[n]; !taken {
-						chosen[n] = t
+				if n, ok := it.(*xpath.Node); ok && chosen[n.Order()] == nil {
+					chosen[n.Order()] = t
+					judged[n.Order()] = n
+				}
+			}
+		}
+		err := run.Guard(func() {
+			for i, t := range chosen {
+				if t == nil {
+					continue
+				}
+				n := judged[i]
+				for ai := range t.assertions {
+					a := &t.assertions[ai]
+					if ok, err := run.TestUnguarded(a.test, n); err != nil || !ok {
+						out = append(out, failure{a: a, node: n, err: err})
 					}
 				}
 			}
-		}
-		nodes := make([]*xpath.Node, 0, len(chosen))
-		for n := range chosen {
-			nodes = append(nodes, n)
-		}
-		slices.SortFunc(nodes, func(a, b *xpath.Node) int { return xpath.Compare(a, b) })
-		for _, n := range nodes {
-			t := chosen[n]
-			for ai := range t.assertions {
-				a := &t.assertions[ai]
-				ok, err := run.Test(a.test, n)
-				if err == xpath.ErrBudget {
-					return nil, err
-				}
-				if err != nil || !ok {
-					out = append(out, failure{a: a, node: n, err: err})
-				}
-			}
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

@@ -211,6 +211,9 @@ func qname(n xml.Name) string {
 	return n.Space + ":" + n.Local
 }
 
+// Order is the node's place in its document, from 0 to Document.Nodes-1.
+func (n *Node) Order() int { return n.order }
+
 // Compare orders two nodes of one document: negative when a comes first.
 func Compare(a, b *Node) int { return a.order - b.order }
 

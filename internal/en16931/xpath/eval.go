@@ -21,21 +21,21 @@ type Run struct {
 	steps  int64
 	budget int64
 	cache  map[*pathExpr]Sequence
-	index  map[[2]string][]*Node // elements by namespace and local name, in document order
+	index  map[symbol][]*Node // elements by name, in document order
 	kids   map[kidKey]Sequence
-	attrs  map[[2]string][]*Node // attributes by namespace and local name, in document order
+	attrs  map[symbol][]*Node // attributes by name, in document order
 	args   []Sequence            // the arguments of the function calls under way
+	root   context               // the context of the expressions a caller evaluates, reused
 }
 
 // namedAttributes returns the document's attributes of a name, in document order.
-func (r *Run) namedAttributes(space, local string) []*Node {
+func (r *Run) namedAttributes(sym symbol) []*Node {
 	if r.attrs == nil {
-		r.attrs = map[[2]string][]*Node{}
+		r.attrs = map[symbol][]*Node{}
 		var walk func(*Node)
 		walk = func(n *Node) {
 			for _, a := range n.Attrs {
-				k := [2]string{a.Space, a.Local}
-				r.attrs[k] = append(r.attrs[k], a)
+				r.attrs[a.name] = append(r.attrs[a.name], a)
 			}
 			for _, c := range n.Children {
 				if c.Kind == ElementNode {
@@ -46,19 +46,18 @@ func (r *Run) namedAttributes(space, local string) []*Node {
 		walk(r.doc.Root)
 		r.tick(r.doc.Nodes)
 	}
-	return r.attrs[[2]string{space, local}]
+	return r.attrs[sym]
 }
 
 // named returns the document's elements of a name, in document order.
-func (r *Run) named(space, local string) []*Node {
+func (r *Run) named(sym symbol) []*Node {
 	if r.index == nil {
-		r.index = map[[2]string][]*Node{}
+		r.index = map[symbol][]*Node{}
 		var walk func(*Node)
 		walk = func(n *Node) {
 			for _, c := range n.Children {
 				if c.Kind == ElementNode {
-					k := [2]string{c.Space, c.Local}
-					r.index[k] = append(r.index[k], c)
+					r.index[c.name] = append(r.index[c.name], c)
 					walk(c)
 				}
 			}
@@ -66,13 +65,15 @@ func (r *Run) named(space, local string) []*Node {
 		walk(r.doc.Root)
 		r.tick(r.doc.Nodes)
 	}
-	return r.index[[2]string{space, local}]
+	return r.index[sym]
 }
 
 // NewRun starts evaluating over doc with a budget of work units (nodes
 // visited and items compared); budget <= 0 means none.
 func NewRun(doc *Document, budget int64) *Run {
-	return &Run{doc: doc, budget: budget, cache: map[*pathExpr]Sequence{}, kids: map[kidKey]Sequence{}}
+	r := &Run{doc: doc, budget: budget, cache: map[*pathExpr]Sequence{}, kids: map[kidKey]Sequence{}}
+	r.root.run = r
+	return r
 }
 
 // Steps is the work done so far.
@@ -101,8 +102,31 @@ func (r *Run) Eval(e *Expr, n *Node) (s Sequence, err error) {
 }
 
 // Test evaluates e as a boolean (its effective boolean value).
-func (r *Run) Test(e *Expr, n *Node) (bool, error) {
-	s, err := r.Eval(e, n)
+func (r *Run) Test(e *Expr, n *Node) (ok bool, err error) {
+	err = r.Guard(func() { ok, err = r.TestUnguarded(e, n) })
+	return ok, err
+}
+
+// Guard runs f, which evaluates with TestUnguarded, and returns ErrBudget when the run's budget ran out
+// on the way (f is then left where it stood).
+func (r *Run) Guard(f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(budgetExceeded); !ok {
+				panic(p)
+			}
+			err = ErrBudget
+		}
+	}()
+	f()
+	return nil
+}
+
+// TestUnguarded is Test for a caller that evaluates many expressions inside one Guard: a spent budget
+// unwinds to that Guard.
+func (r *Run) TestUnguarded(e *Expr, n *Node) (bool, error) {
+	r.root.item, r.root.pos, r.root.size, r.root.vars = n, 1, 1, nil
+	s, err := e.root.eval(&r.root)
 	if err != nil {
 		return false, err
 	}

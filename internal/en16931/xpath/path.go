@@ -226,7 +226,7 @@ func (st *step) axisNodes(c *context, n *Node) Sequence {
 		}
 	case axDescendantAttribute:
 		if n.Kind == DocumentNode && st.test.kind == testName && !st.test.anySpace && !st.test.anyLocal {
-			found := c.run.namedAttributes(st.test.space, st.test.local)
+			found := c.run.namedAttributes(st.test.sym)
 			c.run.tick(len(found) + 1)
 			for _, m := range found {
 				out = append(out, m)
@@ -262,7 +262,7 @@ func (st *step) axisNodes(c *context, n *Node) Sequence {
 	case axDescendant, axDescendantOrSelf:
 		if n.Kind == DocumentNode && st.axis == axDescendant && st.test.kind == testName && !st.test.anySpace && !st.test.anyLocal {
 			// From the root every element of a name: the run's index.
-			found := c.run.named(st.test.space, st.test.local)
+			found := c.run.named(st.test.sym)
 			c.run.tick(len(found) + 1)
 			for _, m := range found {
 				out = append(out, m)
