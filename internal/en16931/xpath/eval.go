@@ -24,8 +24,8 @@ type Run struct {
 	index  map[symbol][]*Node // elements by name, in document order
 	kids   map[kidKey]Sequence
 	attrs  map[symbol][]*Node // attributes by name, in document order
-	args   []Sequence            // the arguments of the function calls under way
-	root   context               // the context of the expressions a caller evaluates, reused
+	args   []Sequence         // the arguments of the function calls under way
+	root   context            // the context of the expressions a caller evaluates, reused
 }
 
 // namedAttributes returns the document's attributes of a name, in document order.
