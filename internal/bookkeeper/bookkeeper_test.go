@@ -87,7 +87,7 @@ func (f *fixture) insertPending(t *testing.T) int64 {
 func (f *fixture) waitQuestion(t *testing.T, kind string) bookkeeper.Question {
 	t.Helper()
 	var qs []bookkeeper.Question
-	testkit.Eventually(t, 15*time.Second, "no "+kind+" question", func() (bool, error) {
+	testkit.Eventually(t, 60*time.Second, "no "+kind+" question", func() (bool, error) {
 		var err error
 		qs, err = f.app.Bookkeeper.Questions(context.Background(), f.org.ID)
 		return len(qs) == 1 && qs[0].Kind == kind, err
@@ -98,7 +98,7 @@ func (f *fixture) waitQuestion(t *testing.T, kind string) bookkeeper.Question {
 func (f *fixture) waitPosted(t *testing.T, id int64) ledger.Entry {
 	t.Helper()
 	var d intake.Document
-	testkit.Eventually(t, 15*time.Second, fmt.Sprintf("document %d not posted", id), func() (bool, error) {
+	testkit.Eventually(t, 60*time.Second, fmt.Sprintf("document %d not posted", id), func() (bool, error) {
 		var err error
 		d, err = intake.NewPGStore(f.db.Pool).Get(context.Background(), f.org.ID, id)
 		return d.Status == intake.Posted, err
@@ -222,7 +222,7 @@ func TestTheSourceKeyExplorerHearsTheBookkeepersReplaysAndConflicts(t *testing.T
 	if got := f.approve(t); got != next {
 		t.Fatalf("approved %d, want %d", got, next)
 	}
-	testkit.Eventually(t, 15*time.Second, "the bookkeeper's conflict was not observed", func() (bool, error) {
+	testkit.Eventually(t, 60*time.Second, "the bookkeeper's conflict was not observed", func() (bool, error) {
 		obs := observed(next)
 		return len(obs) == 1 && obs[0].Outcome == "conflict" && obs[0].Actor == "system:bookkeeper", nil
 	})
@@ -242,7 +242,7 @@ func TestARateBeyondWhatIsStoredIsAskedAgain(t *testing.T) {
 	if err := f.app.Bookkeeper.Answer(ctx, f.org.ID, q.RunID, map[string]string{"rate": "12345678901"}, true, f.actor); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, 15*time.Second, "the rate was not asked again", func() (bool, error) {
+	testkit.Eventually(t, 60*time.Second, "the rate was not asked again", func() (bool, error) {
 		qs, err := f.app.Bookkeeper.Questions(ctx, f.org.ID)
 		return len(qs) == 1 && strings.Contains(qs[0].Prompt, "beyond"), err
 	})

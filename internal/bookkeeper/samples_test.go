@@ -79,7 +79,7 @@ func TestEveryPublishedExamplePostsItsPayable(t *testing.T) {
 			}
 			// The app's own workers may hold the run: wait for its filing.
 			var doc intake.Document
-			testkit.Eventually(t, 15*time.Second, "the document was never filed", func() (bool, error) {
+			testkit.Eventually(t, 60*time.Second, "the document was never filed", func() (bool, error) {
 				doc, err = intake.NewPGStore(f.db.Pool).Get(ctx, o.ID, res.Document.ID)
 				return doc.Status != intake.Received, err
 			})

@@ -92,3 +92,19 @@ func Judged(own []Finding, judged bool) []Finding {
 	}
 	return slices.DeleteFunc(slices.Clone(own), func(f Finding) bool { return ruleID.MatchString(f.Code) && !Unpostable(f.Code) })
 }
+
+// Explained returns the official verdict with the product's own reading of the same rules beside it: a
+// finding of the official rules whose rule the product also checks, and finds broken, gets the product's
+// message (with the numbers involved) after the official text.
+func Explained(conformance, own []Finding) []Finding {
+	out := slices.Clone(conformance)
+	for i, f := range out {
+		for _, o := range own {
+			if o.Code == f.Code && o.Fatal() && ruleID.MatchString(o.Code) {
+				out[i].Message = f.Message + " (" + o.Message + ")"
+				break
+			}
+		}
+	}
+	return out
+}

@@ -167,7 +167,8 @@ func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
 		if in.Now != nil {
 			now = in.Now()
 		}
-		s.Findings = append(withConformance(einvoice.Judged(einvoice.ValidateAt(*s.Document, now), s.Judged), s.Conformance), s.Unstorable...)
+		own := einvoice.ValidateAt(*s.Document, now)
+		s.Findings = append(withConformance(einvoice.Judged(own, s.Judged), einvoice.Explained(s.Conformance, own)), s.Unstorable...)
 	}
 	// Only a fatal finding is a verdict: warnings and infos are filed with
 	// the document and shown, and change neither its status nor the run.
