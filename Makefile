@@ -18,7 +18,7 @@ FUZZTIME_LONG     ?= 5m
 export PLAYWRIGHT_DRIVER_PATH := $(DRIVER_DIR)
 export GREATBOOK_AXE_PATH := $(AXE_DIR)/package/axe.min.js
 
-.PHONY: help run build test test-deps generate check-generated vet fuzz fuzz-long bench lint clean distclean
+.PHONY: help run build test test-deps generate check-generated vet large-files fuzz fuzz-long bench lint clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -108,9 +108,14 @@ fuzz-long: ## run each fuzz target for FUZZTIME_LONG (5m), then CEN's validator 
 bench: build ## measure throughput beside pgbench running the same SQL (ratios)
 	go run ./cmd/greatbook-bench
 
+# A build output or another large blob committed by mistake stays in every clone for good; test data
+# may be large, so testdata/ directories are exempt. The script names each file it refuses.
+large-files: ## fail when a tracked file outside testdata/ is over 1 MB
+	.ci/large-files
+
 # staticcheck runs as a go tool pinned in go.mod (never linked into the binary), with its default
 # checks; it reports nothing in the generated *_templ.go files, so nothing is excluded.
-lint: vet ## static checks: go vet, gofmt, then staticcheck
+lint: vet large-files ## static checks: go vet, gofmt, no tracked file over 1 MB outside testdata/, then staticcheck
 	go tool staticcheck ./...
 
 clean: ## remove build output and local state (keeps the test dependencies in .cache)
