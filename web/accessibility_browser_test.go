@@ -177,7 +177,8 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	if runID != "" {
 		pages = append(pages, "/admin/runs/"+runID)
 	}
-	// The states the slices added, checked present before axe runs.
+	// States a page shows only with particular data (a question, an IBAN
+	// alert, a rate, totals), checked present so that axe judges them too.
 	shows := map[string][]string{
 		"/desk":                                 {"desk-question"},
 		"/intake/" + itoa(ibanChanged):          {"iban-alert", "ap-checks"},

@@ -13,7 +13,8 @@ import (
 )
 
 // TestFormatsAndProfilesAreFiledApprovedAndPosted sends a document of each format and profile the
-// parsers learned for issue 12 through the API: each is filed pending with its syntax (format) and
+// parsers read (ZUGFeRD 1.0, Factur-X MINIMUM and BASIC WL among them) through the API: each is filed
+// pending with its syntax (format) and
 // profile, shown on the document page, and once approved posts an entry that balances and credits
 // the supplier with the stated amount due. A document that is not an invoice is flagged
 // not_an_invoice, saying what it is.

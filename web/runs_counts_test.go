@@ -10,7 +10,8 @@ import (
 
 // The runs page counts runs per state, and a run that a live worker holds
 // while it waits out its backoff is counted as such, not listed as
-// stranded (issue 14: it was a false alarm).
+// stranded: its retries are bounded and it fails when they are used up, so
+// calling it stranded would be a false alarm.
 func TestTheRunsPageCountsPerStateAndABackoffIsNotStranded(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)

@@ -101,7 +101,8 @@ func (s *Server) routes() {
 	// fetch the browser cuts short loads no session.
 	e.GET("/favicon.ico", echo.WrapHandler(staticFiles()))
 
-	// Slice 16-D: the API's own description, outside the token-guarded group.
+	// The API's own description, outside the token-guarded group: a client
+	// reads it before it has a token.
 	e.GET("/api/v1/openapi.json", s.apiOpenAPI)
 
 	api := e.Group("/api/v1", s.bearerAuth)
@@ -125,9 +126,8 @@ func (s *Server) routes() {
 	api.GET("/journal-entries", s.apiListEntries)
 	api.GET("/journal-entries/:id", s.apiGetEntry)
 	api.POST("/journal-entries/:id/reverse", s.apiReverseEntry)
-	// Issue 16, the event feed (slice B).
+	// The event feed, and the keyset-paginated listing.
 	api.GET("/events", s.apiEvents)
-	// Issue 16, slice A: listing.
 	api.GET("/intake", s.apiListIntake)
 
 	// Browser routes: a session, CSRF on every state change, sign-in where needed.
@@ -167,8 +167,8 @@ func (s *Server) routes() {
 	u.POST("/jobs/:id/retry", s.retryJob, requireAdmin)
 
 	// The operators' pages.
-	// Slice F (issue 16): the runs and dead letters, an org admin's own
-	// org's and an instance operator's of every org.
+	// The runs and dead letters: an org admin sees their own org's, an
+	// instance operator every org's.
 	ops := b.Group("/admin", requireUser, requireAdminOrOperator)
 	ops.GET("/dead-letters", s.deadLetters)
 	ops.POST("/dead-letters/retry", s.bulkRetry)
@@ -186,12 +186,13 @@ func (s *Server) routes() {
 	adm.POST("/supplier-rules/forget", s.forgetSupplierRule)
 	adm.GET("/org", s.orgSettings)
 	adm.POST("/org", s.saveOrgSettings)
-	// Issue 16, slice E: org settings beyond the identity.
+	// Org settings beyond the identity: the default expense account, the
+	// base currency and the remembered exchange rates.
 	adm.POST("/org/default-account", s.setDefaultExpenseAccount)
 	adm.POST("/org/base-currency", s.setBaseCurrency)
 	adm.POST("/org/rates/change", s.changeExchangeRate)
 	adm.POST("/org/rates/forget", s.forgetExchangeRate)
-	// Slice 16-C: webhooks through the outbox.
+	// Webhook endpoints, and retries of their dead deliveries.
 	adm.GET("/webhooks", s.webhooksPage)
 	adm.POST("/webhooks", s.registerWebhook)
 	adm.POST("/webhooks/:id/disable", s.disableWebhook)

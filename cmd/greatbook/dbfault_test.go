@@ -219,7 +219,7 @@ func (f *faultClient) run(numbers []string, invoices map[string][]byte, progress
 	}
 }
 
-// The faults the black-box attack of issue 11 ran, kept as a test: eight
+// The faults a black-box attack on the running product used, kept as a test: eight
 // clients upload and approve through the API while serve is SIGKILLed twice
 // (and started again) and its database's postmaster is killed once (and
 // restarted by serve). Every acknowledged upload and approval must have

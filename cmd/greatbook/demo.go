@@ -76,8 +76,9 @@ func loadDemo(ctx context.Context, d *db) error {
 	if err := loadDemoDocuments(ctx, d, o, reviewer); err != nil {
 		return err
 	}
-	// Added later (issue 14), so each is loaded on its own when missing: an
-	// existing demo database gains them too, and nothing is loaded twice.
+	// Each is loaded on its own when missing: a demo database created before
+	// these documents were part of the demo gains them too, and nothing is
+	// loaded twice.
 	a := app.New(d.pool, app.Config{Logger: slog.New(slog.DiscardHandler)})
 	defer a.Close()
 	if err := loadDemoInvalidEInvoice(ctx, a, o); err != nil {

@@ -276,8 +276,8 @@ type EndToEndOptions struct {
 	// RiverPeer is the folder of the River peer module; empty: no River rows.
 	RiverPeer string
 	// RiverApprovers are the approver counts River's rows are measured at,
-	// with the same documents (default 4, the count the goals
-	// compare at: River at its defaults posts about 40 documents/s at any
+	// with the same documents (default 4, the count the end-to-end goals
+	// are stated at: River at its defaults posts about 40 documents/s at any
 	// count, so each of its rows takes two minutes at 5,000 documents).
 	RiverApprovers []int
 	// TwoServes are the approver counts of the rows with two apps on one

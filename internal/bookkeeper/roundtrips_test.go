@@ -19,7 +19,8 @@ import (
 
 // maxRoundTripsPerRun bounds the exchanges with the database of one
 // bookkeeper run of a base-currency document whose account comes from a
-// supplier rule or the org's default: about 20 before issue 15.
+// supplier rule or the org's default: about 20 before the run kept its first
+// read for its later steps and sent its last writes in one batch.
 const maxRoundTripsPerRun = 5
 
 func TestABookkeeperRunsRoundTripsStayBounded(t *testing.T) {

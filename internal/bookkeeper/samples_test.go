@@ -29,7 +29,7 @@ var statedPayables = map[string]string{
 	"peppol-bis3-base-example.xml": "1656.25",
 }
 
-// TestEveryPublishedExamplePostsItsPayable is issue 12's acceptance over the
+// TestEveryPublishedExamplePostsItsPayable takes every one of the
 // published examples in einvoice/testdata/samples: each goes through the
 // real pipeline, is read with its stated payable and no fatal finding, is
 // filed pending, and on approval the bookkeeper posts a balanced entry whose

@@ -95,7 +95,7 @@ func TestTimeLimitStopsTheWorkMidway(t *testing.T) {
 		{"many PDF objects", func(t *testing.T) []byte {
 			return []byte("%PDF-1.7\n" + strings.Repeat("1 0 obj\n<< /Type /Filespec >>\nendobj\n", 2_000) + "%%EOF\n")
 		}},
-		// The attack of issue 11, small: each object scans a megabyte.
+		// The hostile corpus's quadratic object stream, small: each object scans a megabyte.
 		{"a quadratic object stream", func(t *testing.T) []byte { return quadraticObjectStreamPDF(2_000, 1<<20) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

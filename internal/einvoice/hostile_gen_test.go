@@ -12,7 +12,7 @@ import (
 // hostileDir is the repository's hostile-input corpus (see testdata/hostile/README.md).
 const hostileDir = "../../testdata/hostile"
 
-// generatedHostile are the corpus files this package writes: the attacks of issue 11, rebuilt from code
+// generatedHostile are the corpus files this package writes: attacks on the parsers, rebuilt from code
 // so that each says what it is. Run `go test -run TestGeneratedHostileCorpus -update ./internal/einvoice`
 // to rewrite them; they are committed (each compresses to a few kilobytes in git).
 var generatedHostile = map[string]func(t *testing.T) []byte{
@@ -71,7 +71,7 @@ var generatedHostile = map[string]func(t *testing.T) []byte{
 		pdf.WriteString("trailer\n<< /Root 5 0 R >>\n%%EOF\n")
 		return pdf.Bytes()
 	},
-	// The quadratic object stream of issue 11 at two sizes (about 10 KB and 16 KB).
+	// The quadratic object stream (quadraticObjectStreamPDF) at two sizes (about 10 KB and 16 KB).
 	"quadratic-objstm-10k.pdf": func(t *testing.T) []byte { return quadraticObjectStreamPDF(400_000, 8<<20) },
 	"quadratic-objstm-17k.pdf": func(t *testing.T) []byte { return quadraticObjectStreamPDF(700_000, 13<<20) },
 	"duplicate-keys.json": func(t *testing.T) []byte {

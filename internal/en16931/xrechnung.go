@@ -10,7 +10,7 @@ import (
 // XRechnung is Germany's CIUS of EN 16931. KoSIT publishes its rules (BR-DE-*) in the xrechnung-schematron
 // (github.com/itplr-kosit/xrechnung-schematron, src/validation/schematron/{ubl,cii}/XRechnung-*-validation.sch
 // and common.sch, XRechnung 3.0). This product judges them only for a document that states an XRechnung
-// specification identifier, and always as warnings (issue 12): a German CIUS rule never makes an
+// specification identifier, and always as warnings: a German CIUS rule never makes an
 // EN 16931 invoice invalid here; the reviewer sees it and decides.
 
 // XRechnungPrefix starts every XRechnung specification identifier (BT-24): the CIUS, its extension, any version.

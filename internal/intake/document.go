@@ -1,6 +1,6 @@
 // Package intake holds documents from their arrival until a reviewer's
 // decision: the queue, its natural-key duplicate flags, duplicate groups,
-// and (with the approve issue) the guarded approval and its outbox.
+// and the guarded approval and its outbox.
 package intake
 
 import (

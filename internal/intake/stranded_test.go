@@ -11,7 +11,7 @@ import (
 )
 
 // A run that fails the same node twice while a live worker holds it is
-// waiting out its backoff: not stranded (issue 14: it was a false alarm),
+// waiting out its backoff: not stranded (its retries are bounded, so that would be a false alarm),
 // counted as in backoff on the runs page, and counted as running again
 // once it moves on.
 func TestARunWaitingItsBackoffIsNotStranded(t *testing.T) {

@@ -18,8 +18,8 @@ import (
 )
 
 // maxRoundTripsPerDocument bounds the exchanges with the database that one
-// valid e-invoice costs from ingest to filed: 41 before issue 15, whose goal
-// is 12; 18 before the ingest and the filing were pipelined (ingest 4 → 1,
+// valid e-invoice costs from ingest to filed: 41 at first, against a goal
+// of 12; 18 before the ingest and the filing were pipelined (ingest 4 → 1,
 // the filing's savepoint, guards and update 6 → 2); 11 before the pure
 // stages chained (their three checkpoints travel with the filing's).
 const maxRoundTripsPerDocument = 8
