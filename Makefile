@@ -81,7 +81,7 @@ test: test-deps check-generated lint ## run every test (with -race) after lint, 
 	@cat artifacts/official-summary.txt
 	$(MAKE) --no-print-directory fuzz
 
-fuzz: ## run each fuzz target for FUZZTIME (a count of executions: see README)
+fuzz: ## run each fuzz target for FUZZTIME (a count of executions: see docs/development.md)
 	@for pkg in $$(go list ./...); do \
 	  for f in $$(go test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$f"; \

@@ -18,8 +18,8 @@ import (
 	"greatbook/internal/testkit/browser"
 )
 
-// screenshot saves a page for the README (docs/screenshots), so that the
-// README's pictures are whatever the browser tests last saw.
+// screenshot saves a page for the documentation (docs/screenshots), so
+// that its pictures are whatever the browser tests last saw.
 func screenshot(t *testing.T, p playwright.Page, name string) {
 	t.Helper()
 	dir := filepath.Join(testkit.RepoRoot(), "docs", "screenshots")

@@ -55,8 +55,8 @@ func TestReservedSourceTypesAreRefusedToClients(t *testing.T) {
 }
 
 // Every route that names an object by id answers 404 for another org's
-// object, in the JSON API and in the browser alike (README: another org's
-// document is 404), and changes nothing.
+// object, in the JSON API and in the browser alike (docs/security.md:
+// another org's id is 404), and changes nothing.
 func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)

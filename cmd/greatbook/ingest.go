@@ -27,7 +27,7 @@ func (e env) ingest(ctx context.Context, args []string) error {
 		return err
 	}
 	if *orgSlug == "" || len(files) == 0 {
-		//lint:ignore ST1005 a usage line shown to the user as is: "FILE..." (one or more files) is the notation the help text and README use
+		//lint:ignore ST1005 a usage line shown to the user as is: "FILE..." (one or more files) is the notation the help text and docs/configuration.md use
 		return errors.New("usage: greatbook ingest --org SLUG FILE...")
 	}
 	logger := e.cliLogger()

@@ -14,7 +14,7 @@ import (
 
 var updateRulesTable = flag.Bool("update", false, "rewrite ../../docs/en16931-rules.md from Rules()")
 
-// rulesTablePath is the rule table the README points to.
+// rulesTablePath is the rule table the documentation points to.
 const rulesTablePath = "../../docs/en16931-rules.md"
 
 // xrechnungLeftOut are KoSIT's XRechnung 3.0 rules (XRechnung-UBL/CII-validation.sch) this package does not
