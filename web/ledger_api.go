@@ -131,7 +131,7 @@ func (s *Server) apiPostEntry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := ledger.PostForClient(c.Request().Context(), s.pool, req)
+	res, err := ledger.PostForClient(c.Request().Context(), s.app.Pool, req)
 	if err != nil {
 		return err
 	}

@@ -144,15 +144,15 @@ func Ledger(ctx context.Context, e *Env, clientCounts []int) error {
 		fmt.Fprintln(e.Out)
 	}
 	fmt.Fprintf(e.Out, "round trips per post (pgbench sends the same pipelines): new %d, replay %d\n", newTrips, replayTrips)
-	fmt.Fprintln(e.Out, "pgx alone: the same statements and arguments in the same two pipelined batches through pgx, without the ledger's code (the Go driver's floor)")
+	fmt.Fprintln(e.Out, "pgx alone: the same statements and arguments in the same two pipelined batches through the transaction helper and pgx, without the ledger's code (the Go driver's floor)")
 	fmt.Fprintln(e.Out, "goal: new posts at 4 clients >= 0.85 of pgbench; replays >= 3x the new-post rate")
 	return nil
 }
 
-// pgxAlone is a new post's two pipelined batches sent through pgx as the
-// ledger sends them, statement for statement and argument for argument
-// (a fixed fingerprint), with none of the ledger's own work: the floor the
-// Go driver sets under the ledger's figure.
+// pgxAlone is a new post's two pipelined batches sent as the ledger sends
+// them (through database.WithPipelinedTx), statement for statement and
+// argument for argument (a fixed fingerprint), with none of the ledger's
+// own work: the floor the Go driver sets under the ledger's figure.
 func pgxAlone(pool *pgxpool.Pool, orgID int64, accounts map[string]int64, next *atomic.Int64) func(ctx context.Context, _, _ int) error {
 	s := ledger.Statements
 	codes := []string{"6000", "1400", "2000"}
@@ -160,25 +160,20 @@ func pgxAlone(pool *pgxpool.Pool, orgID int64, accounts map[string]int64, next *
 	debit, credit, dims := []string{"100", "25", "0"}, []string{"0", "0", "125"}, []string{"{}", "{}", "{}"}
 	fingerprint := make([]byte, 32)
 	return func(ctx context.Context, _, _ int) error {
-		c, err := pool.Acquire(ctx)
-		if err != nil {
-			return err
-		}
-		defer c.Release()
 		sid := strconv.FormatInt(next.Add(1), 10)
-		b := &pgx.Batch{}
-		b.Queue("BEGIN")
-		b.Queue(s.Lock, orgID, database.LockLedgerSourceKey, ledger.SourceTypeBench, sid, "bill")
-		b.Queue(s.Lookup, orgID, ledger.SourceTypeBench, sid, "bill")
-		b.Queue(s.Accounts, orgID, codes)
-		if err := c.SendBatch(ctx, b).Close(); err != nil {
-			return err
-		}
-		b = &pgx.Batch{}
-		b.Queue(s.Insert, orgID, ledger.SourceTypeBench, sid, "bill", "2026-11-20", "EUR", "EUR", "bench", fingerprint, int64(0), "bench",
-			lineNo, accountIDs, debit, credit, debit, credit, dims)
-		b.Queue("COMMIT")
-		return c.SendBatch(ctx, b).Close()
+		return database.WithPipelinedTx(ctx, pool, func(tx pgx.Tx) (*pgx.Batch, error) {
+			b := &pgx.Batch{}
+			b.Queue(s.Lock, orgID, database.LockLedgerSourceKey, ledger.SourceTypeBench, sid, "bill")
+			b.Queue(s.Lookup, orgID, ledger.SourceTypeBench, sid, "bill")
+			b.Queue(s.Accounts, orgID, codes)
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return nil, err
+			}
+			b = &pgx.Batch{}
+			b.Queue(s.Insert, orgID, ledger.SourceTypeBench, sid, "bill", "2026-11-20", "EUR", "EUR", "bench", fingerprint, int64(0), "bench",
+				lineNo, accountIDs, debit, credit, debit, credit, dims)
+			return b, nil
+		})
 	}
 }
 

@@ -350,8 +350,9 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 		return runs.Step{}, retry.MarkPermanent(err)
 	}
 	s := &r.State
-	// The post is two round trips (BEGIN travels with its lock); what the
-	// post implies travels in one batch with the checkpoint and COMMIT.
+	// The post is two round trips (the transaction begins with its lock);
+	// what the post implies travels in one batch with the checkpoint and
+	// the commit.
 	return runs.Step{Note: "posted", CommitBatched: func(ctx context.Context, tx pgx.Tx) (*pgx.Batch, error) {
 		res, err := ledger.PostTx(ctx, tx, req)
 		if err != nil {

@@ -27,13 +27,15 @@ import (
 // transaction starts a savepoint, so a function that opens its own
 // transaction (WithTx) nests inside the caller's. A function that must run
 // inside a transaction (ledger.PostTx and the other ...Tx functions) takes a
-// pgx.Tx instead.
+// pgx.Tx instead, and one that must run a transaction of its own
+// (ledger.Post, through WithPipelinedTx) takes the pool: nothing switches on
+// the type of what it was handed.
 //
 // Service structs hold an Executor too; one shared by concurrent requests
 // must be given a pool, since a Tx or Conn serves one goroutine at a time.
 // Only code that needs what a pool alone offers (Close, Ping, use from
-// goroutines it starts itself) holds the concrete *pgxpool.Pool, and says
-// why.
+// goroutines it starts itself, a connection of its own for a pipelined
+// transaction) holds the concrete *pgxpool.Pool, and says why.
 type Executor interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)

@@ -10,7 +10,7 @@ import (
 
 // TestExecutorFunctionsJoinTheCallersTransaction proves the
 // database.Executor rule: functions given the caller's transaction work in
-// it (their own transactions are savepoints), so the caller sees their
+// it, so the caller sees their
 // writes before committing, nobody else does, and rolling back leaves no
 // entry, no line and no observation behind.
 func TestExecutorFunctionsJoinTheCallersTransaction(t *testing.T) {
@@ -28,9 +28,9 @@ func TestExecutorFunctionsJoinTheCallersTransaction(t *testing.T) {
 	if _, err := ledger.PostTx(ctx, tx, req); err != nil {
 		t.Fatal(err)
 	}
-	// A second post of the same facts is a replay: Post's own transaction is
-	// a savepoint in tx, and Observe records the replay there too.
-	res, err := ledger.Post(ctx, tx, req)
+	// A second post of the same facts in tx is a replay, and Observe
+	// records the replay there too.
+	res, err := ledger.PostTx(ctx, tx, req)
 	if err != nil || !res.Replayed {
 		t.Fatalf("replay inside the transaction: %+v, %v", res, err)
 	}

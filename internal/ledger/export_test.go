@@ -11,9 +11,9 @@ import (
 // PostTxWithoutLock posts without the advisory lock, as a writer that forgot
 // it would: tests prove that the unique index is still a backstop.
 func PostTxWithoutLock(ctx context.Context, tx pgx.Tx, req Request) (Result, error) {
-	return post(ctx, tx, req, func(req Request) (string, []any) {
+	return postTx(ctx, tx, req, func(req Request) (string, []any) {
 		return `SELECT base_currency, ` + database.KeyLookupSettings + ` FROM orgs WHERE id = $1`, []any{req.OrgID}
-	}, false)
+	})
 }
 
 // LookupSQL is the source-key lookup, for the plan test.

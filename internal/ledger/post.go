@@ -17,54 +17,31 @@ import (
 	"greatbook/internal/money"
 )
 
-// Post writes the entry req asks for, in its own transaction, or returns the
-// entry that exists under req's source key. See PostTx. Given a pool or a
-// connection it runs its own transaction in two round trips (see
-// postPipelined). Given a caller's transaction it can replay but not write
-// a new entry: its transaction is then a savepoint, and the journal_lines
-// trigger takes an entry written in a savepoint for one of an earlier
-// transaction; such callers use PostTx.
-func Post(ctx context.Context, db database.Executor, req Request) (Result, error) {
-	switch db := db.(type) {
-	case *pgxpool.Pool:
-		c, err := db.Acquire(ctx)
-		if err != nil {
-			return Result{}, fmt.Errorf("ledger: acquire connection: %w", err)
-		}
-		defer c.Release()
-		return postPipelined(ctx, c.Conn(), req)
-	case *pgxpool.Conn:
-		return postPipelined(ctx, db.Conn(), req)
-	case *pgx.Conn:
-		return postPipelined(ctx, db, req)
-	}
-	res, err := database.WithTxV(ctx, db, func(tx pgx.Tx) (Result, error) { return PostTx(ctx, tx, req) })
+// Post writes the entry req asks for, or returns the entry that exists
+// under req's source key, as PostTx does, in a transaction of its own on a
+// connection of the pool's. The transaction costs two round trips where
+// pgx.Tx would take six: it begins with the lock, the lookup and the
+// accounts, and commits with the insert (or alone, for a replay). Profiles
+// of new posts at 4 clients showed the Go side spending its time in the
+// syscalls and wake-ups of each round trip, not in its own work. A caller
+// with a transaction of its own posts in it with PostTx.
+func Post(ctx context.Context, pool *pgxpool.Pool, req Request) (Result, error) {
+	p := posting{req: req}
+	err := database.WithPipelinedTx(ctx, pool, func(tx pgx.Tx) (*pgx.Batch, error) {
+		return p.prepare(ctx, tx, lockSourceKey)
+	})
 	if err != nil {
 		return Result{}, commitError(err)
 	}
-	return res, nil
-}
-
-// postPipelined posts in a transaction of its own on conn, in two round
-// trips where pgx.Tx would take six: BEGIN travels with the lock, the
-// lookup and the accounts, COMMIT with the insert (or alone, for a
-// replay). Profiles of new posts at 4 clients showed the Go side spending
-// its time in the syscalls and wake-ups of each round trip, not in its own
-// work. Like database.WithTxV it always rolls back on error, even when ctx
-// was cancelled.
-func postPipelined(ctx context.Context, conn *pgx.Conn, req Request) (Result, error) {
-	res, err := post(ctx, conn, req, lockSourceKey, true)
-	if err != nil {
-		if conn.PgConn().TxStatus() != 'I' && !conn.IsClosed() {
-			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-		return Result{}, commitError(err)
-	}
-	return res, nil
+	// The transaction has committed: a lookup after a lost race sees what
+	// the winner committed.
+	return p.result(ctx, pool)
 }
 
 // PostTx posts within the caller's transaction (the bookkeeper marks its
-// document posted in the same one).
+// document posted in the same one): a replay or a new entry, which
+// commits or rolls back with the caller's transaction. It costs two round
+// trips for a new entry and one for a replay.
 //
 // Its first act is a transaction-scoped advisory lock on the source key, so
 // posts of one key run one at a time; then it looks the key up. An exact
@@ -73,8 +50,25 @@ func postPipelined(ctx context.Context, conn *pgx.Conn, req Request) (Result, er
 // Otherwise it writes the entry with its fingerprint. A writer that raced
 // past the lock (another process without it, a raw insert) is caught by the
 // unique index on the source key, and resolves the same way.
+//
+// tx must be the transaction itself, not a savepoint in it: the
+// journal_lines trigger takes an entry written in a savepoint for one of an
+// earlier transaction, and refuses its lines.
 func PostTx(ctx context.Context, tx pgx.Tx, req Request) (Result, error) {
-	return post(ctx, tx, req, lockSourceKey, false)
+	return postTx(ctx, tx, req, lockSourceKey)
+}
+
+// postTx is PostTx with the first statement given.
+func postTx(ctx context.Context, tx pgx.Tx, req Request, first firstStatement) (Result, error) {
+	p := posting{req: req}
+	b, err := p.prepare(ctx, tx, first)
+	if err == nil && b != nil {
+		err = tx.SendBatch(ctx, b).Close()
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return p.result(ctx, tx)
 }
 
 // firstStatement is a post's first statement, as SQL and arguments to
@@ -89,20 +83,23 @@ func lockSourceKey(req Request) (string, []any) {
 	return lockSQL, []any{req.OrgID, database.LockLedgerSourceKey, req.SourceType, req.SourceID, req.EntrySet}
 }
 
-// poster is what a post sends its statements through: a caller's
-// transaction, or a connection on which it runs its own (ownTx).
-type poster interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+// posting is one post on its way. prepare sends the lock, the lookup and
+// the accounts in one batch and decides: a replay (or a conflict), or a new
+// entry, whose insert it queues in the batch it returns, for the caller to
+// send (Post with the commit). result then reads what the insert did.
+type posting struct {
+	req       Request
+	requested facts
+	replayed  Result // a replay, decided by prepare
+	queued    bool   // the insert was queued
+	inserted  bool   // the insert wrote the entry
+	entry     Entry  // the entry as written
 }
 
-// post sends two pipelined batches: the lock, the lookup and the accounts,
-// then the insert. With ownTx the first also opens the transaction and the
-// last commits it, so that a post costs two round trips.
-func post(ctx context.Context, q poster, req Request, first firstStatement, ownTx bool) (Result, error) {
+func (p *posting) prepare(ctx context.Context, tx pgx.Tx, first firstStatement) (*pgx.Batch, error) {
+	req := p.req
 	if rs := validateShape(req); len(rs) > 0 {
-		return Result{}, invalid(rs)
+		return nil, invalid(rs)
 	}
 	// The lock and the lookup are separate statements on purpose: a
 	// statement's snapshot is taken when it starts, so a lookup in the same
@@ -110,70 +107,62 @@ func post(ctx context.Context, q poster, req Request, first firstStatement, ownT
 	// Pipelined, the server still starts the lookup only once the lock is
 	// held.
 	b := &pgx.Batch{}
-	if ownTx {
-		b.Queue("BEGIN")
-	}
 	firstSQL, firstArgs := first(req)
 	b.Queue(firstSQL, firstArgs...)
 	b.Queue(lookupSQL, req.OrgID, req.SourceType, req.SourceID, req.EntrySet)
 	b.Queue(accountsSQL, req.OrgID, accountCodes(req))
-	baseCurrency, existing, found, stored, err := readFirstBatch(q.SendBatch(ctx, b), req, ownTx)
+	baseCurrency, existing, found, stored, err := readFirstBatch(tx.SendBatch(ctx, b), req)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	requested := requestFacts(req, baseCurrency)
+	p.requested = requestFacts(req, baseCurrency)
 	if found {
-		res, err := replay(existing, requested)
-		if err == nil && ownTx {
-			if _, err := q.Exec(ctx, "COMMIT"); err != nil {
-				return Result{}, fmt.Errorf("ledger: commit: %w", err)
-			}
-		}
-		return res, err
+		p.replayed, err = replay(existing, p.requested)
+		return nil, err
 	}
 
 	if rs := validateBase(req, baseCurrency); len(rs) > 0 {
-		return Result{}, invalid(rs)
+		return nil, invalid(rs)
 	}
 	accounts, err := checkAccounts(req, stored)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	fp := requested.fingerprint()
-	entry, inserted, err := insert(ctx, q, req, requested, baseCurrency, fp, accounts, ownTx)
+	p.queued = true
+	return p.queueInsert(baseCurrency, accounts), nil
+}
+
+// result is the post's outcome once the insert prepare queued has been
+// sent; q reads the entry that won when the unique index refused ours.
+func (p *posting) result(ctx context.Context, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}) (Result, error) {
+	if !p.queued {
+		return p.replayed, nil
+	}
+	if p.inserted {
+		return Result{Entry: p.entry}, nil
+	}
+	// The unique index decided: someone wrote this key after our lookup.
+	existing, found, err := lookup(ctx, q, p.req.SourceKey)
 	if err != nil {
 		return Result{}, err
 	}
-	if !inserted {
-		// The unique index decided: someone wrote this key after our lookup.
-		// (With ownTx our transaction, which wrote nothing, has committed, and
-		// the lookup sees what the winner committed.)
-		existing, found, err := lookup(ctx, q, req.SourceKey)
-		if err != nil {
-			return Result{}, err
-		}
-		if !found {
-			return Result{}, fmt.Errorf("ledger: source key %s conflicted but no entry is visible", req.SourceKey)
-		}
-		return replay(existing, requested)
+	if !found {
+		return Result{}, fmt.Errorf("ledger: source key %s conflicted but no entry is visible", p.req.SourceKey)
 	}
-	return Result{Entry: entry}, nil
+	return replay(existing, p.requested)
 }
 
 // readFirstBatch reads the results of a post's first batch: the org's base
 // currency, the entry under the source key if any, and the accounts the
 // request names as stored.
-func readFirstBatch(br pgx.BatchResults, req Request, ownTx bool) (baseCurrency string, existing Entry, found bool, stored map[string]account, err error) {
+func readFirstBatch(br pgx.BatchResults, req Request) (baseCurrency string, existing Entry, found bool, stored map[string]account, err error) {
 	defer func() {
 		if cerr := br.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("ledger: post: %w", cerr)
 		}
 	}()
-	if ownTx {
-		if _, err := br.Exec(); err != nil {
-			return "", Entry{}, false, nil, fmt.Errorf("ledger: begin: %w", err)
-		}
-	}
 	var base *string
 	err = br.QueryRow().Scan(&base, nil)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && base == nil {
@@ -330,11 +319,12 @@ WITH e AS (
 )
 SELECT id, created_at FROM e`
 
-// insert writes the entry and its lines in one statement and returns the
-// entry as written; with commit, COMMIT travels in the same round trip.
-// inserted is false when the source key exists already (the unique index
-// decided).
-func insert(ctx context.Context, q poster, req Request, f facts, baseCurrency string, fp []byte, accounts map[string]account, commit bool) (e Entry, inserted bool, err error) {
+// queueInsert queues the insert of the entry and its lines, one statement
+// that returns the entry as written. Its callback records whether it wrote
+// (the source key may exist already: the unique index decided).
+func (p *posting) queueInsert(baseCurrency string, accounts map[string]account) *pgx.Batch {
+	req, f := p.req, p.requested
+	fp := f.fingerprint()
 	n := len(f.lines)
 	lineNo := make([]int32, n)
 	accountIDs := make([]int64, n)
@@ -346,41 +336,8 @@ func insert(ctx context.Context, q poster, req Request, f facts, baseCurrency st
 		baseDebit[i], baseCredit[i] = money.Canonical(l.baseDebit), money.Canonical(l.baseCredit)
 		dims[i] = canonicalDimensions(l.dimensions)
 	}
-	e = Entry{SourceKey: req.SourceKey, Date: req.Date, Currency: req.Currency, BaseCurrency: baseCurrency,
+	e := Entry{SourceKey: req.SourceKey, Date: req.Date, Currency: req.Currency, BaseCurrency: baseCurrency,
 		Description: req.Description, Fingerprint: fp, ReversesID: req.ReversesID, CreatedBy: req.Actor}
-	b := &pgx.Batch{}
-	b.Queue(insertSQL, req.OrgID, req.SourceType, req.SourceID, req.EntrySet, req.Date, req.Currency,
-		baseCurrency, req.Description, fp, req.ReversesID, req.Actor,
-		lineNo, accountIDs, debit, credit, baseDebit, baseCredit, dims)
-	if commit {
-		b.Queue("COMMIT")
-	}
-	br := q.SendBatch(ctx, b)
-	err = br.QueryRow().Scan(&e.ID, &e.CreatedAt)
-	inserted = err == nil
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = nil
-	}
-	if err == nil && commit {
-		if _, err = br.Exec(); err != nil {
-			_ = br.Close()
-			// The deferred balance trigger speaks at commit: Post maps it.
-			return Entry{}, false, fmt.Errorf("ledger: commit: %w", err)
-		}
-	}
-	if cerr := br.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err == nil && !inserted {
-		return Entry{}, false, nil
-	}
-	if err != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23503" && pgErr.ConstraintName == "journal_entries_reverses_fkey" {
-			return Entry{}, false, invalid([]Reason{{"reverses_id", fmt.Sprintf("no entry %d in this org", req.ReversesID)}})
-		}
-		return Entry{}, false, fmt.Errorf("ledger: insert entry: %w", err)
-	}
 	for _, l := range f.lines {
 		dims := l.dimensions
 		if dims == nil {
@@ -389,14 +346,32 @@ func insert(ctx context.Context, q poster, req Request, f facts, baseCurrency st
 		e.Lines = append(e.Lines, EntryLine{Account: l.account, AccountName: accounts[l.account].name,
 			Debit: l.debit, Credit: l.credit, BaseDebit: l.baseDebit, BaseCredit: l.baseCredit, Dimensions: dims})
 	}
-	return e, true, nil
+	b := &pgx.Batch{}
+	b.Queue(insertSQL, req.OrgID, req.SourceType, req.SourceID, req.EntrySet, req.Date, req.Currency,
+		baseCurrency, req.Description, fp, req.ReversesID, req.Actor,
+		lineNo, accountIDs, debit, credit, baseDebit, baseCredit, dims).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&e.ID, &e.CreatedAt)
+		switch {
+		case err == nil:
+			p.inserted, p.entry = true, e
+			return nil
+		case errors.Is(err, pgx.ErrNoRows):
+			return nil
+		}
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23503" && pgErr.ConstraintName == "journal_entries_reverses_fkey" {
+			return invalid([]Reason{{"reverses_id", fmt.Sprintf("no entry %d in this org", req.ReversesID)}})
+		}
+		return fmt.Errorf("ledger: insert entry: %w", err)
+	})
+	return b
 }
 
 // Statements are the SQL a post sends, in order, with their parameters
 // numbered as PostTx numbers them: for benchmarks that run the very same
 // statements through pgbench. Post pipelines them in two round trips:
-// BEGIN, Lock, Lookup and Accounts; then Insert and COMMIT (COMMIT alone
-// for a replay).
+// the transaction's begin, Lock, Lookup and Accounts; then Insert and the
+// commit (the commit alone for a replay).
 var Statements = struct{ Lock, Lookup, Accounts, Insert string }{
 	Lock:     lockSQL,
 	Lookup:   lookupSQL,

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"greatbook/internal/database"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The source types the product writes under itself. Nobody else may post
@@ -33,14 +33,14 @@ func IsReservedSourceType(t string) bool { return slices.Contains(ReservedSource
 // PostForClient posts an entry a client asked for (the JSON API) and
 // records what it saw for the source-key explorer. A source type the
 // product writes itself is refused as invalid, before anything is read or
-// recorded under that key.
-func PostForClient(ctx context.Context, db database.Executor, req Request) (Result, error) {
+// recorded under that key. It posts in a transaction of its own, as Post.
+func PostForClient(ctx context.Context, pool *pgxpool.Pool, req Request) (Result, error) {
 	if IsReservedSourceType(req.SourceType) {
 		return Result{}, invalid([]Reason{{Field: "source_type", Message: fmt.Sprintf(
 			"%q is reserved to the product's own writers (%s); choose another source type",
 			req.SourceType, strings.Join(ReservedSourceTypes, ", "))}})
 	}
-	res, err := Post(ctx, db, req)
-	Observe(ctx, db, req, res, err)
+	res, err := Post(ctx, pool, req)
+	Observe(ctx, pool, req, res, err)
 	return res, err
 }

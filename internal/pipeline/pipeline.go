@@ -42,14 +42,17 @@ type Options struct {
 
 // Pipeline files arriving documents through durable runs.
 type Pipeline struct {
-	pool   database.Executor
+	// pool is concrete, not a database.Executor: an ingest's pipelined
+	// transaction holds a connection of its own, which only a pool hands
+	// out, and launches its run only once that transaction has committed.
+	pool   *pgxpool.Pool
 	engine *runs.Engine
 	opts   Options
 	graph  runs.Graph[State]
 }
 
 // New returns the pipeline and registers its graph with the engine.
-func New(pool database.Executor, engine *runs.Engine, opts Options) *Pipeline {
+func New(pool *pgxpool.Pool, engine *runs.Engine, opts Options) *Pipeline {
 	if opts.MaxRepairs == 0 {
 		opts.MaxRepairs = DefaultMaxRepairs
 	}
@@ -196,95 +199,44 @@ SELECT $1::uuid, d.org_id, $2, d.id, $3, jsonb_set($4::jsonb, '{document_id}', t
 FROM intake_documents d WHERE d.content_hash = $5 AND d.org_id = $6 AND d.pipeline_run_id = $1::uuid`
 
 // ingest writes the row at received with its bytes and its run in one
-// transaction of one round trip where it can (BEGIN, the row, the run and
-// COMMIT pipelined on a connection of its own); in the caller's
-// transaction, one batch.
+// transaction of one round trip: the begin, the row, the run and the
+// commit in one batch.
 func (p *Pipeline) ingest(ctx context.Context, a intake.Arrival, initial State) (Ingested, error) {
 	data, err := json.Marshal(initial)
 	if err != nil {
 		return Ingested{}, fmt.Errorf("pipeline: encode state: %w", err)
 	}
-	send := func(q batchSender, ownTx bool) (res Ingested, err error) {
+	var res Ingested
+	err = database.WithPipelinedTx(ctx, p.pool, func(pgx.Tx) (*pgx.Batch, error) {
 		b := &pgx.Batch{}
-		if ownTx {
-			b.Queue("BEGIN")
-		}
 		read, err := intake.QueueIngest(b, a)
 		if err != nil {
-			return Ingested{}, err
+			return nil, err
 		}
-		b.Queue(runOfArrivalSQL, a.RunID, Kind, p.graph.Start, data, intake.ContentHash(a.Content), a.OrgID)
-		if ownTx {
-			b.Queue("COMMIT")
+		// read reads the results of what QueueIngest queued.
+		b.QueuedQueries[0].Fn = func(br pgx.BatchResults) error {
+			doc, created, err := read(br)
+			res = Ingested{Document: doc, RunID: doc.PipelineRunID, Created: created}
+			return err
 		}
-		br := q.SendBatch(ctx, b)
-		defer func() {
-			if cerr := br.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("pipeline: ingest: %w", cerr)
+		b.Queue(runOfArrivalSQL, a.RunID, Kind, p.graph.Start, data, intake.ContentHash(a.Content), a.OrgID).Fn = func(br pgx.BatchResults) error {
+			tag, err := br.Exec()
+			if err != nil {
+				return fmt.Errorf("pipeline: create run: %w", err)
 			}
-		}()
-		if ownTx {
-			if _, err := br.Exec(); err != nil {
-				return Ingested{}, fmt.Errorf("pipeline: ingest: begin: %w", err)
+			if res.Created != (tag.RowsAffected() == 1) {
+				return fmt.Errorf("pipeline: ingest: row written %v, run created %d", res.Created, tag.RowsAffected())
 			}
+			return nil
 		}
-		doc, created, err := read(br)
-		if err != nil {
-			return Ingested{}, err
-		}
-		tag, err := br.Exec()
-		if err != nil {
-			return Ingested{}, fmt.Errorf("pipeline: create run: %w", err)
-		}
-		if created != (tag.RowsAffected() == 1) {
-			return Ingested{}, fmt.Errorf("pipeline: ingest: row written %v, run created %d", created, tag.RowsAffected())
-		}
-		if ownTx {
-			if _, err := br.Exec(); err != nil {
-				return Ingested{}, fmt.Errorf("pipeline: ingest: commit: %w", err)
-			}
-		}
-		return Ingested{Document: doc, RunID: doc.PipelineRunID, Created: created}, nil
-	}
-	res, err := p.sendIngest(ctx, send)
+		return b, nil
+	})
 	if err != nil || res.Created {
 		return res, err
 	}
 	// The same bytes arrived before: their row, as it is now.
 	doc, err := intake.ArrivedBefore(ctx, p.pool, a)
 	return Ingested{Document: doc, RunID: doc.PipelineRunID}, err
-}
-
-// sendIngest runs send on a connection of the pool's, released before the
-// caller reads anything more, or in the transaction the pipeline was given.
-func (p *Pipeline) sendIngest(ctx context.Context, send func(q batchSender, ownTx bool) (Ingested, error)) (Ingested, error) {
-	switch db := p.pool.(type) {
-	case *pgxpool.Pool:
-		c, err := db.Acquire(ctx)
-		if err != nil {
-			return Ingested{}, fmt.Errorf("pipeline: acquire connection: %w", err)
-		}
-		defer c.Release()
-		return sendOwnTx(ctx, c.Conn(), send)
-	case *pgx.Conn:
-		return sendOwnTx(ctx, db, send)
-	}
-	return database.WithTxV(ctx, p.pool, func(tx pgx.Tx) (Ingested, error) { return send(tx, false) })
-}
-
-// batchSender is a connection or a transaction.
-type batchSender interface {
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-}
-
-// sendOwnTx runs send's transaction on conn and, like database.WithTxV,
-// always rolls it back on error, even when ctx was cancelled.
-func sendOwnTx(ctx context.Context, conn *pgx.Conn, send func(q batchSender, ownTx bool) (Ingested, error)) (Ingested, error) {
-	res, err := send(conn, true)
-	if err != nil && !conn.IsClosed() && conn.PgConn().TxStatus() != 'I' {
-		_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-	}
-	return res, err
 }
 
 // Process runs a document's pipeline here and now, to its end.

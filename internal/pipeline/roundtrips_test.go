@@ -99,3 +99,44 @@ func TestAnIngestTheDatabaseRefusesReturnsItsError(t *testing.T) {
 		t.Fatalf("rows and runs: %d, %v; want the one arrival's row and run", rows, err)
 	}
 }
+
+// TestAnIngestTakesOneRoundTrip counts an ingest's exchanges with the
+// database: the begin, the row with its bytes, the run and the commit
+// travel in one batch. The same bytes again add the read of the row that
+// holds them.
+func TestAnIngestTakesOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	rt := &testkit.RoundTrips{}
+	cfg := db.Pool.Config().Copy()
+	cfg.ConnConfig.Tracer = rt
+	cfg.MaxConns = 1 // one connection: its statement cache is warm after the first arrival
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	e := runs.NewEngine(pool, runs.Options{Logger: testkit.Logger(t)})
+	p := pipeline.New(pool, e, pipeline.Options{Logger: testkit.Logger(t)})
+	ingest := func(n int64) []string {
+		t.Helper()
+		rt.Take()
+		if _, err := p.Ingest(context.Background(), intake.Arrival{OrgID: o.ID, Content: bench.UBLInvoice(n), MediaType: "application/xml", Via: "api", Actor: "t"}); err != nil {
+			t.Fatal(err)
+		}
+		return rt.Take()
+	}
+	ingest(1) // warms the connection's statement cache
+	ingest(1)
+	for _, tc := range []struct {
+		name string
+		n    int64
+		want int
+	}{{"new bytes", 2, 1}, {"the same bytes again", 2, 2}} {
+		sent := ingest(tc.n)
+		if len(sent) != tc.want || !strings.Contains(strings.ToLower(sent[0]), ": begin |") || !strings.HasSuffix(sent[0], "| COMMIT") {
+			t.Errorf("%s: %d round trips, want %d, the first one batch from begin to commit:\n%s", tc.name, len(sent), tc.want, strings.Join(sent, "\n"))
+		}
+	}
+}

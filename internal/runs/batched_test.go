@@ -3,12 +3,14 @@ package runs_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/retry"
 	"greatbook/internal/runs"
@@ -148,5 +150,58 @@ func TestABatchedCommitOfAWorkerThatLostItsLeaseWritesNothing(t *testing.T) {
 	}
 	if n := testkit.Count(t, db, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`); n != 0 {
 		t.Fatalf("%d connections left in a transaction", n)
+	}
+}
+
+// TestABatchedCommitTakesTwoRoundTrips counts the round trips of a
+// CommitBatched step's transaction: it begins with the first batch the
+// effects send, and the batch they return travels with the checkpoint and
+// the commit. Two round trips, where Commit takes four.
+func TestABatchedCommitTakesTwoRoundTrips(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	rt := &testkit.RoundTrips{}
+	cfg := db.Pool.Config().Copy()
+	cfg.ConnConfig.Tracer = rt
+	cfg.MaxConns = 1 // one connection: its statement cache is warm after the first run
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	g := runs.Graph[state]{Kind: "test", Start: "a", Nodes: map[string]runs.NodeFunc[state]{
+		"a": func(ctx context.Context, r *runs.Run[state]) (runs.Step, error) {
+			return runs.Step{CommitBatched: func(ctx context.Context, tx pgx.Tx) (*pgx.Batch, error) {
+				first := &pgx.Batch{}
+				first.Queue(`INSERT INTO audit_events (actor, action) VALUES ('test', 'first')`)
+				if err := tx.SendBatch(ctx, first).Close(); err != nil {
+					return nil, err
+				}
+				last := &pgx.Batch{}
+				last.Queue(`INSERT INTO audit_events (actor, action) VALUES ('test', 'last')`)
+				return last, nil
+			}}, nil
+		},
+	}}
+	// A long lease: no heartbeat falls inside the measured run.
+	e := runs.NewEngine(pool, runs.Options{LeaseTTL: time.Hour})
+	runs.Register(e, g)
+	var sent []string
+	for range 2 { // the first run warms the connection's statement cache
+		id := create(t, db, g)
+		rt.Take()
+		if err := e.Execute(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		sent = rt.Take()
+	}
+	// The step's transaction: from the batch that begins it to the end.
+	begins := slices.IndexFunc(sent, func(s string) bool { return strings.Contains(strings.ToLower(s), ": begin") })
+	if begins < 0 || len(sent)-begins != 2 {
+		t.Errorf("the batched commit took %d round trips, want 2; the run sent:\n%s", len(sent)-begins, strings.Join(sent, "\n"))
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM audit_events WHERE action IN ('first', 'last')`); n != 4 {
+		t.Fatalf("%d effects committed by two runs, want 4", n)
 	}
 }

@@ -715,8 +715,8 @@ func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], 
 // fencedCheckpoint is one statement that writes the run row with update (whose $1 is the run, $2 this
 // worker, $3... updateArgs) only while this worker holds the lease, and the checkpoint rows only when it
 // did. When the lease was lost it writes nothing and fails (a division by zero, which scanFenced reads
-// as ErrLeaseLost), so that a transaction it is part of cannot commit, even with COMMIT pipelined
-// behind it.
+// as ErrLeaseLost), so that a transaction it is part of cannot commit, even with its commit
+// pipelined behind it.
 func (e *Engine) fencedCheckpoint(runID, update string, updateArgs []any, rows []checkpointRow) (string, []any) {
 	args := append([]any{runID, e.owner}, updateArgs...)
 	p := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }

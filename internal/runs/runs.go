@@ -53,11 +53,11 @@ type Step struct {
 	// checkpoint: the node's effect and its checkpoint commit together.
 	Commit func(ctx context.Context, tx pgx.Tx) error
 	// CommitBatched, when set instead of Commit, is the node's effect
-	// written in a transaction the engine pipelines: BEGIN travels with the
-	// first statement it sends through tx, and the batch it returns travels
-	// with the checkpoint and COMMIT, two round trips where Commit takes
-	// four. tx offers Exec, Query, QueryRow, SendBatch and CopyFrom only
-	// (no savepoints: Begin fails).
+	// written in a transaction the engine pipelines
+	// (database.WithPipelinedTx): the transaction begins with the first
+	// batch it sends through tx, and the batch it returns travels with the
+	// checkpoint and the commit, two round trips where Commit takes four.
+	// tx must not be committed: the engine commits it.
 	CommitBatched func(ctx context.Context, tx pgx.Tx) (*pgx.Batch, error)
 	// Chain lets the next node run at once: this node's checkpoint row is
 	// written with the next checkpoint that commits, in its statement,
