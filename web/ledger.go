@@ -64,7 +64,7 @@ func (s *Server) reverseEntry(c echo.Context) error {
 		if err := ledger.NeedReversalReason(reason); err != nil {
 			return err
 		}
-		res, err := ledger.Reverse(ctx, s.pool, u.OrgID, id, ledger.Reversal{Reason: reason, Actor: u.Actor()})
+		res, err := ledger.Reverse(ctx, s.app.Pool, u.OrgID, id, ledger.Reversal{Reason: reason, Actor: u.Actor()})
 		if err != nil {
 			return err
 		}

@@ -227,7 +227,7 @@ func (s *Server) apiReverseEntry(c echo.Context) error {
 		}
 	}
 	u := currentUser(c)
-	res, err := ledger.Reverse(c.Request().Context(), s.pool, u.OrgID, id, ledger.Reversal{Date: body.Date, Reason: body.Reason, Actor: u.Actor()})
+	res, err := ledger.Reverse(c.Request().Context(), s.app.Pool, u.OrgID, id, ledger.Reversal{Date: body.Date, Reason: body.Reason, Actor: u.Actor()})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
@@ -51,8 +52,9 @@ func NeedReversalReason(reason string) error {
 // retry on another day is still an exact replay). The reason is not one of
 // the entry's facts (a retry with other words is still a replay): it is
 // recorded in the audit trail, in the reversal's transaction, when the
-// reversal is new.
-func Reverse(ctx context.Context, db database.Executor, orgID, entryID int64, r Reversal) (Result, error) {
+// reversal is new. It takes the pool, not an executor: it opens its own
+// transaction, in which PostTx writes the reversal.
+func Reverse(ctx context.Context, db *pgxpool.Pool, orgID, entryID int64, r Reversal) (Result, error) {
 	r.Reason = strings.TrimSpace(r.Reason)
 	if p := storable.Problem(r.Reason, MaxReversalReason); p != "" {
 		return Result{}, apperr.New(apperr.Invalid, "the reason %s", p).With("reasons", []Reason{{Field: "reason", Message: p}})
