@@ -9,22 +9,28 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
+	"greatbook/internal/failpoint"
 )
 
 // PGStore is the PostgreSQL store.
 type PGStore struct {
 	db database.Executor
-	// guardLock replaces heldGuardLock only in the mutation tests, which
-	// set a wrong one from export_test.go to prove the product's; nil in
-	// the product.
-	guardLock *guardLock
-	// afterIncumbentRead, set only from export_test.go, runs between the
-	// guards' reads and the filing (tests interleave two filings there).
-	afterIncumbentRead func(ctx context.Context)
+	// guardLock is how the guards lock: heldGuardLock, the product's (the
+	// mutation tests build stores with wrong ones to prove it).
+	guardLock guardLock
+	// failpoints act at failpointAfterIncumbentRead.
+	failpoints failpoint.Injector
 }
 
 // NewPGStore returns a store over a pool or a transaction.
-func NewPGStore(db database.Executor) *PGStore { return &PGStore{db: db} }
+func NewPGStore(db database.Executor) *PGStore {
+	return &PGStore{db: db, guardLock: heldGuardLock, failpoints: failpoint.Env{}}
+}
+
+// failpointAfterIncumbentRead is inside a filing, between its guards'
+// reads of their incumbents and its update (tests interleave two filings
+// there).
+const failpointAfterIncumbentRead = "intake/file/after-incumbent-read"
 
 // Columns of a document, in the order scanDocument reads them.
 const documentColumns = `d.id, d.org_id, d.content_hash, d.media_type, d.filename, d.size_bytes, d.received_via, d.received_by,
@@ -219,8 +225,10 @@ func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was
 		if err != nil {
 			return Document{}, err
 		}
-		if guarded && s.afterIncumbentRead != nil {
-			s.afterIncumbentRead(ctx)
+		if guarded {
+			if err := s.failpoints.Inject(ctx, failpointAfterIncumbentRead); err != nil {
+				return Document{}, err
+			}
 		}
 	}
 	status := Pending
@@ -255,7 +263,7 @@ func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was
 type guardLock struct{ take, release string }
 
 // heldGuardLock is the product's: the lock is held across the filing until
-// it commits. Only the mutation tests (export_test.go) set another.
+// it commits. Only the mutation tests (export_test.go) build another.
 var heldGuardLock = guardLock{take: "pg_advisory_xact_lock"}
 
 // versionIncumbentSQL finds the live row filed by any version of the version
@@ -296,10 +304,7 @@ ORDER BY d.id LIMIT 1`
 // no key, so the content guard's read then goes unused; its lock, taken
 // after the group's like every filer's, is merely held.
 func (s *PGStore) queueGuards(b *pgx.Batch, id int64, f Filing) func(pgx.BatchResults) (Filing, error) {
-	lock := heldGuardLock
-	if s.guardLock != nil {
-		lock = *s.guardLock
-	}
+	lock := s.guardLock
 	// The keys hashed are the strings they always were: the group's id, and
 	// the org's id, a slash and the content key.
 	section := func(fn, key string, args ...any) {
