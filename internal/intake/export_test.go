@@ -99,8 +99,8 @@ const (
 
 // NewPGStoreForTest returns a store whose guard locks work as mode says,
 // calling hook once the guards have read their incumbents.
-func NewPGStoreForTest(db database.Executor, mode GuardLockMode, hook func(ctx context.Context)) *PGStore {
-	s := NewPGStore(db)
+func NewPGStoreForTest(tx pgx.Tx, mode GuardLockMode, hook func(ctx context.Context)) *PGStore {
+	s := NewPGStoreTx(tx)
 	fp := &testkit.Failpoints{}
 	fp.Set(failpointAfterIncumbentRead, func(ctx context.Context) error { hook(ctx); return nil })
 	s.failpoints = fp

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
@@ -14,7 +15,13 @@ import (
 
 // PGStore is the PostgreSQL store.
 type PGStore struct {
+	// db reads and writes single statements: the pool, or the caller's tx.
 	db database.Executor
+	// pool is set by NewPGStore: a filing opens a transaction of its own.
+	pool *pgxpool.Pool
+	// tx is set by NewPGStoreTx: a filing joins the caller's transaction
+	// behind a savepoint, so that a refused filing can be filed again.
+	tx pgx.Tx
 	// guardLock is how the guards lock: heldGuardLock, the product's (the
 	// mutation tests build stores with wrong ones to prove it).
 	guardLock guardLock
@@ -22,9 +29,16 @@ type PGStore struct {
 	failpoints failpoint.Injector
 }
 
-// NewPGStore returns a store over a pool or a transaction.
-func NewPGStore(db database.Executor) *PGStore {
-	return &PGStore{db: db, guardLock: heldGuardLock, failpoints: failpoint.Env{}}
+// NewPGStore returns a store whose every call runs on its own: a filing in
+// a transaction of its own.
+func NewPGStore(pool *pgxpool.Pool) *PGStore {
+	return &PGStore{db: pool, pool: pool, guardLock: heldGuardLock, failpoints: failpoint.Env{}}
+}
+
+// NewPGStoreTx returns a store whose every call joins tx; a filing that
+// fails is undone to a savepoint and leaves tx usable.
+func NewPGStoreTx(tx pgx.Tx) *PGStore {
+	return &PGStore{db: tx, tx: tx, guardLock: heldGuardLock, failpoints: failpoint.Env{}}
 }
 
 // failpointAfterIncumbentRead is inside a filing, between its guards'
@@ -154,10 +168,10 @@ func (s *PGStore) file(ctx context.Context, id int64, f Filing, was Status, from
 	}
 	var doc Document
 	var err error
-	if tx, ok := s.db.(pgx.Tx); ok {
-		doc, err = s.fileIn(ctx, tx, id, f, was, from, errWrongState, true)
+	if s.tx != nil {
+		doc, err = s.fileIn(ctx, s.tx, id, f, was, from, errWrongState, true)
 	} else {
-		doc, err = database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
+		doc, err = database.WithTxV(ctx, s.pool, func(tx pgx.Tx) (Document, error) {
 			return s.fileIn(ctx, tx, id, f, was, from, errWrongState, false)
 		})
 	}
@@ -197,10 +211,10 @@ func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was
 	guarded := f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate
 	b := &pgx.Batch{}
 	if savepoint {
-		b.Queue("SAVEPOINT " + filingSavepoint)
+		database.QueueSavepoint(b, filingSavepoint)
 		defer func() {
-			if err != nil && !tx.Conn().IsClosed() {
-				_, _ = tx.Exec(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+filingSavepoint)
+			if err != nil {
+				database.RollbackToSavepoint(ctx, tx, filingSavepoint)
 			}
 		}()
 	}
