@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -57,7 +58,7 @@ func filed(t *testing.T, c *apiClient, content []byte, status string) int64 {
 func breakLaunches(a *site, message string) (fix func()) {
 	var mu sync.Mutex
 	broken := true
-	a.app.Outbox.InjectLaunchFault(func(intake.Job) error {
+	a.failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if broken {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/testkit"
 )
 
 // hostileCorpus is the repository's hostile-input corpus: each NAME.EXT beside a NAME.EXT.want.json
@@ -41,6 +42,13 @@ type hostileWant struct {
 	PageMustNot string `json:"page_must_not_contain"`
 	Note        string `json:"note"`
 }
+
+// hostileSlack stretches a sidecar's max_ms into the test's bound: the figure is what the upload, run and
+// page take on an unloaded machine, and a loaded 2-core machine under -race is several times slower. The
+// bound catches runaway work (the quadratic object stream took hours), far beyond either; the caps
+// themselves are proven by the findings (input_cap), the einvoice tests' work counts and the allocation
+// bound, which a slow machine does not stretch.
+const hostileSlack = 10
 
 var hostileWantFields = []string{"via", "content_type", "filename", "status", "error_code", "final_status",
 	"flag_reason", "finding", "no_page", "max_ms", "max_alloc_mb", "page_must_not_contain", "note"}
@@ -72,6 +80,7 @@ func TestHostileCorpus(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			started := time.Now()
+			bound := time.Duration(cmpOr(want.MaxMillis, 10_000)) * time.Millisecond * hostileSlack
 
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -94,7 +103,7 @@ func TestHostileCorpus(t *testing.T) {
 				if !ok {
 					t.Fatalf("upload answered %d without an intake_id: %s", resp.StatusCode, clip(raw))
 				}
-				doc := waitFiled(t, c, id)
+				doc := waitFiled(t, c, id, bound-time.Since(started))
 				if want.FinalStatus != "" && doc["status"] != want.FinalStatus ||
 					want.FlagReason != "" && doc["flag_reason"] != want.FlagReason {
 					t.Fatalf("filed %v / %v, want %s / %s (%s)", doc["status"], doc["flag_reason"], want.FinalStatus, want.FlagReason, want.Note)
@@ -114,8 +123,8 @@ func TestHostileCorpus(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			allocMB := float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20)
 			t.Logf("%d bytes: %d in %v, %.1f MB allocated", len(content), resp.StatusCode, elapsed.Round(time.Millisecond), allocMB)
-			if limit := cmpOr(want.MaxMillis, 10_000); elapsed > time.Duration(limit)*time.Millisecond {
-				t.Errorf("took %v, bound %d ms", elapsed, limit)
+			if elapsed > bound {
+				t.Errorf("took %v, bound %v (%d× the sidecar's max_ms)", elapsed, bound, hostileSlack)
 			}
 			if limit := cmpOr(want.MaxAllocMB, 256); allocMB > float64(limit) {
 				t.Errorf("allocated %.1f MB, bound %d MB", allocMB, limit)
@@ -191,23 +200,23 @@ func hostileRequest(t *testing.T, c *apiClient, want hostileWant, content []byte
 	return req
 }
 
-// waitFiled polls a document until its run has filed it (bounded: a run that never ends fails here).
-func waitFiled(t *testing.T, c *apiClient, id float64) map[string]any {
+// waitFiled polls a document until its run has filed it, for at most within (a run that never ends
+// fails here).
+func waitFiled(t *testing.T, c *apiClient, id float64, within time.Duration) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		status, doc := c.get("/api/v1/intake/" + itoa(int64(id)))
+	var doc map[string]any
+	err := testkit.Poll(within, func() (bool, error) {
+		status, got := c.get("/api/v1/intake/" + itoa(int64(id)))
 		if status != 200 {
-			t.Fatalf("GET document %v: %d %v", id, status, doc)
+			return false, fmt.Errorf("GET document %v: %d %v", id, status, got)
 		}
-		if doc["status"] != "received" {
-			return doc
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("document %v still %v after 60 s (its run never ended)", id, doc["status"])
-		}
-		time.Sleep(20 * time.Millisecond)
+		doc = got
+		return doc["status"] != "received", nil
+	})
+	if err != nil {
+		t.Fatalf("document %v still %v (its run never ended): %v", id, doc["status"], err)
 	}
+	return doc
 }
 
 func hasFinding(doc map[string]any, code string) bool {

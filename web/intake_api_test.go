@@ -9,6 +9,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
+	"greatbook/internal/testkit"
 )
 
 func sample(t *testing.T, name string) []byte {
@@ -21,20 +22,18 @@ func sample(t *testing.T, name string) []byte {
 }
 
 // waitStatus polls the API until a document reaches a status (the pipeline
-// runs in the background).
+// runs in the background). Its bound is generous, for a loaded machine: a
+// run that never ends fails here all the same.
 func (c *apiClient) waitStatus(id float64, want string) map[string]any {
 	c.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		_, doc := c.get("/api/v1/intake/" + itoa(int64(id)))
-		if doc["status"] == want {
-			return doc
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("document %v is %v, want %s", id, doc["status"], want)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var doc map[string]any
+	if err := testkit.Poll(60*time.Second, func() (bool, error) {
+		_, doc = c.get("/api/v1/intake/" + itoa(int64(id)))
+		return doc["status"] == want, nil
+	}); err != nil {
+		c.t.Fatalf("document %v is %v, want %s: %v", id, doc["status"], want, err)
 	}
+	return doc
 }
 
 func multipartBody(t *testing.T, filename, contentType string, content []byte) ([]byte, string) {

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -21,7 +22,7 @@ func TestOperatorRetriesAcrossOrgs(t *testing.T) {
 	a := newApp(t)
 	acme, _, admin, adminCSRF := a.signedInClient(t, auth.RoleAdmin)
 	globex := testkit.Org(t, a.db)
-	a.app.Outbox.InjectLaunchFault(func(intake.Job) error { return errors.New("posting service unavailable") })
+	a.failpoints.Set(intake.FailpointLaunch, func(context.Context) error { return errors.New("posting service unavailable") })
 	mine, theirs := seedDeadLetter(t, a, acme, "A-1"), seedDeadLetter(t, a, globex, "G-1")
 	op := a.operator(t)
 	csrf, _ := doc(t, get(t, op, a.URL+"/admin/dead-letters")).Find(`form.signout input[name=_csrf]`).Attr("value")

@@ -115,7 +115,7 @@ func TestALargeBulkRetryRunsInTheBackgroundWithProgress(t *testing.T) {
 	}
 	// The posting service is still down: every retry fails at once, and
 	// its letter is a dead letter again (which the run must not retry twice).
-	a.app.Outbox.InjectLaunchFault(func(intake.Job) error { return errors.New("posting service unavailable") })
+	a.failpoints.Set(intake.FailpointLaunch, func(context.Context) error { return errors.New("posting service unavailable") })
 	post := func(form url.Values) *goquery.Document {
 		t.Helper()
 		form.Set("_csrf", csrf)

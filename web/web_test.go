@@ -26,12 +26,14 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-// site is the server under test, in-process against a fresh database.
+// site is the server under test, in-process against a fresh database,
+// its services acting at the site's failpoints.
 type site struct {
 	*httptest.Server
-	db  *testkit.DB
-	srv *web.Server
-	app *app.App
+	db         *testkit.DB
+	srv        *web.Server
+	app        *app.App
+	failpoints *testkit.Failpoints
 }
 
 func newApp(t *testing.T) *site { return newAppWith(t, app.Config{}) }
@@ -40,7 +42,8 @@ func newApp(t *testing.T) *site { return newAppWith(t, app.Config{}) }
 func newAppWith(t *testing.T, cfg app.Config) *site {
 	t.Helper()
 	db := testkit.NewDB(t)
-	cfg.Logger, cfg.Workers, cfg.LeaseTTL = testkit.Logger(t), 2, 5*time.Second
+	fp := &testkit.Failpoints{}
+	cfg.Logger, cfg.Workers, cfg.LeaseTTL, cfg.Failpoints = testkit.Logger(t), 2, 5*time.Second, fp
 	services := app.New(db.Pool, cfg)
 	ctx, stop := context.WithCancel(context.Background())
 	services.Start(ctx)
@@ -50,7 +53,7 @@ func newAppWith(t *testing.T, cfg app.Config) *site {
 	// Every /api/v1 response is checked against web/openapi.json (openapi_test.go).
 	ts := httptest.NewServer(validatingAPI(t, srv.Handler()))
 	t.Cleanup(ts.Close)
-	return &site{Server: ts, db: db, srv: srv, app: services}
+	return &site{Server: ts, db: db, srv: srv, app: services, failpoints: fp}
 }
 
 // client is a browser-like HTTP client with a cookie jar that does not follow redirects.

@@ -64,14 +64,16 @@ func (c client) send(method, path string, body []byte) (int, http.Header, map[st
 	return resp.StatusCode, resp.Header, out, nil
 }
 
+// waitStatus waits until document id is want; generous, for a loaded
+// machine.
 func (c client) waitStatus(id int64, want string) {
 	c.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, doc, err := c.call("GET", "/api/v1/intake/"+strconv.FormatInt(id, 10), nil); err == nil && doc["status"] == want {
-			return
-		}
+	if err := testkit.PollEvery(processPoll, 60*time.Second, func() (bool, error) {
+		_, doc, err := c.call("GET", "/api/v1/intake/"+strconv.FormatInt(id, 10), nil)
+		return err == nil && doc["status"] == want, nil
+	}); err != nil {
+		c.t.Fatalf("document %d never became %s: %v", id, want, err)
 	}
-	c.t.Fatalf("document %d never became %s", id, want)
 }
 
 func (c client) upload(content []byte) int64 {
@@ -187,14 +189,14 @@ func TestAPausedRunSurvivesARestartAndResumesWhenAnswered(t *testing.T) {
 		t.Fatalf("approve: %d %v", status, err)
 	}
 	var runID string
-	for deadline := time.Now().Add(20 * time.Second); runID == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	if err := testkit.PollEvery(processPoll, 60*time.Second, func() (bool, error) {
 		_, qs, _ := c.call("GET", "/api/v1/questions", nil)
 		if list, _ := qs["questions"].([]any); len(list) == 1 {
 			runID = list[0].(map[string]any)["run_id"].(string)
 		}
-	}
-	if runID == "" {
-		t.Fatal("the bookkeeper never asked")
+		return runID != "", nil
+	}); err != nil {
+		t.Fatalf("the bookkeeper never asked: %v", err)
 	}
 	s.kill(t)
 

@@ -75,32 +75,32 @@ func TestServeRestartsItsKilledDatabaseAndAnswers503Meanwhile(t *testing.T) {
 
 	killPostmaster(t, dir)
 	unavailable, healthChecked := 0, false
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the database never came back (%d answers 503)", unavailable)
-		}
+	err := testkit.PollEvery(processPoll, 60*time.Second, func() (bool, error) {
 		status, header, body, err := c.send("GET", doc, nil)
 		if err != nil {
-			t.Fatalf("serve stopped answering during the outage: %v", err)
-		}
-		if status == 200 && unavailable > 0 {
-			break // back
+			return false, fmt.Errorf("serve stopped answering during the outage: %w", err)
 		}
 		if status == 200 {
-			continue // a backend that has not yet noticed its postmaster died
+			// Back, unless no answer was 503 yet: a backend that has not
+			// yet noticed its postmaster died.
+			return unavailable > 0, nil
 		}
 		e, _ := body["error"].(map[string]any)
 		if status != 503 || e["code"] != "unavailable" || header.Get("Retry-After") == "" {
-			t.Fatalf("during the outage: %d %v (Retry-After %q), want 503 unavailable with Retry-After", status, body, header.Get("Retry-After"))
+			return false, fmt.Errorf("during the outage: %d %v (Retry-After %q), want 503 unavailable with Retry-After", status, body, header.Get("Retry-After"))
 		}
 		unavailable++
 		if !healthChecked {
 			status, header, _, err := c.send("GET", "/healthz", nil)
 			if err != nil || status != 503 || header.Get("Retry-After") == "" {
-				t.Fatalf("healthz during the outage: %d %v", status, err)
+				return false, fmt.Errorf("healthz during the outage: %d %v", status, err)
 			}
 			healthChecked = true
 		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("the database coming back (%d answers 503): %v", unavailable, err)
 	}
 	select {
 	case err := <-s.done:
@@ -111,7 +111,7 @@ func TestServeRestartsItsKilledDatabaseAndAnswers503Meanwhile(t *testing.T) {
 		t.Fatal("the postmaster was not restarted")
 	}
 	// serve logs the restart just after the server accepts connections.
-	waitFor(t, "serve to log the restart", 10*time.Second, func() bool {
+	waitFor(t, "serve to log the restart", 60*time.Second, func() bool {
 		return strings.Contains(s.log.String(), "database cluster restarted")
 	})
 	// The same serve writes again: the approval posts, once.
@@ -150,6 +150,14 @@ func (f *faultClient) live() bool {
 	}
 }
 
+// until calls try, paced by every, until it reports done or the client is
+// no longer live.
+func (f *faultClient) until(every time.Duration, try func() (done bool)) {
+	_ = testkit.PollEvery(every, time.Until(f.deadline), func() (bool, error) {
+		return !f.live() || try(), nil
+	})
+}
+
 // retryable says whether an answer may be retried: a request that never got
 // an answer (refused while serve restarts, reset by a kill) or a 503.
 func (f *faultClient) retryable(what string, status int, body map[string]any, err error) bool {
@@ -169,53 +177,55 @@ func (f *faultClient) run(numbers []string, invoices map[string][]byte, progress
 	for _, number := range numbers {
 		content := invoices[number]
 		var id int64
-		for id == 0 && f.live() {
+		// Serve restarting: come back shortly, as Retry-After asks.
+		f.until(50*time.Millisecond, func() bool {
 			status, body, err := f.call("POST", "/api/v1/documents", content)
 			if err == nil && (status == 200 || status == 202) {
 				id = int64(body["intake_id"].(float64))
 				f.uploaded[number] = id
-			} else if !f.retryable("upload "+number, status, body, err) {
-				f.unexpected = append(f.unexpected, fmt.Sprintf("upload %s: %d %v", number, status, body))
-				break
-			} else {
-				time.Sleep(50 * time.Millisecond) // serve restarting: come back shortly, as Retry-After asks
+				return true
 			}
-		}
+			if !f.retryable("upload "+number, status, body, err) {
+				f.unexpected = append(f.unexpected, fmt.Sprintf("upload %s: %d %v", number, status, body))
+				return true
+			}
+			return false
+		})
 		if id == 0 {
 			continue
 		}
 		path := "/api/v1/intake/" + strconv.FormatInt(id, 10)
-		for f.live() {
+		f.until(processPoll, func() bool {
 			status, doc, err := f.call("GET", path, nil)
 			if err == nil && status == 200 && doc["status"] != "received" {
 				if doc["status"] != "pending" {
 					f.unexpected = append(f.unexpected, fmt.Sprintf("%s filed %v, want pending", number, doc["status"]))
 				}
-				break
+				return true
 			}
 			f.retryable("get "+number, status, doc, err)
-			time.Sleep(20 * time.Millisecond)
-		}
-		for f.live() {
+			return false
+		})
+		f.until(50*time.Millisecond, func() bool {
 			status, body, err := f.call("POST", path+"/approve", nil)
 			if err == nil && status == 200 {
 				f.approved[id] = true
 				progress()
-				break
+				return true
 			}
 			if err == nil && status == 409 {
 				// An earlier attempt went through without its answer
 				// reaching us: unacknowledged, so not counted.
-				break
+				return true
 			}
 			if !f.retryable("approve "+number, status, body, err) {
 				if status != 503 {
 					f.unexpected = append(f.unexpected, fmt.Sprintf("approve %s: %d %v", number, status, body))
 				}
-				break
+				return true
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return false
+		})
 	}
 }
 

@@ -307,7 +307,7 @@ func loadDemoDeadLetter(ctx context.Context, a *app.App, o org.Org, reviewer aut
 	if status != intake.Pending {
 		return nil // approved on an earlier run
 	}
-	staged := &intake.Decisions{Pool: a.Pool, Outbox: &intake.Outbox{Pool: a.Pool, Starter: unreachableBookkeeper{}}}
+	staged := intake.NewDecisions(a.Pool, &intake.Outbox{Pool: a.Pool, Starter: unreachableBookkeeper{}}, nil)
 	if _, err := staged.Approve(ctx, o.ID, id, actor); err != nil {
 		return fmt.Errorf("demo: approve the dead letter's document: %w", err)
 	}

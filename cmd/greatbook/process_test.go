@@ -181,17 +181,18 @@ func postmasterPID(t *testing.T, dir string) string {
 }
 
 // waitFor polls a condition (a process ending is not an event we can
-// subscribe to) until it holds or the deadline passes.
+// subscribe to) every 20 ms until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := testkit.PollEvery(processPoll, timeout, func() (bool, error) { return cond(), nil }); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
+
+// processPoll is how often the tests ask a process or its server whether
+// something happened: less often than testkit.Poll, since each look is a
+// request or a scan of /proc.
+const processPoll = 20 * time.Millisecond
 
 func TestSIGKILLedServeLeavesNoPostgresAndKeepsData(t *testing.T) {
 	t.Parallel()

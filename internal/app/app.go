@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/bookkeeper"
+	"greatbook/internal/failpoint"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
 	"greatbook/internal/runs"
@@ -43,7 +44,14 @@ type Config struct {
 	WebhookAllowPrivate bool
 	// WebhookTimeout bounds one webhook request (default 10 s).
 	WebhookTimeout time.Duration
+	// Failpoints act at the failpoints of the services (nil:
+	// failpoint.Env, the process's): the sweep's FailpointBeforeSweepPass,
+	// the outbox's and the decisions'.
+	Failpoints failpoint.Injector
 }
+
+// FailpointBeforeSweepPass is the start of every sweep pass.
+const FailpointBeforeSweepPass = "app/sweep/before-pass"
 
 // RequestConnections is the share of the pool kept for requests (the
 // approvals, uploads and pages the web server serves at once).
@@ -83,15 +91,15 @@ type App struct {
 	// for before the pool may close.
 	stop  context.CancelFunc
 	loops sync.WaitGroup
-	// beforeSweepPass, set only by tests (export_test.go), runs at the
-	// start of every sweep pass.
-	beforeSweepPass func(context.Context)
 }
 
 // New assembles the services; Start starts the background work.
 func New(pool *pgxpool.Pool, cfg Config) *App {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Failpoints == nil {
+		cfg.Failpoints = failpoint.Env{}
 	}
 	engine := runs.NewEngine(pool, runs.Options{Logger: cfg.Logger, LeaseTTL: cfg.LeaseTTL})
 	a := &App{Pool: pool, Engine: engine, cfg: cfg, log: cfg.Logger}
@@ -101,9 +109,10 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	if cfg.RetryBackoff > 0 {
 		a.Bookkeeper.RetryBackoff = cfg.RetryBackoff
 	}
-	a.Outbox = &intake.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff}
+	a.Outbox = &intake.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff,
+		Failpoints: cfg.Failpoints}
 	a.BulkRetries = intake.NewBulkRetries(pool, engine, a.Outbox)
-	a.Decisions = &intake.Decisions{Pool: pool, Outbox: a.Outbox}
+	a.Decisions = intake.NewDecisions(pool, a.Outbox, cfg.Failpoints)
 	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
 	a.Webhooks = &webhooks.Service{Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout, Logger: cfg.Logger}
 	a.Metrics = NewMetrics(pool)
@@ -176,10 +185,7 @@ func (a *App) sweepLoop(ctx context.Context) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if a.beforeSweepPass != nil {
-			a.beforeSweepPass(ctx)
-		}
-		res, err := a.Outbox.Sweep(ctx, 1000)
+		res, err := a.sweepPass(ctx)
 		a.Metrics.SweepPasses.Inc()
 		a.Metrics.SweepLaunched.Add(float64(len(res.Launched)))
 		a.Metrics.SweepFailed.Add(float64(len(res.Failed)))
@@ -194,4 +200,12 @@ func (a *App) sweepLoop(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// sweepPass sweeps once, unless its failpoint fails the pass.
+func (a *App) sweepPass(ctx context.Context) (intake.SweepResult, error) {
+	if err := a.cfg.Failpoints.Inject(ctx, FailpointBeforeSweepPass); err != nil {
+		return intake.SweepResult{}, err
+	}
+	return a.Outbox.Sweep(ctx, 1000)
 }

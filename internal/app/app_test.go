@@ -14,11 +14,12 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-func newApp(t *testing.T) *app.App {
+// newApp assembles an app that sweeps every millisecond, at failpoints fp.
+func newApp(t *testing.T, fp *testkit.Failpoints) *app.App {
 	t.Helper()
 	db := testkit.NewDB(t)
 	return app.New(db.Pool, app.Config{Logger: testkit.Logger(t), Workers: 2, LeaseTTL: 5 * time.Second,
-		SweepInterval: time.Millisecond})
+		SweepInterval: time.Millisecond, Failpoints: fp})
 }
 
 // appFrames are the functions of the goroutines the app starts (the
@@ -69,13 +70,15 @@ func hasAny(s string, prefixes []string) bool {
 // After Close returns, no goroutine of the app is left: the pool may close.
 // Not parallel: it looks at every goroutine of the test binary.
 func TestCloseLeavesNoGoroutineOfTheApp(t *testing.T) {
-	a := newApp(t)
+	var fp testkit.Failpoints
+	a := newApp(t, &fp)
 	passes := make(chan struct{}, 1)
-	app.SetBeforeSweepPass(a, func(context.Context) {
+	fp.Set(app.FailpointBeforeSweepPass, func(context.Context) error {
 		select {
 		case passes <- struct{}{}:
 		default:
 		}
+		return nil
 	})
 	a.Start(context.Background())
 	// Some passes have run: the loops are busy, not just started.
@@ -99,19 +102,21 @@ func TestCloseLeavesNoGoroutineOfTheApp(t *testing.T) {
 // otherwise run on against a pool the caller closes next.
 func TestCloseWaitsForASweepPassInFlight(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	var fp testkit.Failpoints
+	a := newApp(t, &fp)
 	entered, cancelled, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var first atomic.Bool
 	var passReturned atomic.Bool
-	app.SetBeforeSweepPass(a, func(ctx context.Context) {
+	fp.Set(app.FailpointBeforeSweepPass, func(ctx context.Context) error {
 		if !first.CompareAndSwap(false, true) {
-			return
+			return nil
 		}
 		close(entered)
 		<-ctx.Done() // Close cancelled the pass...
 		close(cancelled)
 		<-release // ...which is still in flight
 		passReturned.Store(true)
+		return nil
 	})
 	a.Start(context.Background())
 	select {

@@ -56,7 +56,7 @@ func TestWorkersPostWhileRequestsHoldTheirShareOfThePool(t *testing.T) {
 
 	// The approval commits on another pool; its launch hands the run to
 	// the app's workers, which must find a connection of their own.
-	decisions := &intake.Decisions{Pool: db.Pool, Outbox: &intake.Outbox{Pool: db.Pool, Starter: a.Bookkeeper}}
+	decisions := intake.NewDecisions(db.Pool, &intake.Outbox{Pool: db.Pool, Starter: a.Bookkeeper}, nil)
 	approval, err := decisions.Approve(ctx, seed.Org.ID, seed.IDs[0], audit.Actor{UserID: seed.User.ID, Label: seed.User.Email})
 	if err != nil {
 		t.Fatal(err)

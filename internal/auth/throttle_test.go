@@ -24,7 +24,8 @@ func guessInParallel(t *testing.T, svc *auth.Service, email string, n int) (chec
 	var mu sync.Mutex
 	cond := sync.NewCond(&mu)
 	waiting, answered := 0, 0
-	auth.SetBeforePasswordCheck(svc, func() {
+	var fp testkit.Failpoints
+	fp.Set(auth.FailpointBeforePasswordCheck, func(context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		waiting++
@@ -32,8 +33,11 @@ func guessInParallel(t *testing.T, svc *auth.Service, email string, n int) (chec
 		for waiting+answered < n {
 			cond.Wait()
 		}
+		return nil
 	})
-	defer auth.SetBeforePasswordCheck(svc, nil)
+	held := svc.Failpoints
+	svc.Failpoints = &fp
+	defer func() { svc.Failpoints = held }()
 	start := make(chan struct{})
 	errs := make([]error, n)
 	var wg sync.WaitGroup

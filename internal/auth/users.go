@@ -16,6 +16,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/failpoint"
 	"greatbook/internal/org"
 	"greatbook/internal/storable"
 )
@@ -73,17 +74,22 @@ type Service struct {
 	// MaxBlock caps the delay after repeated failures.
 	MaxBlock time.Duration
 
+	// Failpoints act at FailpointBeforePasswordCheck (failpoint.Env, the
+	// process's; tests hold sign-ins there).
+	Failpoints failpoint.Injector
+
 	dummyOnce sync.Once
 	dummyHash string
-
-	// beforePasswordCheck, when set (tests), runs just before a password
-	// is checked.
-	beforePasswordCheck func()
 }
+
+// FailpointBeforePasswordCheck is in a sign-in, its attempt claimed, just
+// before its password is checked.
+const FailpointBeforePasswordCheck = "auth/before-password-check"
 
 // NewService returns a Service with the default policies.
 func NewService(db database.Executor) *Service {
-	return &Service{DB: db, Password: DefaultPasswordParams, Now: time.Now, FreeFailures: 3, MaxBlock: 15 * time.Minute}
+	return &Service{DB: db, Password: DefaultPasswordParams, Now: time.Now, FreeFailures: 3, MaxBlock: 15 * time.Minute,
+		Failpoints: failpoint.Env{}}
 }
 
 const userColumns = `u.id, coalesce(u.org_id, 0), coalesce(o.slug, ''), coalesce(o.name, ''), u.email, u.role`
@@ -267,8 +273,8 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 	if !known {
 		hash = s.dummy() // the same work as a real check, so timing does not tell
 	}
-	if s.beforePasswordCheck != nil {
-		s.beforePasswordCheck()
+	if err := s.Failpoints.Inject(ctx, FailpointBeforePasswordCheck); err != nil {
+		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
 	ok, err := CheckPassword(password, hash)
 	if err != nil {

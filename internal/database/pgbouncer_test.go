@@ -83,16 +83,15 @@ ignore_startup_parameters = extra_float_digits
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	if err := testkit.PollEvery(20*time.Millisecond, 10*time.Second, func() (bool, error) {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
-			t.Fatalf("pgbouncer did not start: %s", log)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil, nil
+	}); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
+		t.Fatalf("pgbouncer did not start (%v): %s", err, log)
 	}
 	u := url.URL{Scheme: "postgres", User: url.UserPassword(cfg.User, cfg.Password), Host: addr, Path: "/testdb", RawQuery: "sslmode=disable"}
 	return u.String()

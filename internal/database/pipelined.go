@@ -203,3 +203,20 @@ func (t *pipelinedTx) QueryRow(ctx context.Context, sql string, args ...any) pgx
 }
 
 func (t *pipelinedTx) Conn() *pgx.Conn { return t.conn }
+
+// QueueSavepoint queues a savepoint named name at the head of b, for work
+// in a caller's transaction that must be undone alone when it fails
+// (RollbackToSavepoint) without a round trip of its own when it succeeds.
+// pgx's Tx.Begin makes a savepoint too, in a round trip of its own.
+func QueueSavepoint(b *pgx.Batch, name string) {
+	b.QueuedQueries = append([]*pgx.QueuedQuery{{SQL: "SAVEPOINT " + pgx.Identifier{name}.Sanitize()}}, b.QueuedQueries...)
+}
+
+// RollbackToSavepoint undoes tx's work since the savepoint name, even when
+// ctx was cancelled; on a closed connection there is nothing to undo.
+func RollbackToSavepoint(ctx context.Context, tx pgx.Tx, name string) {
+	if tx.Conn().IsClosed() {
+		return
+	}
+	_, _ = tx.Exec(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+pgx.Identifier{name}.Sanitize())
+}

@@ -30,7 +30,8 @@ func quadraticObjectStreamPDF(entries, body int) []byte {
 }
 
 // The quadratic object stream: unbounded, carving 10 KB of it took 16 s and 17 KB hours. Carving is
-// bounded by a work budget proportional to the bytes it has to read, counted deterministically.
+// bounded by a work budget proportional to the bytes it has to read, counted deterministically: the test
+// bounds that count, not the time (which a loaded machine stretches; the time is logged).
 func TestCarvingAQuadraticObjectStreamIsLinear(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
@@ -53,9 +54,6 @@ func TestCarvingAQuadraticObjectStreamIsLinear(t *testing.T) {
 			}
 			if _, err := Parse(pdf); !isCapError(err, "pdf_work") {
 				t.Fatalf("Parse: %v, want an input_cap error naming pdf_work", err)
-			}
-			if elapsed > 5*time.Second {
-				t.Fatalf("carving a %d-byte PDF took %v", len(pdf), elapsed)
 			}
 			t.Logf("%d-byte PDF: %d bytes decoded, %d scanned, %v", len(pdf), decoded, c.work.scanned, elapsed)
 		})

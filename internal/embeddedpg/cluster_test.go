@@ -167,14 +167,10 @@ func killPostmaster(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	// The owner reaps its child at once; until then it is a zombie.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || strings.Contains(string(stat), ") Z ") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("postmaster %d survived SIGKILL", pid)
-		}
-	}
+	testkit.Eventually(t, 30*time.Second, fmt.Sprintf("postmaster %d gone after SIGKILL", pid), func() (bool, error) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		return err != nil || strings.Contains(string(stat), ") Z "), nil
+	})
 }
 
 func TestTheOwnerRestartsAKilledPostmasterAndKeepsTheData(t *testing.T) {
@@ -202,13 +198,11 @@ func TestTheOwnerRestartsAKilledPostmasterAndKeepsTheData(t *testing.T) {
 		old := postmasterPID(t, dir)
 		killPostmaster(t, dir)
 		var conn *pgx.Conn
-		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if conn, err = pgx.Connect(ctx, c.ConnString("postgres")); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("round %d: the cluster never came back: %v\n%s", round, err, logs.String())
-			}
+		if perr := testkit.PollEvery(20*time.Millisecond, 60*time.Second, func() (bool, error) {
+			conn, err = pgx.Connect(ctx, c.ConnString("postgres"))
+			return err == nil, nil
+		}); perr != nil {
+			t.Fatalf("round %d: the cluster never came back (%v): %v\n%s", round, perr, err, logs.String())
 		}
 		var note, now string
 		if err := conn.QueryRow(ctx, "SELECT (SELECT note FROM kept), pg_postmaster_start_time()::text").Scan(&note, &now); err != nil {
@@ -222,10 +216,10 @@ func TestTheOwnerRestartsAKilledPostmasterAndKeepsTheData(t *testing.T) {
 		// The owner logs the restart once it has seen the server accept
 		// connections; the next kill must come after that, or it would
 		// count as a failed attempt of this restart.
-		for deadline := time.Now().Add(30 * time.Second); strings.Count(logs.String(), "database cluster restarted") != round; time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("round %d: the restart was not logged:\n%s", round, logs.String())
-			}
+		if err := testkit.Poll(30*time.Second, func() (bool, error) {
+			return strings.Count(logs.String(), "database cluster restarted") == round, nil
+		}); err != nil {
+			t.Fatalf("round %d: the restart was not logged (%v):\n%s", round, err, logs.String())
 		}
 	}
 
@@ -252,15 +246,11 @@ func TestCloseDuringARestartLeavesTheClusterStopped(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatalf("a second Close: %v", err)
 	}
-	waitGone := func(what string) {
-		for deadline := time.Now().Add(30 * time.Second); postgresRunning(dir); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("postgres still runs %s", what)
-			}
-		}
+	// The killed postmaster's backends exit on their own.
+	if err := testkit.PollEvery(20*time.Millisecond, 30*time.Second, func() (bool, error) { return !postgresRunning(dir), nil }); err != nil {
+		t.Fatalf("postgres still runs after Close: %v", err)
 	}
-	waitGone("after Close") // the killed postmaster's backends exit on their own
-	time.Sleep(4 * delay)   // past the restart delay: a leaked restart would run now
+	time.Sleep(4 * delay) // past the restart delay: a leaked restart would run now
 	if postgresRunning(dir) {
 		t.Fatal("the cluster was restarted after Close")
 	}
@@ -401,16 +391,24 @@ func TestANewOwnerWaitsForTheKilledServersProcessesAndKeepsTheData(t *testing.T)
 
 	// At once, without waiting for the old processes.
 	next := startOwner(t, dir)
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(next.log.String(), "waiting for the previous database server's processes to exit"); time.Sleep(10 * time.Millisecond) {
+	exited, err := false, error(nil)
+	if perr := testkit.Poll(60*time.Second, func() (bool, error) {
+		if strings.Contains(next.log.String(), "waiting for the previous database server's processes to exit") {
+			return true, nil
+		}
 		select {
-		case err := <-next.done:
+		case err = <-next.done:
 			next.done <- err
-			t.Fatalf("the new owner did not wait for the old backend: %v\n%s", err, next.log.String())
+			exited = true
+			return true, nil
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the new owner neither waited nor failed:\n%s", next.log.String())
-		}
+		return false, nil
+	}); perr != nil {
+		t.Fatalf("the new owner neither waited nor failed (%v):\n%s", perr, next.log.String())
+	}
+	if exited {
+		t.Fatalf("the new owner did not wait for the old backend: %v\n%s", err, next.log.String())
 	}
 	// The old backend goes (here: killed; on its own it would go when its
 	// query ends), and the new owner starts the cluster on the data.

@@ -139,14 +139,16 @@ WHERE org_id = $1 AND (xact, id) > ($2::text::xid8, $3::bigint)
 ORDER BY xact, id
 LIMIT $5`
 
-// readQuery is readSQL; only the mutation test (export_test.go) drops its
-// horizon to prove the concurrency test catches the gap.
-var readQuery = readSQL
-
 // Read returns up to limit events of org orgID after cursor after ("" is
 // the beginning), oldest first, and the cursor that continues after them
 // (after itself when there are none yet). limit 0 means DefaultLimit.
 func Read(ctx context.Context, q database.Executor, orgID int64, after string, limit int) (events []Event, next string, err error) {
+	return read(ctx, q, readSQL, orgID, after, limit)
+}
+
+// read is Read with its query: readSQL (the mutation tests pass one without
+// the horizon to prove the concurrency tests catch the gap).
+func read(ctx context.Context, q database.Executor, query string, orgID int64, after string, limit int) (events []Event, next string, err error) {
 	from, err := parseCursor(after)
 	if err != nil {
 		return nil, after, err
@@ -158,7 +160,7 @@ func Read(ctx context.Context, q database.Executor, orgID int64, after string, l
 		msg := fmt.Sprintf("must be between 1 and %d", MaxLimit)
 		return nil, after, apperr.New(apperr.Invalid, "limit %s", msg).With("reasons", []map[string]string{{"field": "limit", "message": msg}})
 	}
-	rows, err := q.Query(ctx, readQuery, orgID, strconv.FormatUint(from.xact, 10), int64(from.id), feedActions, limit)
+	rows, err := q.Query(ctx, query, orgID, strconv.FormatUint(from.xact, 10), int64(from.id), feedActions, limit)
 	if err != nil {
 		return nil, after, fmt.Errorf("events: read feed: %w", err)
 	}

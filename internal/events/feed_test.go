@@ -19,17 +19,23 @@ import (
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 // follower follows an org's feed from the beginning, remembering every
-// event it was handed and its cursor.
+// event it was handed and its cursor. It reads with reader (nil:
+// events.Read).
 type follower struct {
 	db     *testkit.DB
 	org    int64
+	reader events.Reader
 	cursor string
 	seen   []events.Event
 }
 
 func (f *follower) read(t testing.TB) []events.Event {
 	t.Helper()
-	got, next, err := events.Read(context.Background(), f.db.Pool, f.org, f.cursor, 0)
+	read := f.reader
+	if read == nil {
+		read = events.Read
+	}
+	got, next, err := read(context.Background(), f.db.Pool, f.org, f.cursor, 0)
 	if err != nil {
 		t.Fatalf("read the feed after %q: %v", f.cursor, err)
 	}
@@ -71,12 +77,13 @@ func record(t testing.TB, tx pgx.Tx, org, id int64, reason string) {
 
 // heldBackScenario: T1 draws an audit id and holds its transaction open; T2
 // draws a later id and commits; the reader reads; T1 commits; the reader
-// continues from its cursor. It returns what the follower saw in total.
-func heldBackScenario(t *testing.T, patience time.Duration) (firstRead []events.Event, f *follower) {
+// continues from its cursor. It returns what the follower, reading with
+// read, saw in total.
+func heldBackScenario(t *testing.T, read events.Reader, patience time.Duration) (firstRead []events.Event, f *follower) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	org := testkit.Org(t, db)
-	f = &follower{db: db, org: org.ID}
+	f = &follower{db: db, org: org.ID, reader: read}
 
 	t1, err := db.Pool.Begin(ctx)
 	if err != nil {
@@ -114,7 +121,7 @@ func heldBackScenario(t *testing.T, patience time.Duration) (firstRead []events.
 // drawn in one order and committed in the other must not let a reader skip
 // the earlier one.
 func TestTheFeedNeverPassesAnEventOfAnOpenTransaction(t *testing.T) {
-	firstRead, f := heldBackScenario(t, 10*time.Second)
+	firstRead, f := heldBackScenario(t, events.Read, 10*time.Second)
 	for _, e := range firstRead {
 		if e.Data["reason"] == "T2" {
 			t.Errorf("the reader was handed T2's event while T1 (an earlier id) was still open: %+v", e)
@@ -129,9 +136,8 @@ func TestTheFeedNeverPassesAnEventOfAnOpenTransaction(t *testing.T) {
 // the gap: a reader that returns rows of transactions still running behind
 // committed ones passes T1's event and never sees it.
 func TestWithoutTheHorizonTheFeedSkipsAnEvent(t *testing.T) {
-	events.WithoutHorizon(t)
 	// T1's event sorts behind the cursor for good: a short wait shows it.
-	firstRead, f := heldBackScenario(t, time.Second)
+	firstRead, f := heldBackScenario(t, events.WithoutHorizon(t), time.Second)
 	if len(firstRead) != 1 || firstRead[0].Data["reason"] != "T2" {
 		t.Fatalf("without the horizon the first read should hand out T2 at once, got %+v", firstRead)
 	}
@@ -142,13 +148,14 @@ func TestWithoutTheHorizonTheFeedSkipsAnEvent(t *testing.T) {
 
 // manyWriters runs n writers that each draw an audit id, then commit in a
 // random order one at a time while a follower reads after each commit and
-// another follows the feed concurrently throughout. It returns both.
-func manyWriters(t *testing.T, n int, seed uint64, patience time.Duration) (stepwise, concurrent *follower) {
+// another follows the feed concurrently throughout, both reading with read.
+// It returns both.
+func manyWriters(t *testing.T, read events.Reader, n int, seed uint64, patience time.Duration) (stepwise, concurrent *follower) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	org := testkit.Org(t, db)
-	stepwise = &follower{db: db, org: org.ID}
-	concurrent = &follower{db: db, org: org.ID}
+	stepwise = &follower{db: db, org: org.ID, reader: read}
+	concurrent = &follower{db: db, org: org.ID, reader: read}
 
 	type writer struct {
 		commit chan struct{}
@@ -184,7 +191,7 @@ func manyWriters(t *testing.T, n int, seed uint64, patience time.Duration) (step
 	go func() {
 		defer close(followed)
 		for {
-			got, next, err := events.Read(fctx, db.Pool, org.ID, concurrent.cursor, 3)
+			got, next, err := read(fctx, db.Pool, org.ID, concurrent.cursor, 3)
 			if err != nil {
 				if fctx.Err() == nil {
 					followed <- err
@@ -267,7 +274,7 @@ func TestManyWritersCommittingInRandomOrderAreEachSeenOnce(t *testing.T) {
 	const n = 24
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	stepwise, concurrent := manyWriters(t, n, seed, 15*time.Second)
+	stepwise, concurrent := manyWriters(t, events.Read, n, seed, 15*time.Second)
 	exactlyOnce(t, "the stepwise follower", stepwise, n)
 	exactlyOnce(t, "the concurrent follower", concurrent, n)
 }
@@ -276,9 +283,8 @@ func TestManyWritersCommittingInRandomOrderAreEachSeenOnce(t *testing.T) {
 // above: with a fixed commit order that is not the order of the ids, the
 // stepwise follower misses events.
 func TestWithoutTheHorizonManyWritersLoseEvents(t *testing.T) {
-	events.WithoutHorizon(t)
 	const n = 24
-	stepwise, _ := manyWriters(t, n, 7, time.Second)
+	stepwise, _ := manyWriters(t, events.WithoutHorizon(t), n, 7, time.Second)
 	if len(stepwise.seen) >= n {
 		t.Fatalf("without the horizon the stepwise follower still saw all %d events; the test would not catch the gap", n)
 	}

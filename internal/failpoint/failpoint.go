@@ -2,7 +2,9 @@
 
 // Package failpoint lets crash tests stop greatbook at a named point. It is
 // compiled in only with the build tag "failpoints" (the crash tests build
-// the binary with it); without the tag Inject does nothing at all.
+// the binary with it); without the tag Inject does nothing at all. The
+// components take their failpoints as an Injector: Env, these, in the
+// product; in-process tests pass their own.
 //
 // GREATBOOK_FAILPOINTS holds name=action pairs separated by commas. The
 // actions: "kill" (SIGKILL this process), "error" (Inject returns an

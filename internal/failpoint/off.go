@@ -1,7 +1,9 @@
 //go:build !failpoints
 
 // Package failpoint lets crash tests stop greatbook at a named point. This
-// build has no failpoints: Inject does nothing.
+// build has no failpoints: Inject does nothing. The components take their
+// failpoints as an Injector: Env, these, in the product; in-process tests
+// pass their own.
 package failpoint
 
 import "errors"

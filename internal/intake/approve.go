@@ -40,23 +40,42 @@ type Blocking struct {
 // Decisions are what reviewers do to documents: approve, reject, and (for
 // admins) mark not a duplicate. Each takes the document's group lock first.
 type Decisions struct {
-	Pool   database.Executor
-	Outbox *Outbox
-	// lock replaces lockWholeGroup only in the mutation tests, which set a
-	// wrong lock order from export_test.go to prove the product's; nil in
-	// the product.
-	lock groupLocker
-	// beforeCommit, set only from export_test.go, runs before approve
-	// commits (tests inject a fault there).
-	beforeCommit func() error
+	pool   database.Executor
+	outbox *Outbox
+	// lock takes the group lock: wholeGroupLock, the one order the product
+	// has (the mutation tests build Decisions with wrong ones to prove it).
+	lock groupLock
+	// failpoints act at FailpointBeforeCommit and FailpointAfterCommit.
+	failpoints failpoint.Injector
 	// conflicts counts deadlocks, serialization failures and grown groups
 	// met and retried (tests prove it stays 0 with the group lock first).
 	conflicts atomic.Int64
 }
 
-// groupLocker takes the group lock of document id inside tx and returns
-// the members it locked.
-type groupLocker func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error)
+// NewDecisions returns the decisions over pool, launching their jobs
+// through outbox, with the product's group lock; failpoints act at its
+// failpoints (nil: failpoint.Env).
+func NewDecisions(pool database.Executor, outbox *Outbox, failpoints failpoint.Injector) *Decisions {
+	if failpoints == nil {
+		failpoints = failpoint.Env{}
+	}
+	return &Decisions{pool: pool, outbox: outbox, lock: wholeGroupLock{}, failpoints: failpoints}
+}
+
+// The failpoints of a decision.
+const (
+	// FailpointBeforeCommit is the end of approve's transaction: the
+	// document is active and its job written, nothing is committed.
+	FailpointBeforeCommit = "intake/approve/before-commit"
+	// FailpointAfterCommit is after approve's commit, before the launch.
+	FailpointAfterCommit = "intake/approve/after-commit"
+)
+
+// groupLock takes the group lock of document id inside tx and returns the
+// members it locked.
+type groupLock interface {
+	lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error)
+}
 
 // maxConflictRetries bounds the retries of a decision that met a deadlock,
 // a serialization failure, or a group that grew while it was locked.
@@ -92,12 +111,10 @@ var Statements = struct {
 	LockJob, LockJobSkipLocked, MarkLaunched, InsertAttempt string
 }{lockGroupSQL, recheckSQL, activateSQL, insertJobSQL, lockJobSQL, lockJobSkipLockedSQL, markLaunchedSQL, insertAttemptSQL}
 
-// lockGroup takes the group lock of document id: lockWholeGroup, the one
-// order the product has (the mutation tests replace it to prove it).
-func (d *Decisions) lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
-	if d.lock != nil {
-		return d.lock(ctx, tx, orgID, id)
-	}
+// wholeGroupLock is the product's group lock: lockWholeGroup.
+type wholeGroupLock struct{}
+
+func (wholeGroupLock) lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
 	return lockWholeGroup(ctx, tx, orgID, id)
 }
 
@@ -204,10 +221,10 @@ func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audi
 		}
 	}
 	jobID, err := retryConflicts(ctx, d, func() (int64, error) {
-		return database.WithTxV(ctx, d.Pool, func(tx pgx.Tx) (int64, error) {
+		return database.WithTxV(ctx, d.pool, func(tx pgx.Tx) (int64, error) {
 			// The group lock is the first statement: every decision on any
 			// member of the group waits here, in the same order.
-			group, err := d.lockGroup(ctx, tx, orgID, id)
+			group, err := d.lock.lockGroup(ctx, tx, orgID, id)
 			if err != nil {
 				return 0, err
 			}
@@ -238,16 +255,14 @@ func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audi
 				return 0, fmt.Errorf("intake: audit approval of document %d: %w", id, err)
 			}
 			var jobID int64
-			if err := tx.QueryRow(ctx, insertJobSQL, orgID, id, actor.Label, d.Outbox.maxAttempts()).Scan(&jobID); err != nil {
+			if err := tx.QueryRow(ctx, insertJobSQL, orgID, id, actor.Label, d.outbox.maxAttempts()).Scan(&jobID); err != nil {
 				if database.IsUniqueViolation(err, "jobs_one_per_document") {
 					return 0, apperr.New(apperr.InvalidState, "document %d has a bookkeeping job already", id)
 				}
 				return 0, fmt.Errorf("intake: write job of document %d: %w", id, err)
 			}
-			if d.beforeCommit != nil {
-				if err := d.beforeCommit(); err != nil {
-					return 0, err
-				}
+			if err := d.failpoints.Inject(ctx, FailpointBeforeCommit); err != nil {
+				return 0, err
 			}
 			return jobID, nil
 		})
@@ -255,11 +270,11 @@ func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audi
 	if err != nil {
 		return Approval{}, err
 	}
-	if err := failpoint.Inject("intake/approve/after-commit"); err != nil {
+	if err := d.failpoints.Inject(ctx, FailpointAfterCommit); err != nil {
 		return Approval{}, err
 	}
 	// After the commit: the run reads the document on its own connection.
-	launch := d.Outbox.Launch(ctx, jobID, "approve", actor)
+	launch := d.outbox.Launch(ctx, jobID, "approve", actor)
 	return Approval{ID: id, Status: Active, Launch: launch}, nil
 }
 
@@ -475,11 +490,11 @@ func (d *Decisions) decide(ctx context.Context, orgID, id int64, reason string, 
 		return Document{}, err
 	}
 	return retryConflicts(ctx, d, func() (Document, error) {
-		return database.WithTxV(ctx, d.Pool, func(tx pgx.Tx) (Document, error) {
+		return database.WithTxV(ctx, d.pool, func(tx pgx.Tx) (Document, error) {
 			// The group lock first, as approve takes it: a decision that
 			// comes while an approve of another member is in flight waits
 			// for it and then reads the group as it left it.
-			members, err := d.lockGroup(ctx, tx, orgID, id)
+			members, err := d.lock.lockGroup(ctx, tx, orgID, id)
 			if err != nil {
 				return Document{}, err
 			}

@@ -409,14 +409,14 @@ func TestRejectWaitsForAnApprovalInFlight(t *testing.T) {
 	w := newWorld(t, app.Config{})
 	ids := w.group(t, []int{-1, 0})
 	inside, release := make(chan struct{}), make(chan struct{})
-	d := intake.WithTestOptions(w.app.Decisions, intake.TestOptions{BeforeCommit: func() error {
+	w.failpoints.Set(intake.FailpointBeforeCommit, func(context.Context) error {
 		close(inside)
 		<-release
 		return nil
-	}})
+	})
 	approved := make(chan error, 1)
 	go func() {
-		_, err := d.Approve(ctx, w.org.ID, ids[1], w.actor)
+		_, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[1], w.actor)
 		approved <- err
 	}()
 	select {

@@ -53,7 +53,7 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 	// stops the first engine: the second batch is half done, unrecorded.
 	engineCtx, stopEngine := context.WithCancel(ctx)
 	var launches atomic.Int64
-	w.app.Outbox.InjectLaunchFault(func(intake.Job) error {
+	w.failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
 		if launches.Add(1) == 15 {
 			stopEngine()
 		}

@@ -7,6 +7,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
+	"greatbook/internal/testkit"
 )
 
 // TestOptions configure Decisions for tests that prove what each part of
@@ -16,14 +17,20 @@ type TestOptions struct {
 	LockEdgeOnly bool
 	SkipRecheck  bool
 	AfterLock    func(ctx context.Context, tx pgx.Tx)
-	BeforeCommit func() error
+}
+
+// lockFunc is a group lock built by a test.
+type lockFunc func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error)
+
+func (f lockFunc) lockGroup(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+	return f(ctx, tx, orgID, id)
 }
 
 // WithTestOptions returns a copy of d with test options: a wrong lock
 // order (LockRowFirst, LockEdgeOnly, SkipRecheck) replaces the product's
-// lockWholeGroup, built here so that the product holds only the right one.
+// wholeGroupLock, built here so that the product holds only the right one.
 func WithTestOptions(d *Decisions, o TestOptions) *Decisions {
-	c := &Decisions{Pool: d.Pool, Outbox: d.Outbox, beforeCommit: o.BeforeCommit}
+	c := NewDecisions(d.pool, d.outbox, d.failpoints)
 	afterLock := func(ctx context.Context, tx pgx.Tx) {
 		if o.AfterLock != nil {
 			o.AfterLock(ctx, tx)
@@ -31,7 +38,7 @@ func WithTestOptions(d *Decisions, o TestOptions) *Decisions {
 	}
 	switch {
 	case o.LockRowFirst: // wrong order: the row, then the group
-		c.lock = func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+		c.lock = lockFunc(func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
 			if _, err := tx.Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID); err != nil {
 				return nil, err
 			}
@@ -41,9 +48,9 @@ func WithTestOptions(d *Decisions, o TestOptions) *Decisions {
 				return locked, err
 			}
 			return locked, recheckGroup(ctx, tx, id, locked)
-		}
+		})
 	case o.LockEdgeOnly: // wrong scope: the row and the row it duplicates, no re-check
-		c.lock = func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+		c.lock = lockFunc(func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
 			rows, err := tx.Query(ctx, `SELECT `+memberColumns+` FROM intake_documents d
 				WHERE (d.id = $1 OR d.id = (SELECT duplicate_of FROM intake_documents WHERE id = $1)) AND d.org_id = $2
 				ORDER BY d.id FOR UPDATE`, id, orgID)
@@ -59,9 +66,9 @@ func WithTestOptions(d *Decisions, o TestOptions) *Decisions {
 				return nil, apperr.New(apperr.NotFound, "no document %d", id)
 			}
 			return locked, nil
-		}
+		})
 	case o.SkipRecheck || o.AfterLock != nil: // the right lock, with a pause after it, or without its re-check
-		c.lock = func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+		c.lock = lockFunc(func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
 			locked, err := lockGroupMembers(ctx, tx, orgID, id)
 			if err != nil {
 				return nil, err
@@ -71,7 +78,7 @@ func WithTestOptions(d *Decisions, o TestOptions) *Decisions {
 				return locked, nil
 			}
 			return locked, recheckGroup(ctx, tx, id, locked)
-		}
+		})
 	}
 	return c
 }
@@ -92,13 +99,16 @@ const (
 
 // NewPGStoreForTest returns a store whose guard locks work as mode says,
 // calling hook once the guards have read their incumbents.
-func NewPGStoreForTest(db database.Executor, mode GuardLockMode, hook func(ctx context.Context)) *PGStore {
-	s := &PGStore{db: db, afterIncumbentRead: hook}
+func NewPGStoreForTest(tx pgx.Tx, mode GuardLockMode, hook func(ctx context.Context)) *PGStore {
+	s := NewPGStoreTx(tx)
+	fp := &testkit.Failpoints{}
+	fp.Set(failpointAfterIncumbentRead, func(ctx context.Context) error { hook(ctx); return nil })
+	s.failpoints = fp
 	switch mode {
 	case GuardLockNone:
-		s.guardLock = &guardLock{}
+		s.guardLock = guardLock{}
 	case GuardLockReleasedEarly:
-		s.guardLock = &guardLock{take: "pg_advisory_lock", release: "pg_advisory_unlock"}
+		s.guardLock = guardLock{take: "pg_advisory_lock", release: "pg_advisory_unlock"}
 	}
 	return s
 }

@@ -9,9 +9,9 @@ import (
 	"greatbook/internal/intake"
 )
 
-// A test may inject launch faults into an app whose sweep is running: the
-// hook is read by every launch, so setting it must be safe at any moment
-// (under -race, an unsynchronized field was a data race).
+// A test may set a launch failpoint of an app whose sweep is running: every
+// launch asks the app's failpoints, so setting one must be safe at any
+// moment (under -race, an unsynchronized hook was a data race).
 func TestInjectingALaunchFaultIntoARunningAppIsSafe(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
@@ -29,7 +29,7 @@ func TestInjectingALaunchFaultIntoARunningAppIsSafe(t *testing.T) {
 		_, err := w.app.Outbox.Sweep(ctx, 10)
 		swept <- err
 	}()
-	w.app.Outbox.InjectLaunchFault(func(intake.Job) error { return nil })
+	w.failpoints.Set(intake.FailpointLaunch, func(context.Context) error { return nil })
 	select {
 	case err := <-swept:
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -82,10 +81,20 @@ type Outbox struct {
 	// Backoff is the first wait before the sweep retries a failed job; each
 	// further wait doubles, up to MaxBackoff.
 	Backoff, MaxBackoff time.Duration
-	// launchFault is a test hook (testhooks.go): when set, every launch
-	// calls it first and fails with its error. Atomic, because tests set
-	// it on a running app while the sweep launches.
-	launchFault atomic.Pointer[func(job Job) error]
+	// Failpoints act at FailpointLaunch (nil: failpoint.Env).
+	Failpoints failpoint.Injector
+}
+
+// FailpointLaunch is inside a launch's transaction, once the job is locked
+// and found launchable, before its run is created: an error there fails the
+// launch as the error says (transient or permanent).
+const FailpointLaunch = "intake/launch"
+
+func (o *Outbox) failpoints() failpoint.Injector {
+	if o.Failpoints == nil {
+		return failpoint.Env{}
+	}
+	return o.Failpoints
 }
 
 func (o *Outbox) maxAttempts() int {
@@ -205,13 +214,8 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 		if !ok {
 			return "", errNotLaunchable{job: job}
 		}
-		if err := failpoint.Inject("intake/launch"); err != nil {
+		if err := o.failpoints().Inject(ctx, FailpointLaunch); err != nil {
 			return "", err
-		}
-		if fault := o.launchFault.Load(); fault != nil {
-			if err := (*fault)(job); err != nil {
-				return "", err
-			}
 		}
 		runID, err := o.Starter.CreateRun(ctx, tx, job)
 		if err != nil {

@@ -21,8 +21,8 @@ func TestAFaultBeforeTheCommitLeavesNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
 	id := w.doc(t, 0)
-	d := intake.WithTestOptions(w.app.Decisions, intake.TestOptions{BeforeCommit: func() error { return errors.New("injected fault") }})
-	if _, err := d.Approve(context.Background(), w.org.ID, id, w.actor); err == nil {
+	w.failpoints.Set(intake.FailpointBeforeCommit, func(context.Context) error { return errors.New("injected fault") })
+	if _, err := w.app.Decisions.Approve(context.Background(), w.org.ID, id, w.actor); err == nil {
 		t.Fatal("the fault did not fail the approve")
 	}
 	doc, _ := intake.NewPGStore(w.db.Pool).Get(context.Background(), w.org.ID, id)
@@ -241,7 +241,7 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			var releaseOnce sync.Once
 			free := func() { releaseOnce.Do(func() { close(release) }) }
 			defer free() // never leave the first launcher parked, holding the job
-			w.app.Outbox.InjectLaunchFault(func(intake.Job) error {
+			w.failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
 				if calls.Add(1) == 1 {
 					close(inside)
 					<-release

@@ -6,25 +6,45 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
+	"greatbook/internal/failpoint"
 )
 
 // PGStore is the PostgreSQL store.
 type PGStore struct {
+	// db reads and writes single statements: the pool, or the caller's tx.
 	db database.Executor
-	// guardLock replaces heldGuardLock only in the mutation tests, which
-	// set a wrong one from export_test.go to prove the product's; nil in
-	// the product.
-	guardLock *guardLock
-	// afterIncumbentRead, set only from export_test.go, runs between the
-	// guards' reads and the filing (tests interleave two filings there).
-	afterIncumbentRead func(ctx context.Context)
+	// pool is set by NewPGStore: a filing opens a transaction of its own.
+	pool *pgxpool.Pool
+	// tx is set by NewPGStoreTx: a filing joins the caller's transaction
+	// behind a savepoint, so that a refused filing can be filed again.
+	tx pgx.Tx
+	// guardLock is how the guards lock: heldGuardLock, the product's (the
+	// mutation tests build stores with wrong ones to prove it).
+	guardLock guardLock
+	// failpoints act at failpointAfterIncumbentRead.
+	failpoints failpoint.Injector
 }
 
-// NewPGStore returns a store over a pool or a transaction.
-func NewPGStore(db database.Executor) *PGStore { return &PGStore{db: db} }
+// NewPGStore returns a store whose every call runs on its own: a filing in
+// a transaction of its own.
+func NewPGStore(pool *pgxpool.Pool) *PGStore {
+	return &PGStore{db: pool, pool: pool, guardLock: heldGuardLock, failpoints: failpoint.Env{}}
+}
+
+// NewPGStoreTx returns a store whose every call joins tx; a filing that
+// fails is undone to a savepoint and leaves tx usable.
+func NewPGStoreTx(tx pgx.Tx) *PGStore {
+	return &PGStore{db: tx, tx: tx, guardLock: heldGuardLock, failpoints: failpoint.Env{}}
+}
+
+// failpointAfterIncumbentRead is inside a filing, between its guards'
+// reads of their incumbents and its update (tests interleave two filings
+// there).
+const failpointAfterIncumbentRead = "intake/file/after-incumbent-read"
 
 // Columns of a document, in the order scanDocument reads them.
 const documentColumns = `d.id, d.org_id, d.content_hash, d.media_type, d.filename, d.size_bytes, d.received_via, d.received_by,
@@ -148,10 +168,10 @@ func (s *PGStore) file(ctx context.Context, id int64, f Filing, was Status, from
 	}
 	var doc Document
 	var err error
-	if tx, ok := s.db.(pgx.Tx); ok {
-		doc, err = s.fileIn(ctx, tx, id, f, was, from, errWrongState, true)
+	if s.tx != nil {
+		doc, err = s.fileIn(ctx, s.tx, id, f, was, from, errWrongState, true)
 	} else {
-		doc, err = database.WithTxV(ctx, s.db, func(tx pgx.Tx) (Document, error) {
+		doc, err = database.WithTxV(ctx, s.pool, func(tx pgx.Tx) (Document, error) {
 			return s.fileIn(ctx, tx, id, f, was, from, errWrongState, false)
 		})
 	}
@@ -191,10 +211,10 @@ func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was
 	guarded := f.DuplicateOf == 0 && f.FlagReason != FlagDuplicate
 	b := &pgx.Batch{}
 	if savepoint {
-		b.Queue("SAVEPOINT " + filingSavepoint)
+		database.QueueSavepoint(b, filingSavepoint)
 		defer func() {
-			if err != nil && !tx.Conn().IsClosed() {
-				_, _ = tx.Exec(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+filingSavepoint)
+			if err != nil {
+				database.RollbackToSavepoint(ctx, tx, filingSavepoint)
 			}
 		}()
 	}
@@ -219,8 +239,10 @@ func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was
 		if err != nil {
 			return Document{}, err
 		}
-		if guarded && s.afterIncumbentRead != nil {
-			s.afterIncumbentRead(ctx)
+		if guarded {
+			if err := s.failpoints.Inject(ctx, failpointAfterIncumbentRead); err != nil {
+				return Document{}, err
+			}
 		}
 	}
 	status := Pending
@@ -255,7 +277,7 @@ func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was
 type guardLock struct{ take, release string }
 
 // heldGuardLock is the product's: the lock is held across the filing until
-// it commits. Only the mutation tests (export_test.go) set another.
+// it commits. Only the mutation tests (export_test.go) build another.
 var heldGuardLock = guardLock{take: "pg_advisory_xact_lock"}
 
 // versionIncumbentSQL finds the live row filed by any version of the version
@@ -296,10 +318,7 @@ ORDER BY d.id LIMIT 1`
 // no key, so the content guard's read then goes unused; its lock, taken
 // after the group's like every filer's, is merely held.
 func (s *PGStore) queueGuards(b *pgx.Batch, id int64, f Filing) func(pgx.BatchResults) (Filing, error) {
-	lock := heldGuardLock
-	if s.guardLock != nil {
-		lock = *s.guardLock
-	}
+	lock := s.guardLock
 	// The keys hashed are the strings they always were: the group's id, and
 	// the org's id, a slash and the content key.
 	section := func(fn, key string, args ...any) {

@@ -26,7 +26,7 @@ func TestStatementsAreWhatApproveSends(t *testing.T) {
 
 	t.Run("approve and launch", func(t *testing.T) {
 		id := w.doc(t, 0)
-		d := &intake.Decisions{Pool: pool, Outbox: outbox}
+		d := intake.NewDecisions(pool, outbox, nil)
 		log.Take()
 		a, err := d.Approve(ctx, w.org.ID, id, w.actor)
 		if err != nil {

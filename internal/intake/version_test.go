@@ -239,7 +239,7 @@ func TestAKeyTakenWhileFilingInATransactionFilesADuplicate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = txA.Rollback(ctx) }()
-	if d, err := intake.File(ctx, intake.NewPGStore(txA), first, f); err != nil || d.Status != intake.Pending {
+	if d, err := intake.File(ctx, intake.NewPGStoreTx(txA), first, f); err != nil || d.Status != intake.Pending {
 		t.Fatalf("first filing: %+v, %v", d, err)
 	}
 	type outcome struct {
@@ -251,7 +251,7 @@ func TestAKeyTakenWhileFilingInATransactionFilesADuplicate(t *testing.T) {
 		var o outcome
 		o.err = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 			var err error
-			o.doc, err = intake.File(ctx, intake.NewPGStore(tx), second, f)
+			o.doc, err = intake.File(ctx, intake.NewPGStoreTx(tx), second, f)
 			return err
 		})
 		done <- o

@@ -23,15 +23,16 @@ import (
 )
 
 // world is an org with a default expense account, the assembled services
-// with two workers (none when cfg.Workers is negative), and a valid
-// invoice's fields to give documents.
+// with two workers (none when cfg.Workers is negative) acting at the
+// world's failpoints, and a valid invoice's fields to give documents.
 type world struct {
-	db     *testkit.DB
-	app    *app.App
-	org    org.Org
-	actor  audit.Actor
-	fields []byte
-	refs   atomic.Int64
+	db         *testkit.DB
+	app        *app.App
+	failpoints *testkit.Failpoints
+	org        org.Org
+	actor      audit.Actor
+	fields     []byte
+	refs       atomic.Int64
 }
 
 func newWorld(t *testing.T, cfg app.Config) *world {
@@ -44,6 +45,8 @@ func newWorld(t *testing.T, cfg app.Config) *world {
 	if cfg.SweepInterval == 0 {
 		cfg.SweepInterval = -1 // tests sweep by hand
 	}
+	fp := &testkit.Failpoints{}
+	cfg.Failpoints = fp
 	a := app.New(db.Pool, cfg)
 	ctx, stop := context.WithCancel(context.Background())
 	a.Start(ctx)
@@ -64,7 +67,7 @@ func newWorld(t *testing.T, cfg app.Config) *world {
 		t.Fatal(err)
 	}
 	fields, _ := json.Marshal(d)
-	return &world{db: db, app: a, org: o, actor: audit.Actor{Label: "reviewer@example.test"}, fields: fields}
+	return &world{db: db, app: a, failpoints: fp, org: o, actor: audit.Actor{Label: "reviewer@example.test"}, fields: fields}
 }
 
 var worlds atomic.Int64
@@ -142,7 +145,7 @@ func (w *world) entries(t *testing.T, id int64) int {
 func (w *world) failLaunches(message string) (fix func()) {
 	var mu sync.Mutex
 	failing := true
-	w.app.Outbox.InjectLaunchFault(func(intake.Job) error {
+	w.failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if failing {

@@ -47,7 +47,7 @@ func (p *Pipeline) Abandon(ctx context.Context, orgID int64, runID, actor string
 		s.Flag = intake.FlagExtractionFailed
 		s.Findings = append(s.Findings, einvoice.Finding{Code: "pipeline_abandoned", Severity: einvoice.SeverityFatal, Field: "document",
 			Message: fmt.Sprintf("the pipeline run was abandoned by %s; its last error: %s", actor, info.LastError)})
-		_, err = queue(ctx, intake.NewPGStore(tx), &s)
+		_, err = queue(ctx, intake.NewPGStoreTx(tx), &s)
 		if errors.Is(err, intake.ErrNotReceived) {
 			return nil // filed already: only the run ends
 		}

@@ -131,7 +131,7 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 			note = "filed flagged: " + r.State.Flag
 		}
 		return runs.Step{Note: note, Commit: func(ctx context.Context, tx pgx.Tx) error {
-			_, err := queue(ctx, intake.NewPGStore(tx), &r.State)
+			_, err := queue(ctx, intake.NewPGStoreTx(tx), &r.State)
 			return err
 		}}, nil
 	}
@@ -143,7 +143,7 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 			s := r.State
 			s.Flag = intake.FlagExtractionFailed
 			s.Findings = append(s.Findings, einvoice.Finding{Code: "pipeline_failed", Severity: einvoice.SeverityFatal, Field: "document", Message: cause.Error()})
-			_, err := queue(ctx, intake.NewPGStore(tx), &s)
+			_, err := queue(ctx, intake.NewPGStoreTx(tx), &s)
 			if errors.Is(err, intake.ErrNotReceived) {
 				return nil
 			}

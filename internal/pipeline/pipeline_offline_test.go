@@ -227,12 +227,12 @@ func modelExtractorWithin(url string, waits *[]time.Duration, timeout time.Durat
 	var mu sync.Mutex
 	return pipeline.NewModelExtractor(pipeline.ModelConfig{URL: url + "/v1", Model: "test", Timeout: timeout,
 		Retry: retry.Policy{Attempts: 4, Base: time.Second, Max: 8 * time.Second, MaxRetryAfter: time.Minute,
-			Sleep: func(_ context.Context, d time.Duration) error {
+			Waiter: retry.WaitFunc(func(_ context.Context, d time.Duration) error {
 				mu.Lock()
 				*waits = append(*waits, d)
 				mu.Unlock()
 				return nil
-			}}})
+			})}})
 }
 
 func TestModelServerRetriesAreTyped(t *testing.T) {

@@ -23,7 +23,7 @@ func (p *Pipeline) TypeIn(ctx context.Context, orgID, docID int64, d einvoice.Do
 		return intake.Document{}, fs, nil
 	}
 	doc, err := database.WithTxV(ctx, p.pool, func(tx pgx.Tx) (intake.Document, error) {
-		store := intake.NewPGStore(tx)
+		store := intake.NewPGStoreTx(tx)
 		before, err := store.Get(ctx, orgID, docID)
 		if err != nil {
 			return intake.Document{}, err

@@ -150,12 +150,40 @@ type Policy struct {
 	Base, Max time.Duration
 	// MaxRetryAfter caps how long a server's Retry-After is honoured.
 	MaxRetryAfter time.Duration
-	// Sleep waits; tests replace it to record the waits without waiting.
-	Sleep func(ctx context.Context, d time.Duration) error
+	// Waiter waits out each backoff (Wait): Sleep in Default, and in a
+	// policy that names none.
+	Waiter Waiter
 }
 
 // Default is 5 attempts, backoff from 200 ms doubling up to 10 s.
-var Default = Policy{Attempts: 5, Base: 200 * time.Millisecond, Max: 10 * time.Second, MaxRetryAfter: 2 * time.Minute}
+var Default = Policy{Attempts: 5, Base: 200 * time.Millisecond, Max: 10 * time.Second, MaxRetryAfter: 2 * time.Minute,
+	Waiter: Sleep{}}
+
+// Waiter waits out the backoff between two attempts. Sleep is the
+// product's; a test's records the waits instead of waiting them.
+type Waiter interface {
+	Wait(ctx context.Context, d time.Duration) error
+}
+
+// Sleep is the product's Waiter: it sleeps (SleepContext).
+type Sleep struct{}
+
+// Wait sleeps for d or until ctx is done.
+func (Sleep) Wait(ctx context.Context, d time.Duration) error { return SleepContext(ctx, d) }
+
+// WaitFunc is a function as a Waiter.
+type WaitFunc func(ctx context.Context, d time.Duration) error
+
+// Wait calls f.
+func (f WaitFunc) Wait(ctx context.Context, d time.Duration) error { return f(ctx, d) }
+
+// Wait waits out a backoff of d with the policy's Waiter.
+func (p Policy) Wait(ctx context.Context, d time.Duration) error {
+	if p.Waiter == nil {
+		return SleepContext(ctx, d)
+	}
+	return p.Waiter.Wait(ctx, d)
+}
 
 // Backoff returns the wait before attempt n+1 after n failed attempts:
 // exponential from Base, capped at Max, with jitter in its upper half.
@@ -186,17 +214,13 @@ func Do(ctx context.Context, p Policy, fn func(attempt int) error) error {
 	if p.Attempts < 1 {
 		p.Attempts = 1
 	}
-	sleep := p.Sleep
-	if sleep == nil {
-		sleep = SleepContext
-	}
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = fn(attempt)
 		if err == nil || !IsTransient(err) || attempt >= p.Attempts {
 			return err
 		}
-		if serr := sleep(ctx, p.Backoff(attempt, err)); serr != nil {
+		if serr := p.Wait(ctx, p.Backoff(attempt, err)); serr != nil {
 			return err
 		}
 	}

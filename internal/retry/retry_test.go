@@ -80,7 +80,7 @@ func TestDoRetriesTransientErrorsWithBoundedBackoff(t *testing.T) {
 	t.Parallel()
 	var waits []time.Duration
 	p := retry.Policy{Attempts: 6, Base: 100 * time.Millisecond, Max: 400 * time.Millisecond, MaxRetryAfter: time.Minute,
-		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
+		Waiter: retry.WaitFunc(func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil })}
 	calls := 0
 	err := retry.Do(context.Background(), p, func(int) error { calls++; return statusErr{status: 503} })
 	if calls != 6 || err == nil {

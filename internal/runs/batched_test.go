@@ -85,7 +85,7 @@ func TestAFailureAfterChainedNodesRecordsThemFirst(t *testing.T) {
 	}}
 	e := runs.NewEngine(db.Pool, runs.Options{})
 	e.Retry.Attempts = 2
-	e.Retry.Sleep = func(context.Context, time.Duration) error { return nil }
+	e.Retry.Waiter = retry.WaitFunc(func(context.Context, time.Duration) error { return nil })
 	runs.Register(e, g)
 	id := create(t, db, g)
 	if err := e.Execute(ctx, id); err != nil {

@@ -618,11 +618,7 @@ func (x graphExecutor[S]) retryNode(ctx context.Context, e *Engine, r *Run[S], s
 	}); err != nil {
 		return err
 	}
-	sleep := e.Retry.Sleep
-	if sleep == nil {
-		sleep = retry.SleepContext
-	}
-	if err := sleep(ctx, wait); err != nil {
+	if err := e.Retry.Wait(ctx, wait); err != nil {
 		e.release(ctx, r.ID)
 		return err
 	}

@@ -69,7 +69,7 @@ func TestARetriedNodeStartsFromTheSavedState(t *testing.T) {
 		},
 	}
 	e := runs.NewEngine(db.Pool, runs.Options{Logger: testkit.Logger(t)})
-	e.Retry.Sleep = func(context.Context, time.Duration) error { return nil }
+	e.Retry.Waiter = retry.WaitFunc(func(context.Context, time.Duration) error { return nil })
 	runs.Register(e, g)
 	id := create(t, db, g)
 	if err := e.Execute(context.Background(), id); err != nil {

@@ -296,12 +296,12 @@ func TestRetriesAreBoundedAndOnlyForTransientErrors(t *testing.T) {
 			var waits []time.Duration
 			e := runs.NewEngine(db.Pool, runs.Options{})
 			e.Retry = retry.Policy{Attempts: 4, Base: 100 * time.Millisecond, Max: time.Second,
-				Sleep: func(ctx context.Context, d time.Duration) error {
+				Waiter: retry.WaitFunc(func(ctx context.Context, d time.Duration) error {
 					mu.Lock()
 					waits = append(waits, d)
 					mu.Unlock()
 					return nil
-				}}
+				})}
 			runs.Register(e, g)
 			id := create(t, db, g)
 			if err := e.Execute(ctx, id); err != nil {

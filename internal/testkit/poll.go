@@ -17,6 +17,12 @@ const PollInterval = 5 * time.Millisecond
 // forever and never hides a failing query. It is safe in any goroutine;
 // a test goroutine uses Eventually.
 func Poll(within time.Duration, cond func() (bool, error)) error {
+	return PollEvery(PollInterval, within, cond)
+}
+
+// PollEvery is Poll at another pace, for a cond that asks a server or a
+// process no more often than every (a client that honours Retry-After).
+func PollEvery(every, within time.Duration, cond func() (bool, error)) error {
 	deadline := time.Now().Add(within)
 	for {
 		done, err := cond()
@@ -29,7 +35,7 @@ func Poll(within time.Duration, cond func() (bool, error)) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("not within %s", within)
 		}
-		time.Sleep(PollInterval)
+		time.Sleep(every)
 	}
 }
 

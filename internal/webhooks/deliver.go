@@ -64,8 +64,6 @@ type Service struct {
 	client *http.Client
 	wake   chan struct{}
 	wg     sync.WaitGroup
-	// now is the clock of signatures (tests replace it in export_test.go).
-	now func() time.Time
 }
 
 func (s *Service) init() {
@@ -87,9 +85,6 @@ func (s *Service) init() {
 		}
 		if s.Logger == nil {
 			s.Logger = slog.New(slog.DiscardHandler)
-		}
-		if s.now == nil {
-			s.now = time.Now
 		}
 		s.wake = make(chan struct{}, 1)
 		dialer := &net.Dialer{Timeout: s.Timeout, Control: dialControl(s.AllowPrivate)}
@@ -260,7 +255,7 @@ func (s *Service) send(ctx context.Context, c claimed) (int, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "GreatBook-Webhooks/1")
-	sentAt := s.now()
+	sentAt := time.Now()
 	req.Header.Set(SignatureHeader, Signature(c.Secret, sentAt, body))
 	req.Header.Set(SignatureV2Header, SignatureV2(c.Secret, sentAt, c.EventID, body))
 	req.Header.Set(EventIDHeader, c.EventID)
@@ -283,7 +278,7 @@ func (s *Service) send(ctx context.Context, c claimed) (int, error) {
 	if len(short) > 200 {
 		short = short[:200]
 	}
-	return resp.StatusCode, &statusError{status: resp.StatusCode, body: short, retryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), s.now())}
+	return resp.StatusCode, &statusError{status: resp.StatusCode, body: short, retryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
 }
 
 func parseRetryAfter(v string, now time.Time) time.Duration {
