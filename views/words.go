@@ -17,9 +17,9 @@ func statusLabel(s string) string { return intake.StatusWords(intake.Status(s)) 
 // flagLabel is why a document was flagged, in words.
 func flagLabel(reason string) string { return intake.FlagWords(reason) }
 
-// findingWords name the product's own finding codes (API.md); a rule of
-// EN 16931 or of a CIUS keeps its identifier (BR-CO-10), which is how a
-// reader looks it up.
+// findingWords name the product's own finding codes (docs/api.md, "A
+// document as the API shows it"); a rule of EN 16931 or of a CIUS keeps its
+// identifier (BR-CO-10), which is how a reader looks it up.
 var findingWords = map[string]string{
 	apchecks.CodeBuyerNotThisOrg:     "Not addressed to this organisation",
 	apchecks.CodeIssueDateOld:        "Issue date far in the past",

@@ -141,7 +141,7 @@ var demoDocuments = map[string]string{
 // and a credit note.
 func loadDemoDocuments(ctx context.Context, d *db, o org.Org, reviewer auth.User) error {
 	var filed bool
-	if err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM intake_documents WHERE org_id = $1)`, o.ID).Scan(&filed); err != nil || filed {
+	if err := d.pool.QueryRow(ctx, orgHasDocumentsSQL, o.ID).Scan(&filed); err != nil || filed {
 		return err
 	}
 	a := app.New(d.pool, app.Config{Logger: slog.New(slog.DiscardHandler)})
@@ -244,8 +244,7 @@ const demoInvalidNumber = "NK-2026-0043"
 func demoDocumentID(ctx context.Context, a *app.App, o org.Org, number string) (int64, intake.Status, error) {
 	var id int64
 	var status intake.Status
-	err := a.Pool.QueryRow(ctx, `SELECT id, status FROM intake_documents WHERE org_id = $1 AND doc_number = $2 ORDER BY id LIMIT 1`,
-		o.ID, number).Scan(&id, &status)
+	err := a.Pool.QueryRow(ctx, documentByNumberSQL, o.ID, number).Scan(&id, &status)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, "", nil
 	}

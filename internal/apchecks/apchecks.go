@@ -24,7 +24,8 @@ import (
 	"greatbook/internal/einvoice"
 )
 
-// Finding codes of the AP checks (the project's own codes, API.md).
+// Finding codes of the AP checks: the product's own codes, listed in
+// docs/api.md ("A document as the API shows it").
 const (
 	CodeBuyerNotThisOrg  = "buyer_not_this_org"
 	CodeIssueDateOld     = "issue_date_far_in_past"

@@ -13,20 +13,6 @@ import (
 // long the supplier's history.
 const MaxPreviousInvoices = 200
 
-// previousAccountsSQL reads the payee accounts of a supplier's posted
-// invoices filed before this one, newest first. The supplier is the part of
-// source_ref before the first '/', the bookkeeper's supplier key (VAT id,
-// else endpoint id, else legal id, else name; '/' is escaped inside it),
-// looked up through intake_posted_supplier_idx.
-const previousAccountsSQL = `
-	SELECT id, fields ->> 'payee_iban'
-	FROM intake_documents
-	WHERE org_id = $1 AND status = 'posted' AND doc_type = 'invoice' AND id < $2
-	  AND split_part(source_ref, '/', 1) = $3
-	  AND coalesce(fields ->> 'payee_iban', '') <> ''
-	ORDER BY id DESC
-	LIMIT $4`
-
 // PreviousAccounts returns the bank accounts the supplier of sourceRef was
 // paid to on its posted documents filed before documentID, each with the
 // documents that carried it, newest first.

@@ -8,21 +8,6 @@ import (
 	"greatbook/internal/database"
 )
 
-// previousAccountsManySQL is previousAccountsSQL for many documents at once,
-// each with its supplier: one index scan per document, one round trip.
-const previousAccountsManySQL = `
-	SELECT p.doc, x.id, x.iban
-	FROM unnest($2::bigint[], $3::text[]) AS p (doc, supplier)
-	CROSS JOIN LATERAL (
-		SELECT id, fields ->> 'payee_iban' AS iban
-		FROM intake_documents
-		WHERE org_id = $1 AND status = 'posted' AND doc_type = 'invoice' AND id < p.doc
-		  AND split_part(source_ref, '/', 1) = p.supplier
-		  AND coalesce(fields ->> 'payee_iban', '') <> ''
-		ORDER BY id DESC
-		LIMIT $4) x
-	ORDER BY p.doc, x.id DESC`
-
 // PreviousAccountsMany is PreviousAccounts for many documents of an org
 // (document id → its source_ref) in one query, by document id; a listing
 // checks a whole page this way.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -118,7 +119,7 @@ func (c dbCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	counts := map[string]float64{"pending": 0, "launched": 0, "failed": 0, "abandoned": 0, "done": 0}
 	var args []any
-	if rows, err := c.pool.Query(ctx, `SELECT status, count(*) FROM jobs WHERE `+c.scope.Where("org_id", &args)+` GROUP BY status`, args...); err == nil {
+	if rows, err := c.pool.Query(ctx, fmt.Sprintf(jobsByStatusSQL, c.scope.Where("org_id", &args)), args...); err == nil {
 		for rows.Next() {
 			var s string
 			var n float64
@@ -132,7 +133,7 @@ func (c dbCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, n, s)
 	}
 	args = nil
-	if rows, err := c.pool.Query(ctx, `SELECT kind, state, coalesce(next_node, ''), count(*) FROM runs WHERE `+c.scope.Where("org_id", &args)+` GROUP BY 1, 2, 3`, args...); err == nil {
+	if rows, err := c.pool.Query(ctx, fmt.Sprintf(runsByNodeSQL, c.scope.Where("org_id", &args)), args...); err == nil {
 		for rows.Next() {
 			var kind, state, node string
 			var n float64

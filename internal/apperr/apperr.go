@@ -12,7 +12,8 @@ import (
 // place (web/errors.go).
 type Code string
 
-// The codes of the external contract (API.md) and a few additions.
+// The codes of the API's errors, each listed with its status in docs/api.md
+// (Conventions, "Errors").
 const (
 	Unauthorized           Code = "unauthorized"
 	Forbidden              Code = "forbidden"

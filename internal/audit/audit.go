@@ -36,9 +36,6 @@ type Event struct {
 	CreatedAt   time.Time      `json:"created_at"`
 }
 
-// InsertSQL appends one event (named for the benchmark).
-const InsertSQL = `INSERT INTO audit_events (org_id, actor_user_id, actor, action, subject_type, subject_id, from_status, to_status, detail) VALUES ($1, NULLIF($2::bigint, 0), $3, $4, NULLIF($5, ''), NULLIF($6, 0), NULLIF($7, ''), NULLIF($8, ''), $9)`
-
 // Record appends e using q, which is normally the caller's transaction.
 func Record(ctx context.Context, q database.Executor, e Event) error {
 	detail, err := json.Marshal(e.Detail)
@@ -61,12 +58,7 @@ func Record(ctx context.Context, q database.Executor, e Event) error {
 
 // ForSubject returns the events about one object, oldest first.
 func ForSubject(ctx context.Context, q database.Executor, orgID int64, subjectType string, subjectID int64) ([]Event, error) {
-	rows, err := q.Query(ctx, `
-		SELECT id, coalesce(org_id, 0), coalesce(actor_user_id, 0), actor, action, coalesce(subject_type, ''),
-		       coalesce(subject_id, 0), coalesce(from_status, ''), coalesce(to_status, ''), detail, created_at
-		FROM audit_events
-		WHERE org_id = $1 AND subject_type = $2 AND subject_id = $3
-		ORDER BY id`, orgID, subjectType, subjectID)
+	rows, err := q.Query(ctx, eventsForSubjectSQL, orgID, subjectType, subjectID)
 	if err != nil {
 		return nil, fmt.Errorf("audit: list events: %w", err)
 	}

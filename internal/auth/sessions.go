@@ -74,7 +74,7 @@ func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, err
 	hash := tokenHash(c.Value)
 	var data []byte
 	var lastSeen, expires time.Time
-	err = s.DB.QueryRow(ctx, `SELECT data, last_seen_at, expires_at FROM web_sessions WHERE token_hash = $1`, hash).
+	err = s.DB.QueryRow(ctx, loadSessionSQL, hash).
 		Scan(&data, &lastSeen, &expires)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sess, nil
@@ -84,7 +84,7 @@ func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, err
 	}
 	now := s.Now()
 	if now.After(expires) || now.Sub(lastSeen) > s.IdleTimeout {
-		_, _ = s.DB.Exec(ctx, `DELETE FROM web_sessions WHERE token_hash = $1`, hash)
+		_, _ = s.DB.Exec(ctx, deleteSessionSQL, hash)
 		return sess, nil
 	}
 	values, err := decodeValues(data)
@@ -95,7 +95,7 @@ func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, err
 	sess.IsNew = false
 	sess.Values = values
 	if now.Sub(lastSeen) > time.Minute {
-		if _, err := s.DB.Exec(ctx, `UPDATE web_sessions SET last_seen_at = $2 WHERE token_hash = $1`, hash, now); err != nil {
+		if _, err := s.DB.Exec(ctx, touchSessionSQL, hash, now); err != nil {
 			return sess, fmt.Errorf("auth: touch session: %w", err)
 		}
 	}
@@ -111,7 +111,7 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 	ctx := r.Context()
 	if sess.Options != nil && sess.Options.MaxAge < 0 {
 		if sess.ID != "" {
-			if _, err := s.DB.Exec(ctx, `DELETE FROM web_sessions WHERE token_hash = $1`, tokenHash(sess.ID)); err != nil {
+			if _, err := s.DB.Exec(ctx, deleteSessionSQL, tokenHash(sess.ID)); err != nil {
 				return fmt.Errorf("auth: delete session: %w", err)
 			}
 		}
@@ -133,14 +133,12 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 		if err != nil {
 			return err
 		}
-		if _, err := s.DB.Exec(ctx, `INSERT INTO web_sessions (token_hash, user_id, data, created_at, last_seen_at, expires_at)
-			VALUES ($1, $2, $3, $4, $4, $5)`, tokenHash(token), uid, data, now, now.Add(s.AbsoluteTimeout)); err != nil {
+		if _, err := s.DB.Exec(ctx, insertSessionSQL, tokenHash(token), uid, data, now, now.Add(s.AbsoluteTimeout)); err != nil {
 			return fmt.Errorf("auth: create session: %w", err)
 		}
 		sess.ID = token
 	} else {
-		tag, err := s.DB.Exec(ctx, `UPDATE web_sessions SET data = $2, user_id = $3, last_seen_at = $4 WHERE token_hash = $1`,
-			tokenHash(sess.ID), data, uid, now)
+		tag, err := s.DB.Exec(ctx, saveSessionSQL, tokenHash(sess.ID), data, uid, now)
 		if err != nil {
 			return fmt.Errorf("auth: save session: %w", err)
 		}
@@ -157,7 +155,7 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 // (session fixation) is worthless after it.
 func (s *SessionStore) Renew(ctx context.Context, sess *sessions.Session) error {
 	if sess.ID != "" {
-		if _, err := s.DB.Exec(ctx, `DELETE FROM web_sessions WHERE token_hash = $1`, tokenHash(sess.ID)); err != nil {
+		if _, err := s.DB.Exec(ctx, deleteSessionSQL, tokenHash(sess.ID)); err != nil {
 			return fmt.Errorf("auth: renew session: %w", err)
 		}
 	}
@@ -171,7 +169,7 @@ func (s *SessionStore) Renew(ctx context.Context, sess *sessions.Session) error 
 // DeleteExpired removes sessions past their absolute or idle timeout.
 func (s *SessionStore) DeleteExpired(ctx context.Context) (int64, error) {
 	now := s.Now()
-	tag, err := s.DB.Exec(ctx, `DELETE FROM web_sessions WHERE expires_at < $1 OR last_seen_at < $2`, now, now.Add(-s.IdleTimeout))
+	tag, err := s.DB.Exec(ctx, deleteExpiredSessionsSQL, now, now.Add(-s.IdleTimeout))
 	if err != nil {
 		return 0, fmt.Errorf("auth: delete expired sessions: %w", err)
 	}

@@ -22,7 +22,7 @@ func (s *Service) CreateAPIToken(ctx context.Context, userID int64) (string, err
 		return "", err
 	}
 	token := tokenPrefix + secret
-	if _, err := s.DB.Exec(ctx, `INSERT INTO api_tokens (user_id, token_hash) VALUES ($1, $2)`, userID, tokenHash(token)); err != nil {
+	if _, err := s.DB.Exec(ctx, insertAPITokenSQL, userID, tokenHash(token)); err != nil {
 		return "", fmt.Errorf("auth: create token: %w", err)
 	}
 	return token, nil
@@ -36,12 +36,7 @@ func (s *Service) UserForAPIToken(ctx context.Context, token string) (User, erro
 	var tokenID int64
 	u, err := func() (User, error) {
 		var u User
-		err := s.DB.QueryRow(ctx, `
-			SELECT t.id, `+userColumns+`
-			FROM api_tokens t JOIN users u ON u.id = t.user_id
-			-- An inner join: the API is an org's, and an operator (no org) has no token that works.
-			JOIN orgs o ON o.id = u.org_id
-			WHERE t.token_hash = $1 AND t.revoked_at IS NULL`, tokenHash(token)).
+		err := s.DB.QueryRow(ctx, userForAPITokenSQL, tokenHash(token)).
 			Scan(&tokenID, &u.ID, &u.OrgID, &u.OrgSlug, &u.OrgName, &u.Email, &u.Role)
 		return u, err
 	}()
@@ -51,8 +46,7 @@ func (s *Service) UserForAPIToken(ctx context.Context, token string) (User, erro
 	if err != nil {
 		return User{}, fmt.Errorf("auth: check token: %w", err)
 	}
-	if _, err := s.DB.Exec(ctx, `UPDATE api_tokens SET last_used_at = now()
-		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, tokenID); err != nil {
+	if _, err := s.DB.Exec(ctx, touchAPITokenSQL, tokenID); err != nil {
 		return User{}, fmt.Errorf("auth: touch token: %w", err)
 	}
 	return u, nil

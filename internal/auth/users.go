@@ -92,11 +92,6 @@ func NewService(db database.Executor) *Service {
 		Failpoints: failpoint.Env{}}
 }
 
-const userColumns = `u.id, coalesce(u.org_id, 0), coalesce(o.slug, ''), coalesce(o.name, ''), u.email, u.role`
-
-// usersFrom joins a user to their org, if they have one (an operator has none).
-const usersFrom = `users u LEFT JOIN orgs o ON o.id = u.org_id`
-
 func scanUser(row pgx.Row) (User, error) {
 	var u User
 	err := row.Scan(&u.ID, &u.OrgID, &u.OrgSlug, &u.OrgName, &u.Email, &u.Role)
@@ -129,12 +124,11 @@ func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, rol
 	return database.WithTxV(ctx, s.DB, func(tx pgx.Tx) (User, error) {
 		var id, existingOrg int64
 		var existingRole Role
-		err := tx.QueryRow(ctx, `SELECT id, coalesce(org_id, 0), role FROM users WHERE lower(email) = lower($1) FOR UPDATE`, email).
+		err := tx.QueryRow(ctx, lockUserByEmailSQL, email).
 			Scan(&id, &existingOrg, &existingRole)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
-			err = tx.QueryRow(ctx, `INSERT INTO users (org_id, email, role, password_hash) VALUES (NULLIF($1::bigint, 0), $2, $3, $4) RETURNING id`,
-				orgID, email, role, hash).Scan(&id)
+			err = tx.QueryRow(ctx, insertUserSQL, orgID, email, role, hash).Scan(&id)
 			if database.IsUniqueViolation(err, "users_email_key") {
 				return User{}, apperr.New(apperr.InvalidState, "a user %s exists already", email)
 			}
@@ -142,15 +136,15 @@ func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, rol
 			if existingOrg != orgID || existingRole != role {
 				return User{}, apperr.New(apperr.InvalidState, "a user %s exists already in another org or with another role", email)
 			}
-			if _, err = tx.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, id, hash); err == nil {
+			if _, err = tx.Exec(ctx, setPasswordSQL, id, hash); err == nil {
 				// A new password starts with a clean slate.
-				_, err = tx.Exec(ctx, `DELETE FROM signin_throttle WHERE address_key = `+addressKey, email)
+				_, err = tx.Exec(ctx, clearThrottleSQL, email)
 			}
 		}
 		if err != nil {
 			return User{}, fmt.Errorf("auth: create user: %w", err)
 		}
-		return scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM `+usersFrom+` WHERE u.id = $1`, id))
+		return scanUser(tx.QueryRow(ctx, userByIDSQL, id))
 	})
 }
 
@@ -158,7 +152,7 @@ func (s *Service) CreateUser(ctx context.Context, orgID int64, email string, rol
 // that no longer exists is unauthorized; any other failure is returned
 // wrapped.
 func (s *Service) UserByID(ctx context.Context, id int64) (User, error) {
-	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM `+usersFrom+` WHERE u.id = $1`, id))
+	u, err := scanUser(s.DB.QueryRow(ctx, userByIDSQL, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, apperr.New(apperr.Unauthorized, "no such user")
 	}
@@ -171,7 +165,7 @@ func (s *Service) UserByID(ctx context.Context, id int64) (User, error) {
 // UserInOrg loads a user of an org: another org's user is not found. Any
 // other failure (the database being unreachable) is returned wrapped.
 func (s *Service) UserInOrg(ctx context.Context, orgID, id int64) (User, error) {
-	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM `+usersFrom+` WHERE u.id = $1 AND u.org_id = $2`, id, orgID))
+	u, err := scanUser(s.DB.QueryRow(ctx, userInOrgSQL, id, orgID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, apperr.New(apperr.NotFound, "no user %d", id)
 	}
@@ -183,7 +177,7 @@ func (s *Service) UserInOrg(ctx context.Context, orgID, id int64) (User, error) 
 
 // UserByEmail loads a user by address.
 func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
-	u, err := scanUser(s.DB.QueryRow(ctx, `SELECT `+userColumns+` FROM `+usersFrom+` WHERE lower(u.email) = lower($1)`, email))
+	u, err := scanUser(s.DB.QueryRow(ctx, userByEmailSQL, email))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, apperr.New(apperr.NotFound, "no user %s", email)
 	}
@@ -196,33 +190,6 @@ func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
 // ErrBadCredentials is the one answer to a wrong address or password, so
 // that sign-in does not reveal which addresses exist.
 var ErrBadCredentials = apperr.New(apperr.Unauthorized, "wrong email or password")
-
-// addressKey is the SQL for the throttle's key of the address $1: the same
-// normalisation (lower) as the unique index on users' addresses.
-const addressKey = `sha256(convert_to(lower($1::text), 'UTF8'))`
-
-// claimSQL counts one attempt against an address and decides, in the same
-// statement, whether its password may be checked: not while the address is
-// blocked (the attempt is counted and refused); otherwise the check is
-// claimed, and the claim that reaches FreeFailures checks blocks the
-// address at once for a delay that doubles with each further check, capped
-// at MaxBlock. Parallel attempts queue on the row, so each sees the others'
-// claims: no more than FreeFailures passwords are checked, however many
-// arrive at once. ($2 now, $3 FreeFailures, $4 MaxBlock in seconds.)
-const claimSQL = `
-INSERT INTO signin_throttle AS t (address_key, failures, checks, blocked_until, last_refused, updated_at)
-VALUES (` + addressKey + `, 1, 1,
-        CASE WHEN 1 >= $3::int THEN $2::timestamptz + make_interval(secs => least(1, $4::float8)) END, false, $2)
-ON CONFLICT (address_key) DO UPDATE SET
-    failures      = t.failures + 1,
-    checks        = CASE WHEN t.blocked_until > $2 THEN t.checks ELSE t.checks + 1 END,
-    blocked_until = CASE WHEN t.blocked_until > $2 THEN t.blocked_until
-                         WHEN t.checks + 1 >= $3::int
-                         THEN $2::timestamptz + make_interval(secs => least(power(2, least(t.checks + 1 - $3::int, 20)), $4::float8))
-                         END,
-    last_refused  = coalesce(t.blocked_until > $2, false),
-    updated_at    = $2
-RETURNING failures, blocked_until, last_refused`
 
 // Authenticate checks an address and password. Every attempt is first
 // counted against the address, account or not, by one atomic claim
@@ -239,8 +206,7 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 	email = storable.Clean(strings.TrimSpace(email), 0)
 	var user User
 	var hash string
-	err := s.DB.QueryRow(ctx, `SELECT `+userColumns+`, u.password_hash
-		FROM `+usersFrom+` WHERE lower(u.email) = lower($1)`, email).
+	err := s.DB.QueryRow(ctx, signinUserSQL, email).
 		Scan(&user.ID, &user.OrgID, &user.OrgSlug, &user.OrgName, &user.Email, &user.Role, &hash)
 	known := err == nil
 	if !known && !errors.Is(err, pgx.ErrNoRows) {
@@ -288,7 +254,7 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 		failed(reason, map[string]any{"consecutive_failures": failures})
 		return User{}, ErrBadCredentials
 	}
-	if _, err := s.DB.Exec(ctx, `DELETE FROM signin_throttle WHERE address_key = `+addressKey, email); err != nil {
+	if _, err := s.DB.Exec(ctx, clearThrottleSQL, email); err != nil {
 		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
 	if err := audit.Record(ctx, s.DB, audit.Event{OrgID: user.OrgID, Actor: user.Actor(), Action: "signin",
@@ -302,12 +268,6 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 // last attempt once it blocks nothing: a day, far beyond the longest block
 // (MaxBlock), so an address guessed at again within it keeps its count.
 const ThrottleRetention = 24 * time.Hour
-
-// pruneThrottleSQL deletes the throttle rows that block nothing at $2 (now)
-// and were last counted before $1. It reads them through
-// signin_throttle_updated_at_idx, not the whole table.
-const pruneThrottleSQL = `DELETE FROM signin_throttle
-WHERE updated_at < $1 AND (blocked_until IS NULL OR blocked_until <= $2)`
 
 // PruneThrottle removes the throttle rows of addresses not attempted for
 // ThrottleRetention and not blocked: each distinct address guessed at

@@ -137,18 +137,6 @@ func (b *Bookkeeper) document(ctx context.Context, r *runs.Run[State]) (intake.D
 	return doc, fields, nil
 }
 
-// loadSQL reads in one statement what a run needs before it posts: the
-// document, the org's base currency, and the accounts a supplier rule and
-// the org's default would give (when active).
-const loadSQL = `SELECT d.status, coalesce(d.result_entry_id, 0), coalesce(d.source_ref, ''), d.fields, o.base_currency,
-	       r.code, r.created_by, r.created_at, dflt.code
-	FROM intake_documents d
-	JOIN orgs o ON o.id = d.org_id
-	LEFT JOIN LATERAL (SELECT a.code, s.created_by, s.created_at FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
-	                   WHERE s.org_id = d.org_id AND s.supplier_key = split_part(coalesce(d.source_ref, ''), '/', 1) AND a.active) r ON true
-	LEFT JOIN accounts dflt ON dflt.id = o.default_expense_account_id AND dflt.active
-	WHERE d.org_id = $1 AND d.id = $2`
-
 // The keys of what load leaves in a run's Scratch for the nodes after it
 // in the same execution; a resumed run reads them again.
 const (
@@ -246,12 +234,7 @@ func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step
 // give, for a run resumed after load.
 func (b *Bookkeeper) lookupAccounts(ctx context.Context, r *runs.Run[State]) (accountLookups, error) {
 	var l accountLookups
-	err := b.pool.QueryRow(ctx, `SELECT r.code, r.created_by, r.created_at, dflt.code
-		FROM orgs o
-		LEFT JOIN LATERAL (SELECT a.code, s.created_by, s.created_at FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
-		                   WHERE s.org_id = o.id AND s.supplier_key = $2 AND a.active) r ON true
-		LEFT JOIN accounts dflt ON dflt.id = o.default_expense_account_id AND dflt.active
-		WHERE o.id = $1`, r.OrgID, r.State.Supplier).Scan(&l.rule, &l.ruleSetBy, &l.ruleSetAt, &l.defaultAcct)
+	err := b.pool.QueryRow(ctx, lookupAccountsSQL, r.OrgID, r.State.Supplier).Scan(&l.rule, &l.ruleSetBy, &l.ruleSetAt, &l.defaultAcct)
 	if err != nil {
 		return l, fmt.Errorf("bookkeeper: look up the account: %w", err)
 	}
@@ -299,18 +282,14 @@ func (b *Bookkeeper) rate(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 		if a.Remember {
 			step.Note += ", remembered for " + r.State.IssueDate
 			step.Commit = func(ctx context.Context, tx pgx.Tx) error {
-				_, err := tx.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by) VALUES ($1, $2, $3::date, $4::numeric, $5)
-					ON CONFLICT (org_id, currency, rate_date) DO UPDATE SET rate = EXCLUDED.rate, created_by = EXCLUDED.created_by, created_at = now()`,
-					r.OrgID, r.State.Currency, r.State.IssueDate, r.State.Rate, a.By)
+				_, err := tx.Exec(ctx, rememberRateSQL, r.OrgID, r.State.Currency, r.State.IssueDate, r.State.Rate, a.By)
 				return err
 			}
 		}
 		return step, nil
 	}
 	var rate, date string
-	err := b.pool.QueryRow(ctx, `SELECT rate::text, rate_date::text FROM exchange_rates
-		WHERE org_id = $1 AND currency = $2 AND rate_date <= $3::date AND rate_date > $3::date - 7
-		ORDER BY rate_date DESC LIMIT 1`, r.OrgID, r.State.Currency, r.State.IssueDate).Scan(&rate, &date)
+	err := b.pool.QueryRow(ctx, storedRateSQL, r.OrgID, r.State.Currency, r.State.IssueDate).Scan(&rate, &date)
 	if err == nil {
 		d, _ := decimal.NewFromString(rate)
 		r.State.Rate, r.State.RateFrom = money.Canonical(d), "rate of "+date
@@ -380,16 +359,6 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 	}}, nil
 }
 
-// markPostedSQL marks an active document posted and, when it did, records
-// so in the audit trail (as audit.Record would, in the same statement).
-const markPostedSQL = `WITH doc AS (UPDATE intake_documents SET status = 'posted', result_entry_id = $2, updated_at = now()
-		WHERE id = $1 AND status = 'active' RETURNING id)
-	INSERT INTO audit_events (org_id, actor_user_id, actor, action, subject_type, subject_id, from_status, to_status, detail)
-	SELECT $3, NULL, $4, 'posted', 'intake', doc.id, 'active', 'posted', $5 FROM doc`
-
-// finishJobSQL marks a job done.
-const finishJobSQL = `UPDATE jobs SET status = 'done', last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1`
-
 // finishJob marks the job done.
 func (b *Bookkeeper) finishJob(jobID int64) func(ctx context.Context, tx pgx.Tx) error {
 	return func(ctx context.Context, tx pgx.Tx) error {
@@ -399,7 +368,7 @@ func (b *Bookkeeper) finishJob(jobID int64) func(ctx context.Context, tx pgx.Tx)
 }
 func checkExpenseAccount(ctx context.Context, q database.Executor, orgID int64, code string) error {
 	var active bool
-	err := q.QueryRow(ctx, `SELECT active FROM accounts WHERE org_id = $1 AND code = $2`, orgID, code).Scan(&active)
+	err := q.QueryRow(ctx, accountActiveSQL, orgID, code).Scan(&active)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return apperr.New(apperr.Invalid, "there is no account %q", code)
 	}
@@ -413,10 +382,7 @@ func checkExpenseAccount(ctx context.Context, q database.Executor, orgID int64, 
 }
 
 func rememberAccount(ctx context.Context, tx pgx.Tx, orgID int64, supplier, code, by string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO supplier_accounts (org_id, supplier_key, account_id, created_by)
-		SELECT $1, $2, id, $4 FROM accounts WHERE org_id = $1 AND code = $3
-		ON CONFLICT (org_id, supplier_key) DO UPDATE SET account_id = EXCLUDED.account_id, created_by = EXCLUDED.created_by, created_at = now()`,
-		orgID, supplier, code, by)
+	_, err := tx.Exec(ctx, rememberAccountSQL, orgID, supplier, code, by)
 	return err
 }
 
@@ -436,8 +402,7 @@ type Question struct {
 
 // Questions lists an org's paused bookkeeper runs, oldest first.
 func (b *Bookkeeper) Questions(ctx context.Context, orgID int64) ([]Question, error) {
-	rows, err := b.pool.Query(ctx, `SELECT id::text AS run_id, subject_id, question, updated_at FROM runs
-		WHERE org_id = $1 AND kind = $2 AND state = 'paused' ORDER BY updated_at, id`, orgID, Kind)
+	rows, err := b.pool.Query(ctx, questionsSQL, orgID, Kind)
 	if err != nil {
 		return nil, fmt.Errorf("bookkeeper: questions: %w", err)
 	}

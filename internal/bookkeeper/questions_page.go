@@ -27,14 +27,13 @@ func (b *Bookkeeper) QuestionPage(ctx context.Context, orgID int64, after *Quest
 	if limit < 1 {
 		return nil, false, apperr.New(apperr.Invalid, "the parameter limit must be at least 1").With("parameter", "limit")
 	}
-	sql := `SELECT id::text AS run_id, subject_id, question, updated_at FROM runs
-		WHERE org_id = $1 AND kind = $2 AND state = 'paused'`
+	sql := questionsPageSQL
 	args := []any{orgID, Kind, limit + 1}
 	if after != nil {
-		sql += ` AND (updated_at, id) > ($4, $5::uuid)`
+		sql += questionsPageAfter
 		args = append(args, after.AskedAt, after.RunID)
 	}
-	rows, err := b.pool.Query(ctx, sql+` ORDER BY updated_at, id LIMIT $3`, args...)
+	rows, err := b.pool.Query(ctx, sql+questionsPageOrder, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("bookkeeper: questions: %w", err)
 	}

@@ -96,8 +96,6 @@ func (c AccountChoice) Describe() string {
 // Remember reports whether the choice was an answer remembered as the supplier's rule.
 func (c AccountChoice) Remember() bool { return c.Remembered }
 
-const choiceColumns = `intake_id, entry_id, supplier_key, account_code, chosen_by, set_by, set_at, remembered`
-
 func scanChoice(row pgx.Row) (*AccountChoice, error) {
 	var c AccountChoice
 	err := row.Scan(&c.IntakeID, &c.EntryID, &c.SupplierKey, &c.Account, &c.ChosenBy, &c.SetBy, &c.SetAt, &c.Remembered)
@@ -114,13 +112,13 @@ func scanChoice(row pgx.Row) (*AccountChoice, error) {
 // chosen, or nil when it is not known (not posted, or posted before
 // choices were recorded).
 func ChoiceForDocument(ctx context.Context, q database.Executor, orgID, intakeID int64) (*AccountChoice, error) {
-	return scanChoice(q.QueryRow(ctx, `SELECT `+choiceColumns+` FROM account_choices WHERE org_id = $1 AND intake_id = $2`, orgID, intakeID))
+	return scanChoice(q.QueryRow(ctx, choiceForDocumentSQL, orgID, intakeID))
 }
 
 // ChoiceForEntry is how the expense account of a journal entry was chosen,
 // or nil when no bookkeeper choice is recorded for it.
 func ChoiceForEntry(ctx context.Context, q database.Executor, orgID, entryID int64) (*AccountChoice, error) {
-	return scanChoice(q.QueryRow(ctx, `SELECT `+choiceColumns+` FROM account_choices WHERE org_id = $1 AND entry_id = $2`, orgID, entryID))
+	return scanChoice(q.QueryRow(ctx, choiceForEntrySQL, orgID, entryID))
 }
 
 // queueChoice queues in b the record of how the account of the bill just
@@ -129,9 +127,6 @@ func ChoiceForEntry(ctx context.Context, q database.Executor, orgID, entryID int
 func queueChoice(b *pgx.Batch, orgID, entryID int64, s State) {
 	b.Queue(recordChoiceSQL, orgID, s.IntakeID, entryID, s.Supplier, s.Account, s.chosenBy(), s.AccountSetBy, s.AccountSetAt, s.Remembered)
 }
-
-const recordChoiceSQL = `INSERT INTO account_choices (org_id, intake_id, entry_id, supplier_key, account_code, chosen_by, set_by, set_at, remembered)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (org_id, intake_id) DO NOTHING`
 
 // chosenBy is how the state's account was chosen; runs checkpointed before
 // ChosenBy existed say it only in AccountFrom.
@@ -154,10 +149,7 @@ func suggest(ctx context.Context, q database.Executor, orgID int64, supplier str
 		return nil, nil
 	}
 	var s Suggestion
-	err := q.QueryRow(ctx, `SELECT a.id, a.code, a.name, a.type, a.active FROM account_choices c
-		JOIN accounts a ON a.org_id = c.org_id AND a.code = c.account_code
-		WHERE c.org_id = $1 AND c.supplier_key = $2 AND a.active AND a.type = 'expense'
-		ORDER BY c.created_at DESC LIMIT 1`, orgID, supplier).Scan(&s.Account.ID, &s.Account.Code, &s.Account.Name, &s.Account.Type, &s.Account.Active)
+	err := q.QueryRow(ctx, suggestAccountSQL, orgID, supplier).Scan(&s.Account.ID, &s.Account.Code, &s.Account.Name, &s.Account.Type, &s.Account.Active)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -173,16 +165,7 @@ const MaxSupplierRulesShown = 1000
 
 // SupplierRules lists an org's remembered supplier rules, by supplier key.
 func SupplierRules(ctx context.Context, q database.Executor, orgID int64) ([]SupplierRule, error) {
-	// The name is the latest document's of the supplier, as the bookkeeper
-	// keys suppliers (the seller part of source_ref): one step of the
-	// index intake_supplier_listing_idx per rule.
-	rows, err := q.Query(ctx, `SELECT s.supplier_key, coalesce(n.supplier_name, ''), a.id, a.code, a.name, a.type, a.active, s.created_by, s.created_at
-		FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
-		LEFT JOIN LATERAL (SELECT d.supplier_name FROM intake_documents d
-		                   WHERE d.org_id = s.org_id AND d.source_ref IS NOT NULL AND split_part(d.source_ref, '/', 1) = s.supplier_key
-		                     AND d.supplier_name <> ''
-		                   ORDER BY d.id DESC LIMIT 1) n ON true
-		WHERE s.org_id = $1 ORDER BY lower(coalesce(n.supplier_name, s.supplier_key)), s.supplier_key LIMIT $2`, orgID, MaxSupplierRulesShown)
+	rows, err := q.Query(ctx, supplierRulesSQL, orgID, MaxSupplierRulesShown)
 	if err != nil {
 		return nil, fmt.Errorf("bookkeeper: supplier rules: %w", err)
 	}
@@ -205,11 +188,9 @@ func ChangeSupplierRule(ctx context.Context, db database.Executor, orgID int64, 
 			return err
 		}
 		var from string
-		err := tx.QueryRow(ctx, `SELECT a.code FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
-			WHERE s.org_id = $1 AND s.supplier_key = $2 FOR UPDATE OF s`, orgID, supplier).Scan(&from)
+		err := tx.QueryRow(ctx, lockSupplierRuleSQL, orgID, supplier).Scan(&from)
 		if err == nil {
-			_, err = tx.Exec(ctx, `UPDATE supplier_accounts s SET account_id = a.id, created_by = $4, created_at = now()
-				FROM accounts a WHERE s.org_id = $1 AND s.supplier_key = $2 AND a.org_id = $1 AND a.code = $3`, orgID, supplier, code, actor.Label)
+			_, err = tx.Exec(ctx, changeSupplierRuleSQL, orgID, supplier, code, actor.Label)
 		}
 		if errors.Is(err, pgx.ErrNoRows) {
 			return apperr.New(apperr.NotFound, "no rule for %s", clip(DescribeSupplier(supplier)))
@@ -227,8 +208,7 @@ func ChangeSupplierRule(ctx context.Context, db database.Executor, orgID int64, 
 func ForgetSupplierRule(ctx context.Context, db database.Executor, orgID int64, supplier string, actor audit.Actor) error {
 	return database.WithTx(ctx, db, func(tx pgx.Tx) error {
 		var from string
-		err := tx.QueryRow(ctx, `DELETE FROM supplier_accounts s USING accounts a
-			WHERE s.org_id = $1 AND s.supplier_key = $2 AND a.id = s.account_id RETURNING a.code`, orgID, supplier).Scan(&from)
+		err := tx.QueryRow(ctx, forgetSupplierRuleSQL, orgID, supplier).Scan(&from)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return apperr.New(apperr.NotFound, "no rule for %s", clip(DescribeSupplier(supplier)))
 		}

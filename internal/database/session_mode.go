@@ -40,36 +40,53 @@ func CheckSessionMode(ctx context.Context, connString string) error {
 	_, _ = rand.Read(token)
 	want := hex.EncodeToString(token)
 	var pidA1 int32
-	if err := a.QueryRow(ctx, "SELECT pg_backend_pid(), set_config('greatbook.session_check', $1, false)", want).Scan(&pidA1, new(string)); err != nil {
+	if err := a.QueryRow(ctx, markSessionSQL, want).Scan(&pidA1, new(string)); err != nil {
 		return fmt.Errorf("database: session check: %w", err)
 	}
 
-	// B takes a backend inside a transaction. A transaction-mode pooler
-	// hands it A's idle backend at once; a session-mode pooler whose pool
-	// is exhausted (A holds the only backend) makes it wait, which says
-	// session mode, and A's own state is then all there is to check.
+	// B takes a backend inside a transaction, and holds it while A looks
+	// again. A transaction-mode pooler hands B A's idle backend at once; a
+	// session-mode pooler whose pool is exhausted (A holds the only
+	// backend) makes it wait, which says session mode, and A's own state is
+	// then all there is to check.
 	probeCtx, cancelProbe := context.WithTimeout(ctx, 3*time.Second)
 	defer cancelProbe()
 	b, err := pgx.ConnectConfig(probeCtx, cfg)
 	if err == nil {
 		defer b.Close(context.WithoutCancel(ctx))
-		var pidB int32
-		var tx pgx.Tx
-		tx, err = b.Begin(probeCtx)
-		if err == nil {
-			defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-			err = tx.QueryRow(probeCtx, "SELECT pg_backend_pid()").Scan(&pidB)
-		}
-		if err == nil && pidB == pidA1 {
-			return ErrNotSessionMode
+		decided := false
+		var verdict error
+		// B's transaction only holds a backend: it writes nothing, and
+		// whether it commits does not matter once A has looked again.
+		err = WithTx(probeCtx, b, func(tx pgx.Tx) error {
+			var pidB int32
+			if err := tx.QueryRow(probeCtx, backendPIDSQL).Scan(&pidB); err != nil {
+				return err
+			}
+			decided = true
+			if pidB == pidA1 {
+				verdict = ErrNotSessionMode
+			} else {
+				verdict = lookAgain(ctx, a, pidA1, want)
+			}
+			return nil
+		})
+		if decided {
+			return verdict
 		}
 	}
 	if err != nil && probeCtx.Err() == nil {
 		return fmt.Errorf("database: session check: %w", err)
 	}
+	return lookAgain(ctx, a, pidA1, want)
+}
+
+// lookAgain checks that A's next statement runs on A's backend, pidA1,
+// and sees the token want that A's first statement set there.
+func lookAgain(ctx context.Context, a *pgx.Conn, pidA1 int32, want string) error {
 	var pidA2 int32
 	var got *string
-	if err := a.QueryRow(ctx, "SELECT pg_backend_pid(), current_setting('greatbook.session_check', true)").Scan(&pidA2, &got); err != nil {
+	if err := a.QueryRow(ctx, readSessionMarkSQL).Scan(&pidA2, &got); err != nil {
 		if ctx.Err() != nil {
 			// The pooler has no backend for A while B holds the only one.
 			return ErrNotSessionMode

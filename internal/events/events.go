@@ -1,6 +1,7 @@
 // Package events is the event feed of an org: every change of a document or
 // a bookkeeping job, as a typed projection of the audit trail, in commit
-// order and replayable from any cursor (API.md, GET /api/v1/events).
+// order and replayable from any cursor (docs/api.md: GET /api/v1/events and
+// "The event feed").
 //
 // The audit trail is the durable record: every change writes its audit row
 // in its own transaction, so an event exists exactly when its change
@@ -26,7 +27,7 @@ import (
 	"greatbook/internal/database"
 )
 
-// The event types of the feed (API.md).
+// The event types of the feed (docs/api.md, "The event feed").
 const (
 	DocumentReceived       = "document.received"
 	DocumentFiled          = "document.filed"
@@ -119,26 +120,6 @@ func parseCursor(s string) (position, error) {
 	return position{xact: xact, id: id}, nil
 }
 
-// readSQL returns the org's feed rows after a position: only of
-// transactions that every transaction still running started after
-// (xact < xmin of the statement's snapshot), which have all finished, so
-// no row of a transaction still open can ever sort before what it
-// returns. Without that condition a row of a transaction open now (an id
-// drawn earlier, committed later) would appear behind the reader's
-// cursor and be skipped.
-//
-// The transaction id is selected as text (pgx has no xid8 type) under its
-// own name: ORDER BY resolves a bare name to an output column first, and
-// ordering by the text would put 10000 before 9999.
-const readSQL = `SELECT xact::text AS xact_text, id, action, coalesce(subject_type, ''), coalesce(subject_id, 0),
-	coalesce(from_status, ''), coalesce(to_status, ''), actor, detail, created_at
-FROM audit_events
-WHERE org_id = $1 AND (xact, id) > ($2::text::xid8, $3::bigint)
-  AND xact < pg_snapshot_xmin(pg_current_snapshot())
-  AND action = ANY($4)
-ORDER BY xact, id
-LIMIT $5`
-
 // Read returns up to limit events of org orgID after cursor after ("" is
 // the beginning), oldest first, and the cursor that continues after them
 // (after itself when there are none yet). limit 0 means DefaultLimit.
@@ -188,13 +169,6 @@ func read(ctx context.Context, q database.Executor, query string, orgID int64, a
 	}
 	return events, next, nil
 }
-
-// headSQL is readSQL's last row: the same rows, read backwards (the index
-// on (org_id, xact, id) serves both directions).
-const headSQL = `SELECT xact::text AS xact_text, id FROM audit_events
-WHERE org_id = $1 AND xact < pg_snapshot_xmin(pg_current_snapshot()) AND action = ANY($2)
-ORDER BY xact DESC, id DESC
-LIMIT 1`
 
 // Head returns the cursor after the org's last event the feed shows now
 // ("" when there is none): where a consumer starts that wants only what

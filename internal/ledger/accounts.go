@@ -73,10 +73,7 @@ func SeedDefaultChart(ctx context.Context, tx pgx.Tx, o org.Org) error {
 	for _, a := range DefaultChart {
 		codes, names, types = append(codes, a.Code), append(names, a.Name), append(types, string(a.Type))
 	}
-	_, err := tx.Exec(ctx, `
-		INSERT INTO accounts (org_id, code, name, type)
-		SELECT $1, c, n, t FROM unnest($2::text[], $3::text[], $4::text[]) AS u (c, n, t)
-		ON CONFLICT (org_id, code) DO NOTHING`, o.ID, codes, names, types)
+	_, err := tx.Exec(ctx, seedChartSQL, o.ID, codes, names, types)
 	if err != nil {
 		return fmt.Errorf("ledger: seed chart of accounts: %w", err)
 	}
@@ -85,7 +82,7 @@ func SeedDefaultChart(ctx context.Context, tx pgx.Tx, o org.Org) error {
 
 // Accounts lists an org's chart by code.
 func Accounts(ctx context.Context, q database.Executor, orgID int64) ([]Account, error) {
-	rows, err := q.Query(ctx, `SELECT id, code, name, type, active FROM accounts WHERE org_id = $1 ORDER BY code`, orgID)
+	rows, err := q.Query(ctx, listAccountsSQL, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: accounts: %w", err)
 	}
@@ -99,7 +96,7 @@ func Accounts(ctx context.Context, q database.Executor, orgID int64) ([]Account,
 // SetAccountActive activates or deactivates an account. Posted lines keep
 // it; new entries cannot use an inactive account.
 func SetAccountActive(ctx context.Context, q database.Executor, orgID int64, code string, active bool) error {
-	tag, err := q.Exec(ctx, `UPDATE accounts SET active = $3 WHERE org_id = $1 AND code = $2`, orgID, code, active)
+	tag, err := q.Exec(ctx, setAccountActiveSQL, orgID, code, active)
 	if err != nil {
 		return fmt.Errorf("ledger: set account active: %w", err)
 	}

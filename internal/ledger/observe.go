@@ -37,7 +37,7 @@ func Observe(ctx context.Context, db database.Executor, req Request, res Result,
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	_ = database.WithTx(ctx, db, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+		if _, err := tx.Exec(ctx, asyncCommitSQL); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, insertObservationSQL, args...)
@@ -56,9 +56,6 @@ func ObserveTx(ctx context.Context, tx pgx.Tx, req Request, res Result) error {
 	_, err := tx.Exec(ctx, insertObservationSQL, args...)
 	return err
 }
-
-const insertObservationSQL = `INSERT INTO ledger_observations (org_id, source_type, source_id, entry_set, outcome, entry_id, fingerprint, detail, actor)
-	VALUES ($1, $2, $3, $4, $5, NULLIF($6, 0), $7, $8, $9)`
 
 // observation is the row that records a post's outcome; false when there
 // is nothing to record (a creation is the entry itself).
@@ -112,9 +109,7 @@ func Observations(ctx context.Context, q database.Executor, k SourceKey) ([]Obse
 	if err := checkKey(k); err != nil {
 		return nil, err
 	}
-	rows, err := q.Query(ctx, `SELECT id, outcome, coalesce(entry_id, 0), fingerprint, detail, actor, created_at FROM ledger_observations
-		WHERE org_id = $1 AND source_type = $2 AND source_id = $3 AND entry_set = $4 ORDER BY id LIMIT 1000`,
-		k.OrgID, k.SourceType, k.SourceID, k.EntrySet)
+	rows, err := q.Query(ctx, listObservationsSQL, k.OrgID, k.SourceType, k.SourceID, k.EntrySet)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: observations: %w", err)
 	}

@@ -294,31 +294,6 @@ func checkAccounts(req Request, found map[string]account) (map[string]account, e
 	return ids, nil
 }
 
-// lockSQL takes the source key's advisory lock, namespaced, on the hash of
-// "org/source_type/source_id/entry_set" (SourceKey.String), and reads the
-// org's base currency. It builds the key in SQL so that pgbench can send the
-// very same statement (make bench).
-const lockSQL = `SELECT (SELECT base_currency FROM orgs WHERE id = $1::bigint), ` + database.KeyLookupSettings + `
-FROM pg_advisory_xact_lock($2, hashtext($1::bigint::text || '/' || $3::text || '/' || $4::text || '/' || $5::text))`
-
-const accountsSQL = `SELECT code, id, name, active FROM accounts WHERE org_id = $1 AND code = ANY($2)`
-
-const insertSQL = `
-WITH e AS (
-    INSERT INTO journal_entries (org_id, source_type, source_id, entry_set, entry_date, currency, base_currency,
-                                 description, fingerprint, reverses_id, created_by)
-    VALUES ($1, $2, $3, $4, $5::date, $6, $7, $8, $9, NULLIF($10::bigint, 0), $11)
-    ON CONFLICT ON CONSTRAINT journal_entries_source_key DO NOTHING
-    RETURNING id, created_at
-), l AS (
-    INSERT INTO journal_lines (entry_id, org_id, line_no, account_id, debit, credit, base_debit, base_credit, dimensions)
-    SELECT e.id, $1, u.line_no, u.account_id, u.debit::numeric, u.credit::numeric, u.base_debit::numeric,
-           u.base_credit::numeric, u.dimensions::jsonb
-    FROM e, unnest($12::int[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
-         AS u (line_no, account_id, debit, credit, base_debit, base_credit, dimensions)
-)
-SELECT id, created_at FROM e`
-
 // queueInsert queues the insert of the entry and its lines, one statement
 // that returns the entry as written. Its callback records whether it wrote
 // (the source key may exist already: the unique index decided).
@@ -378,19 +353,6 @@ var Statements = struct{ Lock, Lookup, Accounts, Insert string }{
 	Accounts: accountsSQL,
 	Insert:   insertSQL,
 }
-
-const lookupSQL = entrySelect + `
-WHERE e.org_id = $1 AND e.source_type = $2 AND e.source_id = $3 AND e.entry_set = $4`
-
-const entrySelect = `
-SELECT e.id, e.org_id, e.source_type, e.source_id, e.entry_set, e.entry_date::text, e.currency, e.base_currency,
-       e.description, e.fingerprint, coalesce(e.reverses_id, 0), e.created_by, e.created_at,
-       (SELECT json_agg(json_build_object('account', a.code, 'name', a.name, 'debit', l.debit::text,
-               'credit', l.credit::text, 'base_debit', l.base_debit::text, 'base_credit', l.base_credit::text,
-               'dimensions', l.dimensions) ORDER BY l.line_no)
-        FROM journal_lines l JOIN accounts a ON a.id = l.account_id
-        WHERE l.entry_id = e.id)
-FROM journal_entries e`
 
 // lookup reads the entry stored under a source key.
 func lookup(ctx context.Context, q interface {

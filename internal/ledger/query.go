@@ -17,14 +17,14 @@ import (
 
 // Get returns one of an org's entries, with the id of its reversal if any.
 func Get(ctx context.Context, q database.Executor, orgID, id int64) (Entry, error) {
-	e, err := scanEntry(q.QueryRow(ctx, entrySelect+` WHERE e.org_id = $1 AND e.id = $2`, orgID, id))
+	e, err := scanEntry(q.QueryRow(ctx, getEntrySQL, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Entry{}, apperr.New(apperr.NotFound, "no journal entry %d", id)
 	}
 	if err != nil {
 		return Entry{}, fmt.Errorf("ledger: get entry %d: %w", id, err)
 	}
-	err = q.QueryRow(ctx, `SELECT coalesce(min(id), 0) FROM journal_entries WHERE org_id = $1 AND reverses_id = $2`, orgID, id).Scan(&e.ReversedByID)
+	err = q.QueryRow(ctx, reversedBySQL, orgID, id).Scan(&e.ReversedByID)
 	if err != nil {
 		return Entry{}, fmt.Errorf("ledger: get entry %d: %w", id, err)
 	}
@@ -40,7 +40,7 @@ func Get(ctx context.Context, q database.Executor, orgID, id int64) (Entry, erro
 // false while the entry stands.
 func ReversalOf(ctx context.Context, q database.Executor, orgID, id int64) (reversal Entry, ok bool, err error) {
 	var by int64
-	err = q.QueryRow(ctx, `SELECT coalesce(min(id), 0) FROM journal_entries WHERE org_id = $1 AND reverses_id = $2`, orgID, id).Scan(&by)
+	err = q.QueryRow(ctx, reversedBySQL, orgID, id).Scan(&by)
 	if err != nil || by == 0 {
 		if err != nil {
 			err = fmt.Errorf("ledger: reversal of entry %d: %w", id, err)
@@ -82,35 +82,35 @@ func List(ctx context.Context, q database.Executor, orgID int64, f Filter) ([]En
 		storable.Param{Name: "source_id", Value: f.SourceID, Max: MaxKeyText}, storable.Param{Name: "account", Value: f.Account, Max: MaxKeyText}); err != nil {
 		return nil, err
 	}
-	where := []string{"e.org_id = $1"}
+	where := []string{listEntriesOfOrg}
 	args := []any{orgID}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	if f.SourceType != "" {
-		where = append(where, "e.source_type = "+arg(f.SourceType))
+		where = append(where, fmt.Sprintf(listEntriesSourceType, arg(f.SourceType)))
 	}
 	if f.SourceID != "" {
-		where = append(where, "e.source_id = "+arg(f.SourceID))
+		where = append(where, fmt.Sprintf(listEntriesSourceID, arg(f.SourceID)))
 	}
 	if f.Account != "" {
-		where = append(where, "EXISTS (SELECT 1 FROM journal_lines l JOIN accounts a ON a.id = l.account_id WHERE l.entry_id = e.id AND a.code = "+arg(f.Account)+")")
+		where = append(where, fmt.Sprintf(listEntriesAccount, arg(f.Account)))
 	}
 	if f.From != "" {
-		where = append(where, "e.entry_date >= "+arg(f.From)+"::date")
+		where = append(where, fmt.Sprintf(listEntriesFrom, arg(f.From)))
 	}
 	if f.To != "" {
-		where = append(where, "e.entry_date <= "+arg(f.To)+"::date")
+		where = append(where, fmt.Sprintf(listEntriesTo, arg(f.To)))
 	}
 	if f.Before != nil {
 		if err := checkDate("cursor", f.Before.Date); err != nil || f.Before.Date == "" || f.Before.ID <= 0 {
 			return nil, apperr.New(apperr.Invalid, "the parameter cursor is not a position in this list").With("parameter", "cursor")
 		}
-		where = append(where, "(e.entry_date, e.id) < ("+arg(f.Before.Date)+"::date, "+arg(f.Before.ID)+")")
+		where = append(where, fmt.Sprintf(listEntriesBefore, arg(f.Before.Date), arg(f.Before.ID)))
 	}
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
-	sql := entrySelect + " WHERE " + strings.Join(where, " AND ") +
-		fmt.Sprintf(" ORDER BY e.entry_date DESC, e.id DESC LIMIT %s OFFSET %s", arg(f.Limit), arg(max(f.Offset, 0)))
+	sql := listEntriesWhere + strings.Join(where, " AND ") +
+		fmt.Sprintf(listEntriesOrderLimits, arg(f.Limit), arg(max(f.Offset, 0)))
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: list entries: %w", err)
@@ -137,8 +137,7 @@ func reversedBy(ctx context.Context, q database.Executor, orgID int64, entries [
 	for i, e := range entries {
 		ids[i] = e.ID
 	}
-	rows, err := q.Query(ctx, `SELECT reverses_id, min(id) FROM journal_entries WHERE org_id = $1 AND reverses_id = ANY($2::bigint[])
-		GROUP BY reverses_id`, orgID, ids)
+	rows, err := q.Query(ctx, reversedByManySQL, orgID, ids)
 	if err != nil {
 		return fmt.Errorf("ledger: list entries: %w", err)
 	}
@@ -171,22 +170,9 @@ func TrialBalance(ctx context.Context, q database.Executor, orgID int64, asOf st
 	if err := checkDate("as_of", asOf); err != nil {
 		return nil, err
 	}
-	// Without a date, the lines alone say it (an entry's date is only
-	// needed to leave later entries out).
-	sql := `SELECT a.id, a.code, a.name, a.type, a.active, coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
-		FROM accounts a
-		JOIN journal_lines l ON l.account_id = a.id
-		WHERE a.org_id = $1
-		GROUP BY a.id ORDER BY a.code`
-	args := []any{orgID}
+	sql, args := trialBalanceSQL, []any{orgID}
 	if asOf != "" {
-		sql = `SELECT a.id, a.code, a.name, a.type, a.active, coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
-		FROM accounts a
-		JOIN journal_lines l ON l.account_id = a.id
-		JOIN journal_entries e ON e.id = l.entry_id
-		WHERE a.org_id = $1 AND e.entry_date <= $2::date
-		GROUP BY a.id ORDER BY a.code`
-		args = append(args, asOf)
+		sql, args = trialBalanceAsOfSQL, append(args, asOf)
 	}
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {

@@ -41,10 +41,7 @@ func RateOf(ctx context.Context, q database.Executor, e Entry) (r RateUsed, foun
 	r = RateUsed{Currency: e.Currency, BaseCurrency: e.BaseCurrency, Date: e.Date}
 	if e.SourceType == "intake" && digits.MatchString(e.SourceID) {
 		var rate, date, source string
-		err := q.QueryRow(ctx, `SELECT data->>'rate', coalesce(data->>'issue_date', ''), coalesce(data->>'rate_from', '')
-			FROM runs WHERE org_id = $1 AND kind = 'bookkeeper' AND subject_id = $2::bigint AND state = 'done'
-			  AND data->>'currency' = $3 AND data->>'rate' IS NOT NULL
-			ORDER BY finished_at DESC NULLS LAST LIMIT 1`, e.OrgID, e.SourceID, e.Currency).Scan(&rate, &date, &source)
+		err := q.QueryRow(ctx, rateOfSQL, e.OrgID, e.SourceID, e.Currency).Scan(&rate, &date, &source)
 		switch {
 		case err == nil:
 			if d, perr := decimal.NewFromString(rate); perr == nil && d.IsPositive() {

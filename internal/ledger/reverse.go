@@ -105,9 +105,7 @@ func Reverse(ctx context.Context, db *pgxpool.Pool, orgID, entryID int64, r Reve
 // posted; empty for an entry that is no reversal or was given none.
 func reversalReason(ctx context.Context, q database.Executor, orgID, entryID int64) (string, error) {
 	var reason string
-	err := q.QueryRow(ctx, `SELECT coalesce(detail->>'reason', '') FROM audit_events
-		WHERE org_id = $1 AND action = $2 AND subject_type = 'journal_entry' AND subject_id = $3 ORDER BY id LIMIT 1`,
-		orgID, AuditReverse, entryID).Scan(&reason)
+	err := q.QueryRow(ctx, reversalReasonSQL, orgID, AuditReverse, entryID).Scan(&reason)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}

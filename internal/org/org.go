@@ -49,15 +49,6 @@ const (
 	MaxIssueAgeMonthsCap = 120
 )
 
-// orgColumns are an org's columns with its identity and default account, as
-// scanOrg reads them (also after RETURNING).
-const orgColumns = `id, slug, name, base_currency, legal_name, vat_id, max_issue_age_months,
-	address_lines, city, postcode, country,
-	COALESCE((SELECT a.code FROM accounts a WHERE a.id = orgs.default_expense_account_id), '')`
-
-// selectOrg reads an org with its identity.
-const selectOrg = `SELECT ` + orgColumns + ` FROM orgs`
-
 func scanOrg(row pgx.Row, o *Org) error {
 	a := &o.Identity.Address
 	return row.Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency, &o.Identity.LegalName, &o.Identity.VATID, &o.Identity.MaxIssueAgeMonths,
@@ -91,10 +82,7 @@ func Create(ctx context.Context, db database.Executor, slug, name, currency stri
 	}
 	r, err := database.WithTxV(ctx, db, func(tx pgx.Tx) (result, error) {
 		var o Org
-		err := scanOrg(tx.QueryRow(ctx, `
-			INSERT INTO orgs (slug, name, base_currency) VALUES ($1, $2, $3)
-			ON CONFLICT (slug) DO NOTHING
-			RETURNING `+orgColumns, slug, name, currency), &o)
+		err := scanOrg(tx.QueryRow(ctx, createOrgSQL, slug, name, currency), &o)
 		if errors.Is(err, pgx.ErrNoRows) {
 			existing, err := BySlug(ctx, tx, slug)
 			if err != nil {
@@ -121,7 +109,7 @@ func Create(ctx context.Context, db database.Executor, slug, name, currency stri
 // BySlug returns the org with the given slug.
 func BySlug(ctx context.Context, q database.Executor, slug string) (Org, error) {
 	var o Org
-	err := scanOrg(q.QueryRow(ctx, selectOrg+` WHERE slug = $1`, slug), &o)
+	err := scanOrg(q.QueryRow(ctx, orgBySlugSQL, slug), &o)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Org{}, apperr.New(apperr.NotFound, "no org %q", slug)
 	}
@@ -134,7 +122,7 @@ func BySlug(ctx context.Context, q database.Executor, slug string) (Org, error) 
 // ByID returns the org with the given id.
 func ByID(ctx context.Context, q database.Executor, id int64) (Org, error) {
 	var o Org
-	err := scanOrg(q.QueryRow(ctx, selectOrg+` WHERE id = $1`, id), &o)
+	err := scanOrg(q.QueryRow(ctx, orgByIDSQL, id), &o)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Org{}, apperr.New(apperr.NotFound, "no org %d", id)
 	}
@@ -173,9 +161,7 @@ func SetIdentity(ctx context.Context, db database.Executor, orgID int64, id Iden
 		}
 		var o Org
 		a := id.Address
-		err = scanOrg(tx.QueryRow(ctx, `UPDATE orgs SET legal_name = $2, vat_id = $3, max_issue_age_months = $4,
-			address_lines = $5, city = $6, postcode = $7, country = $8 WHERE id = $1
-			RETURNING `+orgColumns,
+		err = scanOrg(tx.QueryRow(ctx, setIdentitySQL,
 			orgID, id.LegalName, id.VATID, id.MaxIssueAgeMonths, a.Lines, a.City, a.Postcode, a.Country), &o)
 		if err != nil {
 			return Org{}, fmt.Errorf("org: set identity of %d: %w", orgID, err)
@@ -196,7 +182,7 @@ func identityDetail(id Identity) map[string]any {
 // change reads what it replaces, and two changes never interleave.
 func lockOrg(ctx context.Context, tx pgx.Tx, orgID int64) (Org, error) {
 	var o Org
-	err := scanOrg(tx.QueryRow(ctx, selectOrg+` WHERE id = $1 FOR UPDATE`, orgID), &o)
+	err := scanOrg(tx.QueryRow(ctx, lockOrgSQL, orgID), &o)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Org{}, apperr.New(apperr.NotFound, "no org %d", orgID)
 	}

@@ -32,8 +32,7 @@ const MaxExchangeRatesShown = 500
 
 // ExchangeRates lists the org's remembered exchange rates, newest date first.
 func ExchangeRates(ctx context.Context, q database.Executor, orgID int64) ([]ExchangeRate, error) {
-	rows, err := q.Query(ctx, `SELECT currency, rate_date::text, rate::text, created_by, created_at FROM exchange_rates
-		WHERE org_id = $1 ORDER BY rate_date DESC, currency LIMIT $2`, orgID, MaxExchangeRatesShown)
+	rows, err := q.Query(ctx, listExchangeRatesSQL, orgID, MaxExchangeRatesShown)
 	if err != nil {
 		return nil, fmt.Errorf("org: exchange rates of %d: %w", orgID, err)
 	}
@@ -84,16 +83,14 @@ func ChangeExchangeRate(ctx context.Context, db database.Executor, orgID int64, 
 	}
 	return database.WithTx(ctx, db, func(tx pgx.Tx) error {
 		var before string
-		err := tx.QueryRow(ctx, `SELECT rate::text FROM exchange_rates WHERE org_id = $1 AND currency = $2 AND rate_date = $3::date FOR UPDATE`,
-			orgID, currency, date).Scan(&before)
+		err := tx.QueryRow(ctx, lockExchangeRateSQL, orgID, currency, date).Scan(&before)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return apperr.New(apperr.NotFound, "no remembered rate for %s on %s", currency, date)
 		}
 		if err != nil {
 			return fmt.Errorf("org: change exchange rate: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE exchange_rates SET rate = $4::numeric, created_by = $5, created_at = now()
-			WHERE org_id = $1 AND currency = $2 AND rate_date = $3::date`, orgID, currency, date, r.String(), by.Label); err != nil {
+		if _, err := tx.Exec(ctx, changeExchangeRateSQL, orgID, currency, date, r.String(), by.Label); err != nil {
 			return fmt.Errorf("org: change exchange rate: %w", err)
 		}
 		return audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: by, Action: "exchange_rate_changed", SubjectType: "exchange_rate",
@@ -111,8 +108,7 @@ func ForgetExchangeRate(ctx context.Context, db database.Executor, orgID int64, 
 	}
 	return database.WithTx(ctx, db, func(tx pgx.Tx) error {
 		var before string
-		err := tx.QueryRow(ctx, `DELETE FROM exchange_rates WHERE org_id = $1 AND currency = $2 AND rate_date = $3::date RETURNING rate::text`,
-			orgID, currency, date).Scan(&before)
+		err := tx.QueryRow(ctx, forgetExchangeRateSQL, orgID, currency, date).Scan(&before)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return apperr.New(apperr.NotFound, "no remembered rate for %s on %s", currency, date)
 		}

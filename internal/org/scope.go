@@ -42,16 +42,16 @@ func (s Scope) Narrow(orgID int64) Scope {
 // org a condition that is always true. The zero Scope matches no row.
 func (s Scope) Where(column string, args *[]any) string {
 	if s.all {
-		return "true"
+		return scopeEveryOrg
 	}
 	*args = append(*args, s.orgID)
-	return fmt.Sprintf("%s = $%d", column, len(*args))
+	return fmt.Sprintf(scopeOneOrg, column, len(*args))
 }
 
 // Slugs maps every org's id to its slug, for the pages of an instance
 // operator, who lists the records of every org.
 func Slugs(ctx context.Context, q database.Executor) (map[int64]string, error) {
-	rows, err := q.Query(ctx, `SELECT id, slug FROM orgs`)
+	rows, err := q.Query(ctx, orgSlugsSQL)
 	if err != nil {
 		return nil, fmt.Errorf("org: slugs: %w", err)
 	}

@@ -99,9 +99,7 @@ func SetBaseCurrency(ctx context.Context, db database.Executor, orgID int64, cur
 		// Approving also holds a key-share lock on the org row (the job's
 		// foreign key) until it commits, so none is missed.
 		var entries, rates, waiting int64
-		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM journal_entries WHERE org_id = $1),
-			(SELECT count(*) FROM exchange_rates WHERE org_id = $1),
-			(SELECT count(*) FROM jobs WHERE org_id = $1 AND status <> 'done')`, orgID).Scan(&entries, &rates, &waiting); err != nil {
+		if err := tx.QueryRow(ctx, baseCurrencyUsesSQL, orgID).Scan(&entries, &rates, &waiting); err != nil {
 			return Org{}, fmt.Errorf("org: set base currency of %d: %w", orgID, err)
 		}
 		switch {
@@ -116,7 +114,7 @@ func SetBaseCurrency(ctx context.Context, db database.Executor, orgID int64, cur
 				"the base currency stays %s: %d remembered exchange rates convert into it; forget them first", before.BaseCurrency, rates)
 		}
 		var o Org
-		if err := scanOrg(tx.QueryRow(ctx, `UPDATE orgs SET base_currency = $2 WHERE id = $1 RETURNING `+orgColumns, orgID, currency), &o); err != nil {
+		if err := scanOrg(tx.QueryRow(ctx, setBaseCurrencySQL, orgID, currency), &o); err != nil {
 			return Org{}, fmt.Errorf("org: set base currency of %d: %w", orgID, err)
 		}
 		return o, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: by, Action: "org.base_currency_set",
@@ -144,7 +142,7 @@ func SetDefaultExpenseAccount(ctx context.Context, db database.Executor, orgID i
 			var kind string
 			var active bool
 			// FOR SHARE: the account cannot be deactivated until this commits.
-			err := tx.QueryRow(ctx, `SELECT id, type, active FROM accounts WHERE org_id = $1 AND code = $2 FOR SHARE`, orgID, code).Scan(&id, &kind, &active)
+			err := tx.QueryRow(ctx, shareAccountSQL, orgID, code).Scan(&id, &kind, &active)
 			switch {
 			case errors.Is(err, pgx.ErrNoRows):
 				return Org{}, apperr.New(apperr.Invalid, "there is no account %q in this org", clip(code))
@@ -158,7 +156,7 @@ func SetDefaultExpenseAccount(ctx context.Context, db database.Executor, orgID i
 			accountID = &id
 		}
 		var o Org
-		if err := scanOrg(tx.QueryRow(ctx, `UPDATE orgs SET default_expense_account_id = $2 WHERE id = $1 RETURNING `+orgColumns, orgID, accountID), &o); err != nil {
+		if err := scanOrg(tx.QueryRow(ctx, setDefaultExpenseAccountSQL, orgID, accountID), &o); err != nil {
 			return Org{}, fmt.Errorf("org: default account of %d: %w", orgID, err)
 		}
 		return o, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: by, Action: "org.default_expense_account_set",
@@ -194,7 +192,7 @@ func ReadSettings(ctx context.Context, q database.Executor, orgID int64) (Settin
 	if err != nil {
 		return Settings{}, err
 	}
-	rows, err := q.Query(ctx, `SELECT code, name FROM accounts WHERE org_id = $1 AND type = 'expense' AND active ORDER BY code`, orgID)
+	rows, err := q.Query(ctx, expenseAccountsSQL, orgID)
 	if err != nil {
 		return Settings{}, fmt.Errorf("org: expense accounts of %d: %w", orgID, err)
 	}

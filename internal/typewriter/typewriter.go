@@ -109,7 +109,7 @@ func (s *Service) Compose(ctx context.Context, orgID int64, d einvoice.Document,
 	}
 	id, err := database.WithTxV(ctx, s.Pool, func(tx pgx.Tx) (int64, error) {
 		var id int64
-		if err := tx.QueryRow(ctx, `INSERT INTO typewriter_documents (org_id, created_by) VALUES ($1, $2) RETURNING id`, orgID, actor.Label).Scan(&id); err != nil {
+		if err := tx.QueryRow(ctx, insertDocumentSQL, orgID, actor.Label).Scan(&id); err != nil {
 			return 0, err
 		}
 		if _, err := insertVersion(ctx, tx, orgID, id, 1, 0, d, actor); err != nil {
@@ -132,7 +132,7 @@ func (s *Service) Revise(ctx context.Context, orgID, documentID int64, d einvoic
 	id, err := database.WithTxV(ctx, s.Pool, func(tx pgx.Tx) (int64, error) {
 		// One revision at a time per document: lock it, then read its newest version.
 		var found int64
-		if err := tx.QueryRow(ctx, `SELECT id FROM typewriter_documents WHERE id = $1 AND org_id = $2 FOR UPDATE`, documentID, orgID).Scan(&found); err != nil {
+		if err := tx.QueryRow(ctx, lockDocumentSQL, documentID, orgID).Scan(&found); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
 				return 0, apperr.New(apperr.NotFound, "no typewriter document %d", documentID)
 			}
@@ -140,7 +140,7 @@ func (s *Service) Revise(ctx context.Context, orgID, documentID int64, d einvoic
 		}
 		var latestID int64
 		var latest int
-		if err := tx.QueryRow(ctx, `SELECT id, number FROM typewriter_versions WHERE document_id = $1 ORDER BY number DESC LIMIT 1`, documentID).Scan(&latestID, &latest); err != nil {
+		if err := tx.QueryRow(ctx, newestVersionSQL, documentID).Scan(&latestID, &latest); err != nil {
 			return 0, err
 		}
 		return insertVersion(ctx, tx, orgID, documentID, latest+1, latestID, d, actor)
@@ -162,8 +162,7 @@ func insertVersion(ctx context.Context, tx pgx.Tx, orgID, documentID int64, numb
 	}
 	sum := sha256.Sum256(pdf)
 	var id int64
-	err = tx.QueryRow(ctx, `INSERT INTO typewriter_versions (document_id, org_id, number, supersedes_id, body, pdf, pdf_sha256, created_by)
-		VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6, $7, $8) RETURNING id`,
+	err = tx.QueryRow(ctx, insertVersionSQL,
 		documentID, orgID, number, supersedes, body, pdf, hex.EncodeToString(sum[:]), actor.Label).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("typewriter: save version: %w", err)
@@ -171,9 +170,6 @@ func insertVersion(ctx context.Context, tx pgx.Tx, orgID, documentID int64, numb
 	return id, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "typewriter_version", SubjectType: "typewriter",
 		SubjectID: documentID, Detail: map[string]any{"version_id": id, "number": number, "supersedes_id": supersedes}})
 }
-
-const versionColumns = `v.id, v.document_id, v.number, coalesce(v.supersedes_id, 0), v.body, v.pdf_sha256, v.created_by, v.created_at,
-	i.id, i.status, coalesce(i.duplicate_of, 0), coalesce(i.duplicate_reason, ''), coalesce(i.flag_reason, '')`
 
 func scanVersion(row pgx.Row) (Version, error) {
 	var v Version
@@ -195,14 +191,9 @@ func scanVersion(row pgx.Row) (Version, error) {
 	return v, nil
 }
 
-// The newest intake row filed from a version (a version submitted again is
-// the same bytes, the same row).
-const versionFrom = ` FROM typewriter_versions v LEFT JOIN LATERAL (
-	SELECT * FROM intake_documents d WHERE d.typewriter_version_id = v.id ORDER BY d.id DESC LIMIT 1) i ON true`
-
 // Version returns one version of an org.
 func (s *Service) Version(ctx context.Context, orgID, id int64) (Version, error) {
-	v, err := scanVersion(s.Pool.QueryRow(ctx, `SELECT `+versionColumns+versionFrom+` WHERE v.id = $1 AND v.org_id = $2`, id, orgID))
+	v, err := scanVersion(s.Pool.QueryRow(ctx, versionSQL, id, orgID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Version{}, apperr.New(apperr.NotFound, "no typewriter version %d", id)
 	}
@@ -212,7 +203,7 @@ func (s *Service) Version(ctx context.Context, orgID, id int64) (Version, error)
 // PDF returns a version's rendered PDF.
 func (s *Service) PDF(ctx context.Context, orgID, id int64) ([]byte, error) {
 	var pdf []byte
-	err := s.Pool.QueryRow(ctx, `SELECT pdf FROM typewriter_versions WHERE id = $1 AND org_id = $2`, id, orgID).Scan(&pdf)
+	err := s.Pool.QueryRow(ctx, versionPDFSQL, id, orgID).Scan(&pdf)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, apperr.New(apperr.NotFound, "no typewriter version %d", id)
 	}
@@ -222,7 +213,7 @@ func (s *Service) PDF(ctx context.Context, orgID, id int64) ([]byte, error) {
 // Get returns a document with its versions.
 func (s *Service) Get(ctx context.Context, orgID, id int64) (Document, error) {
 	var d Document
-	err := s.Pool.QueryRow(ctx, `SELECT id, created_by, created_at FROM typewriter_documents WHERE id = $1 AND org_id = $2`, id, orgID).
+	err := s.Pool.QueryRow(ctx, documentSQL, id, orgID).
 		Scan(&d.ID, &d.CreatedBy, &d.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Document{}, apperr.New(apperr.NotFound, "no typewriter document %d", id)
@@ -230,7 +221,7 @@ func (s *Service) Get(ctx context.Context, orgID, id int64) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	rows, err := s.Pool.Query(ctx, `SELECT `+versionColumns+versionFrom+` WHERE v.document_id = $1 ORDER BY v.number`, id)
+	rows, err := s.Pool.Query(ctx, versionsOfDocumentSQL, id)
 	if err != nil {
 		return Document{}, err
 	}
@@ -240,7 +231,7 @@ func (s *Service) Get(ctx context.Context, orgID, id int64) (Document, error) {
 
 // List returns an org's composed documents, newest first, with their versions.
 func (s *Service) List(ctx context.Context, orgID int64) ([]Document, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT id FROM typewriter_documents WHERE org_id = $1 ORDER BY id DESC LIMIT 200`, orgID)
+	rows, err := s.Pool.Query(ctx, listDocumentsSQL, orgID)
 	if err != nil {
 		return nil, err
 	}
