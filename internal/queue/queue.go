@@ -73,26 +73,25 @@ type Table struct {
 	Org string
 	// Status is the status column; an item is claimed in a Ready status,
 	// and Done and Dead end its attempts (Dead: a dead letter).
-	Status            string
-	Ready             []string
-	Done, Dead        string
-	Attempts          string // counts the attempts
-	MaxAttempts       string // bounds each item's attempts; empty: the policy's Attempts bound every item
-	DueAt             string // when the item is next due
-	UpdatedAt         string
-	LastError         string
-	DoneAt            string // set when an item is done (optional)
-	Revivals          string // counts an operator's revivals; a dry run's digest names an item's round by it, else by Attempts
-	Order             string // the order of the resume pass (Unheld); DueAt when empty
+	Status      string
+	Ready       []string
+	Done, Dead  string
+	Attempts    string // counts the attempts
+	MaxAttempts string // bounds each item's attempts; empty: the policy's Attempts bound every item
+	DueAt       string // when the item is next due
+	UpdatedAt   string
+	LastError   string
+	DoneAt      string // set when an item is done (optional)
+	Revivals    string // counts an operator's revivals; a dry run's digest names an item's round by it, else by Attempts
+	Order       string // the order of the resume pass (Unheld); DueAt when empty
+	// Payload are the columns a claim returns besides the key and the
+	// attempt (into Into.Item); Outcome the columns an attempt's outcome
+	// writes besides its error (Record's outcome arguments, in order).
 	Payload, Outcome  []string
 	Item, DeadLetters string // what messages call one item and many dead letters
 	Lease             *Lease
 	Lane              *Lane
 }
-
-// Payload, on Table, are the columns a claim returns besides the key and
-// the attempt (into Into.Item); Outcome the columns an attempt's outcome
-// writes besides its error (Record's outcome arguments, in order).
 
 // Lease is a lease kept on the item itself: who holds it (NULL: no one)
 // and until when.
