@@ -25,7 +25,7 @@ func (c StateCounts) Total() int { return c.Running + c.InBackoff + c.Paused + c
 
 // inBackoff is true for a running run held by a live worker whose last
 // checkpoint is a retry: the worker is sleeping its backoff.
-const inBackoff = `r.state = 'running' AND r.lease_owner IS NOT NULL AND r.lease_expires_at >= now()
+var inBackoff = `r.state = 'running' AND ` + runQueue.Held() + `
 	AND (SELECT c.outcome FROM run_checkpoints c WHERE c.run_id = r.id ORDER BY c.seq DESC LIMIT 1) = 'retry'`
 
 // Counts counts an org's runs per state, in one statement.

@@ -22,6 +22,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
 	"greatbook/internal/failpoint"
+	"greatbook/internal/queue"
 	"greatbook/internal/retry"
 	"greatbook/internal/storable"
 )
@@ -251,30 +252,16 @@ func (e *Engine) LaunchContext(ctx context.Context, runID string) error {
 // restart, and periodically so that expired leases are taken over. Paused
 // runs wait for their answer. It returns how many it launched.
 func (e *Engine) ResumeAll(ctx context.Context) (int, error) {
-	rows, err := e.pool.Query(ctx, `SELECT id::text, coalesce(lease_owner, ''), lease_expires_at < now() FROM runs
-		WHERE state = 'running' AND (lease_owner IS NULL OR lease_expires_at < now() OR lease_owner <> $1)
-		ORDER BY created_at`, e.owner)
+	held, err := runQueue.Unheld(ctx, e.pool, e.owner)
 	if err != nil {
-		return 0, fmt.Errorf("runs: find runs to resume: %w", err)
-	}
-	type cand struct {
-		id, owner string
-		expired   *bool
-	}
-	cands, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cand, error) {
-		var c cand
-		err := r.Scan(&c.id, &c.owner, &c.expired)
-		return c, err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("runs: find runs to resume: %w", err)
+		return 0, fmt.Errorf("runs: %w", err)
 	}
 	n := 0
-	for _, c := range cands {
-		if c.owner != "" && (c.expired == nil || !*c.expired) && !ownerDead(c.owner) {
+	for _, h := range held {
+		if h.Live(ownerDead) {
 			continue // a live worker holds it
 		}
-		if err := e.LaunchContext(ctx, c.id); err != nil {
+		if err := e.LaunchContext(ctx, h.Key); err != nil {
 			return n, err
 		}
 		n++
@@ -339,11 +326,29 @@ func (e *Engine) Execute(ctx context.Context, runID string) error {
 	return x.execute(ctx, e, c)
 }
 
+// runQueue is the runs' table as the background-work queue sees it: the
+// engine takes its leases through it (a run is ready while running, a dead
+// letter once failed). It neither claims nor backs off through it: a run is
+// handed to a worker by its id, and retries its node within one execution
+// (see the queue's package doc).
+var runQueue = queue.New(queue.Table{
+	Name: "runs", Alias: "r", Key: "id", KeyType: "uuid", Org: "org_id", Status: "state",
+	Ready: []string{string(Running)}, Done: string(Done), Dead: string(Failed),
+	UpdatedAt: "updated_at", LastError: "last_error", Order: "created_at", Item: "run",
+	Lease: &queue.Lease{Holder: "lease_owner", Until: "lease_expires_at"},
+})
+
+// claimColumns are what a claim reads of the run it takes.
+const claimColumns = ` RETURNING kind, org_id, subject_id, next_node, data, answer`
+
 // claimFreeSQL takes the lease of a running run that no worker holds (or
 // this one does): the claim of a run launched fresh, in one statement.
-const claimFreeSQL = `UPDATE runs SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-	WHERE id = $1::uuid AND state = 'running' AND (lease_owner IS NULL OR lease_owner = $2)
-	RETURNING kind, org_id, subject_id, next_node, data, answer`
+// claimHeldSQL takes it over also from a lease that expired or an owner
+// known dead ($4), and reads how far the run's history goes.
+var (
+	claimFreeSQL = runQueue.TakeSQL(claimColumns)
+	claimHeldSQL = runQueue.TakeOverSQL(claimColumns + `, (SELECT coalesce(max(seq), 0) FROM run_checkpoints WHERE run_id = runs.id)`)
+)
 
 // asyncCommitSQL, first in a batch, lets the batch's implicit transaction
 // commit without waiting for its WAL flush (set_config, not SET LOCAL, which
@@ -392,13 +397,7 @@ func (e *Engine) claimHeld(ctx context.Context, runID string) (claim, bool, erro
 		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, `
-			UPDATE runs SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-			WHERE id = $1::uuid AND state = 'running'
-			  AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now() OR lease_owner = $4)
-			RETURNING kind, org_id, subject_id, next_node, data, answer,
-			          (SELECT coalesce(max(seq), 0) FROM run_checkpoints WHERE run_id = runs.id)`,
-			runID, e.owner, e.LeaseTTL.Seconds(), dead).
+		return tx.QueryRow(ctx, claimHeldSQL, runID, e.owner, e.LeaseTTL.Seconds(), dead).
 			Scan(&c.kind, &c.orgID, &c.subjectID, &c.node, &c.data, &c.answer, &c.seq)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -417,7 +416,7 @@ func (e *Engine) claimHeld(ctx context.Context, runID string) (claim, bool, erro
 func (e *Engine) release(ctx context.Context, runID string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	_, _ = e.pool.Exec(ctx, `UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1::uuid AND lease_owner = $2`, runID, e.owner)
+	_ = runQueue.Release(ctx, e.pool, runID, e.owner)
 }
 
 // heartbeat renews the lease until stop; when the lease is lost it cancels
@@ -436,9 +435,8 @@ func (e *Engine) heartbeat(ctx context.Context, runID string, lost context.Cance
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				tag, err := e.pool.Exec(ctx, `UPDATE runs SET lease_expires_at = now() + make_interval(secs => $3)
-					WHERE id = $1::uuid AND lease_owner = $2`, runID, e.owner, e.LeaseTTL.Seconds())
-				if err == nil && tag.RowsAffected() == 0 {
+				held, err := runQueue.Renew(ctx, e.pool, runID, e.owner, e.LeaseTTL)
+				if err == nil && !held {
 					lost(ErrLeaseLost)
 					return
 				}
@@ -523,8 +521,8 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 				return err
 			}
 			attempts++
-			if retry.IsTransient(err) && attempts < max(e.Retry.Attempts, 1) {
-				if err := x.retryNode(ctx, e, r, saved, err, attempts, ms); err != nil {
+			if v := queue.Decide(e.Retry, attempts, err); !v.Dead {
+				if err := x.retryNode(ctx, e, r, saved, err, attempts, v.Wait, ms); err != nil {
 					return err
 				}
 				continue
@@ -563,7 +561,7 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 			}
 			// The commit failed: treat it like the node failing.
 			attempts++
-			if retry.IsTransient(err) && attempts < max(e.Retry.Attempts, 1) {
+			if !queue.Decide(e.Retry, attempts, err).Dead {
 				_ = restore(saved, &r.State)
 				continue
 			}
@@ -605,9 +603,9 @@ func (x graphExecutor[S]) takeOver(ctx context.Context, e *Engine, r *Run[S], sa
 }
 
 // retryNode records the transient failure of r's node (attempt number attempts), waits out the
-// backoff and puts back the state as of the last checkpoint, so that the loop can run the node again.
-func (x graphExecutor[S]) retryNode(ctx context.Context, e *Engine, r *Run[S], saved []byte, cause error, attempts, ms int) error {
-	wait := e.Retry.Backoff(attempts, cause)
+// backoff (wait, the queue's Decide) and puts back the state as of the last checkpoint, so that the
+// loop can run the node again. The worker keeps the lease while it waits.
+func (x graphExecutor[S]) retryNode(ctx context.Context, e *Engine, r *Run[S], saved []byte, cause error, attempts int, wait time.Duration, ms int) error {
 	note := storable.Clean(fmt.Sprintf("attempt %d failed (%v); retrying in %s", attempts, cause, wait.Round(time.Millisecond)), storable.MaxMessage)
 	if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
 		if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET last_error = $3, updated_at = now()

@@ -17,9 +17,9 @@ import (
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// heldByNoOne is true for a run no live worker holds (its lease is free or
-// expired); a run a worker holds now is that worker's.
-const heldByNoOne = `(lease_owner IS NULL OR lease_expires_at < now())`
+// heldByNoOne is true of a run (r) no live worker holds (its lease is free
+// or expired); a run a worker holds now is that worker's.
+var heldByNoOne = runQueue.Free()
 
 // Reopen sets a failed run running again at the node it failed at, with its
 // state as of then, or frees the lease of a running run no live worker holds,
@@ -47,8 +47,8 @@ func Reopen(ctx context.Context, tx pgx.Tx, orgID int64, kind, runID, actor stri
 				finished_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
 			WHERE id = $1::uuid AND state = 'failed' RETURNING coalesce(next_node, ''), data`, runID).Scan(&node, &data)
 	case Running:
-		err = tx.QueryRow(ctx, `UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-			WHERE id = $1::uuid AND `+heldByNoOne+` RETURNING next_node, data`, runID).Scan(&node, &data)
+		err = tx.QueryRow(ctx, `UPDATE runs r SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+			WHERE r.id = $1::uuid AND `+heldByNoOne+` RETURNING next_node, data`, runID).Scan(&node, &data)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return apperr.New(apperr.InvalidState, "run %s is being executed by a live worker; wait for it", runID)
 		}
@@ -87,8 +87,8 @@ func Abandon(ctx context.Context, tx pgx.Tx, orgID int64, kind, runID, actor str
 	switch info.Status {
 	case Failed:
 	case Running:
-		tag, err := tx.Exec(ctx, `UPDATE runs SET state = 'failed', next_node = NULL, last_error = $2, lease_owner = NULL, lease_expires_at = NULL,
-			updated_at = now(), finished_at = now() WHERE id = $1::uuid AND `+heldByNoOne, runID, note)
+		tag, err := tx.Exec(ctx, `UPDATE runs r SET state = 'failed', next_node = NULL, last_error = $2, lease_owner = NULL, lease_expires_at = NULL,
+			updated_at = now(), finished_at = now() WHERE r.id = $1::uuid AND `+heldByNoOne, runID, note)
 		if err != nil {
 			return Info{}, fmt.Errorf("runs: abandon %s: %w", runID, err)
 		}

@@ -6,6 +6,15 @@
 // only while it still holds it. A lease that expires, or whose owner on this
 // machine has died, is taken over. A run may pause with a question for a
 // person; it waits, across restarts, until the question is answered.
+//
+// The lease (take, take over, renew, release), the choice between running
+// a failed node again after a backoff and failing the run (a dead letter),
+// and the resume pass's candidates are the background-work queue's
+// (internal/queue), through a description of the runs table. A run is not
+// claimed, backed off or revived as a queue's row: it is handed to a
+// worker by its id, retries a node within one execution from the state of
+// its last checkpoint, and is reopened at the node it failed at (Reopen);
+// the queue's package doc says why.
 package runs
 
 import (

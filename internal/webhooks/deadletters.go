@@ -2,8 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,6 +12,8 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/org"
+	"greatbook/internal/queue"
 	"greatbook/internal/storable"
 )
 
@@ -101,10 +101,7 @@ func CountDeadLetters(ctx context.Context, q database.Executor, orgID int64, f D
 
 // DryRun is what a bulk retry would revive: how many dead deliveries a
 // filter matches and a digest of which; the confirmation brings both back.
-type DryRun struct {
-	Count int
-	Set   string
-}
+type DryRun = queue.DryRun
 
 // BulkRetry is the outcome of a bulk retry.
 type BulkRetry struct {
@@ -118,31 +115,11 @@ func DryRunRetry(ctx context.Context, q database.Executor, orgID int64, f DeadLe
 	if err != nil {
 		return DryRun{}, err
 	}
-	return dryRun(ctx, q, `SELECT d.id, d.revivals FROM webhook_deliveries d WHERE `+where+` ORDER BY d.id`, args)
-}
-
-// dryRun counts and digests the (id, revivals) pairs sql returns in id
-// order: a delivery someone else revived, which died again and matches
-// once more, is not the dead letter counted.
-func dryRun(ctx context.Context, q database.Executor, sql string, args []any) (DryRun, error) {
-	rows, err := q.Query(ctx, sql, args...)
+	dry, err := deliveries.Matching(ctx, q, where, args)
 	if err != nil {
-		return DryRun{}, fmt.Errorf("webhooks: dry run: %w", err)
+		return DryRun{}, fmt.Errorf("webhooks: %w", err)
 	}
-	h := sha256.New()
-	var d DryRun
-	var id int64
-	var revivals int
-	_, err = pgx.ForEachRow(rows, []any{&id, &revivals}, func() error {
-		d.Count++
-		fmt.Fprintf(h, "%d:%d,", id, revivals)
-		return nil
-	})
-	if err != nil {
-		return DryRun{}, fmt.Errorf("webhooks: dry run: %w", err)
-	}
-	d.Set = hex.EncodeToString(h.Sum(nil)[:12])
-	return d, nil
+	return dry, nil
 }
 
 // RetryMatching revives every dead delivery a filter matches, with a
@@ -150,9 +127,8 @@ func dryRun(ctx context.Context, q database.Executor, sql string, args []any) (D
 // run: in one transaction that locks them, checks the set, revives them
 // (pending, due now, a fresh round of attempts) and audits the retry.
 func (s *Service) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFilter, reason string, confirmed DryRun, actor audit.Actor) (BulkRetry, error) {
-	if strings.TrimSpace(reason) == "" {
-		return BulkRetry{}, apperr.New(apperr.Invalid, "say why you retry (a reason is required)").
-			With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
+	if err := needReason(reason); err != nil {
+		return BulkRetry{}, err
 	}
 	where, args, err := f.where(orgID)
 	if err != nil {
@@ -160,23 +136,13 @@ func (s *Service) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFi
 	}
 	ctx = context.WithoutCancel(ctx)
 	res, err := database.WithTxV(ctx, s.Pool, func(tx pgx.Tx) (BulkRetry, error) {
-		now, err := dryRun(ctx, tx, `SELECT d.id, d.revivals FROM webhook_deliveries d WHERE `+where+` ORDER BY d.id FOR UPDATE`, args)
+		matched, revived, err := deliveries.ReviveMatching(ctx, tx, where, args, confirmed)
+		res := BulkRetry{Matched: matched, Revived: revived}
 		if err != nil {
-			return BulkRetry{}, err
+			return res, err
 		}
-		switch {
-		case now.Count != confirmed.Count:
-			return BulkRetry{Matched: now.Count}, apperr.New(apperr.InvalidState, "the filter now matches %d dead deliveries, not the %d you confirmed; count again", now.Count, confirmed.Count)
-		case now.Set != confirmed.Set:
-			return BulkRetry{Matched: now.Count}, apperr.New(apperr.InvalidState, "the filter still matches %d dead deliveries, but not the ones you counted; count again", now.Count)
-		}
-		tag, err := tx.Exec(ctx, `UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, revivals = revivals + 1,
-			next_attempt_at = now(), updated_at = now() WHERE `+where, args...)
-		if err != nil {
-			return BulkRetry{}, fmt.Errorf("webhooks: bulk retry: %w", err)
-		}
-		return BulkRetry{Matched: now.Count, Revived: int(tag.RowsAffected())}, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor,
-			Action: "webhook_bulk_retry", Detail: map[string]any{"reason": reason, "matched": now.Count, "filter": f}})
+		return res, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor,
+			Action: "webhook_bulk_retry", Detail: map[string]any{"reason": reason, "matched": matched, "filter": f}})
 	})
 	if err == nil && res.Revived > 0 {
 		s.nudge()
@@ -186,24 +152,12 @@ func (s *Service) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFi
 
 // Retry revives one dead delivery of an org, with a reason.
 func (s *Service) Retry(ctx context.Context, orgID, deliveryID int64, reason string, actor audit.Actor) error {
-	if strings.TrimSpace(reason) == "" {
-		return apperr.New(apperr.Invalid, "say why you retry (a reason is required)").
-			With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
+	if err := needReason(reason); err != nil {
+		return err
 	}
 	err := database.WithTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		var status string
-		if err := tx.QueryRow(ctx, `SELECT status FROM webhook_deliveries WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, deliveryID).Scan(&status); err != nil {
-			if err == pgx.ErrNoRows {
-				return apperr.New(apperr.NotFound, "no webhook delivery %d", deliveryID)
-			}
-			return fmt.Errorf("webhooks: retry: %w", err)
-		}
-		if status != "dead" {
-			return apperr.New(apperr.InvalidState, "delivery %d is %s, not a dead letter", deliveryID, status)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, revivals = revivals + 1,
-			next_attempt_at = now(), updated_at = now() WHERE id = $1`, deliveryID); err != nil {
-			return fmt.Errorf("webhooks: retry: %w", err)
+		if err := deliveries.Revive(ctx, tx, org.Only(orgID), deliveryID); err != nil {
+			return err
 		}
 		return audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "webhook_retry",
 			SubjectType: "webhook_delivery", SubjectID: deliveryID, FromStatus: "dead", ToStatus: "pending", Detail: map[string]any{"reason": reason}})
@@ -212,4 +166,13 @@ func (s *Service) Retry(ctx context.Context, orgID, deliveryID int64, reason str
 		s.nudge()
 	}
 	return err
+}
+
+// needReason refuses an operator's retry without a reason.
+func needReason(reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return apperr.New(apperr.Invalid, "say why you retry (a reason is required)").
+			With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
+	}
+	return nil
 }

@@ -15,10 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"greatbook/internal/database"
+	"greatbook/internal/queue"
 	"greatbook/internal/retry"
 )
 
@@ -157,66 +156,81 @@ func (s *Service) workLoop(ctx context.Context) {
 	}
 }
 
-// claimed is a delivery a worker holds.
-type claimed struct {
-	ID, OrgID, EndpointID int64
-	EventID, EventType    string
-	Body                  string
-	Attempt               int
-	URL, Secret           string
+// deliveries is the deliveries' table as the queue serves it. The
+// endpoints are its lanes: one delivery at a time per endpoint, across
+// processes, so that an endpoint that hangs holds one worker and never the
+// others; endpoints take turns; and an endpoint that failed transiently
+// rests for the delivery's backoff before any of its deliveries is tried
+// again (its other events would meet the same outage, and an endpoint that
+// hangs would otherwise take a worker for a whole timeout per event of its
+// backlog, starving the other endpoints once a few such hang at once).
+var deliveries = queue.New(queue.Table{
+	Name: "webhook_deliveries", Alias: "d", Key: "id", Org: "org_id", Status: "status",
+	Ready: []string{"pending"}, Done: "delivered", Dead: "dead",
+	Attempts: "attempts", DueAt: "next_attempt_at", UpdatedAt: "updated_at", LastError: "last_error",
+	DoneAt: "delivered_at", Revivals: "revivals",
+	Payload: []string{"org_id", "event_id", "event_type", "body"}, Outcome: []string{"last_status"},
+	Item: "webhook delivery", DeadLetters: "dead deliveries",
+	Lane: &queue.Lane{Table: "webhook_endpoints", Key: "id", Ref: "endpoint_id", Open: "enabled",
+		Holder: "in_flight_claim", Until: "in_flight_until", Turn: "last_claimed_at", Payload: []string{"url", "secret"}},
+})
+
+// policy is the queue's policy of a delivery's attempts: MaxAttempts of
+// them, spaced by Backoff.
+func (s *Service) policy() retry.Policy {
+	p := s.Backoff
+	p.Attempts = s.MaxAttempts
+	return p
 }
 
-// claimEndpointSQL takes the enabled endpoint with a due delivery that was
-// claimed least recently and is not in flight, and holds it for a lease: one
-// delivery at a time per endpoint, across processes (a second claimer skips
-// the locked row, and after the commit sees it in flight).
-const claimEndpointSQL = `UPDATE webhook_endpoints SET in_flight_until = now() + $1 * interval '1 second', last_claimed_at = now()
-WHERE id = (
-	SELECT e.id FROM webhook_endpoints e
-	WHERE e.enabled AND (e.in_flight_until IS NULL OR e.in_flight_until < now())
-	  AND EXISTS (SELECT 1 FROM webhook_deliveries c WHERE c.endpoint_id = e.id AND c.status = 'pending' AND c.next_attempt_at <= now())
-	ORDER BY e.last_claimed_at NULLS FIRST, e.id LIMIT 1 FOR UPDATE SKIP LOCKED)
-RETURNING id, url, secret`
+// spentError is the error of a delivery whose last attempt never reported
+// back.
+const spentError = "its last attempt never reported back (the worker making it stopped)"
 
-// claimDeliverySQL counts an attempt of the endpoint's oldest due delivery.
-// The attempt is counted before the request: a worker killed in the middle
-// spends it, so a receiver that kills its sender is not retried forever.
-const claimDeliverySQL = `UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = now()
-WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= now()
-	ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE)
-RETURNING id, org_id, event_id, event_type, body, attempts`
+// sweep makes a dead letter, which an admin sees and may retry, of every
+// delivery out of attempts that no attempt is making any more: its last
+// attempt's worker died during the request. No claim takes it again.
+func (s *Service) sweep(ctx context.Context) {
+	n, err := deliveries.BurySpent(ctx, s.Pool, s.policy(), spentError)
+	if err != nil && ctx.Err() == nil {
+		s.Logger.Warn("webhook sweep failed", "error", err)
+	}
+	if n > 0 {
+		s.Logger.Warn("webhook deliveries whose last attempt never reported back are dead letters", "count", n)
+	}
+}
+
+// claimed is a delivery a worker holds.
+type claimed struct {
+	queue.Claimed
+	OrgID              int64
+	EventID, EventType string
+	Body               string
+	URL, Secret        string
+}
 
 // DeliverOne sends one due delivery, if there is one, and records what
-// came of it; it reports whether there was one.
+// came of it; it reports whether there was one. The attempt is counted
+// when the delivery is claimed, before the request: a worker killed in the
+// middle spends it, so a receiver that kills its sender is not retried
+// for ever.
 func (s *Service) DeliverOne(ctx context.Context) (bool, error) {
 	s.init()
-	c, err := database.WithTxV(ctx, s.Pool, func(tx pgx.Tx) (claimed, error) {
-		var c claimed
-		err := tx.QueryRow(ctx, claimEndpointSQL, s.lease().Seconds()).Scan(&c.EndpointID, &c.URL, &c.Secret)
-		if err != nil {
-			return c, err
-		}
-		err = tx.QueryRow(ctx, claimDeliverySQL, c.EndpointID).Scan(&c.ID, &c.OrgID, &c.EventID, &c.EventType, &c.Body, &c.Attempt)
-		if err != nil {
-			return c, err
-		}
-		_, err = tx.Exec(ctx, `UPDATE webhook_endpoints SET in_flight_claim = $2 WHERE id = $1`, c.EndpointID, c.claim())
-		return c, err
-	})
+	var c claimed
+	got, ok, err := deliveries.Claim(ctx, s.Pool, s.policy(), s.lease(),
+		queue.Into{Lane: []any{&c.URL, &c.Secret}, Item: []any{&c.OrgID, &c.EventID, &c.EventType, &c.Body}})
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return false, nil
-		}
-		return false, fmt.Errorf("webhooks: claim: %w", err)
+		return false, fmt.Errorf("webhooks: %w", err)
 	}
+	if !ok {
+		return false, nil
+	}
+	c.Claimed = got
 	status, sendErr := s.send(ctx, c)
 	// The outcome is recorded even if the process is stopping: the request
 	// was made.
 	return true, s.record(context.WithoutCancel(ctx), c, status, sendErr)
 }
-
-// claim names one attempt of one delivery.
-func (c claimed) claim() string { return fmt.Sprintf("%d:%d", c.ID, c.Attempt) }
 
 // statusError is a receiver's non-2xx answer.
 type statusError struct {
@@ -294,73 +308,32 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// record writes what came of an attempt: delivered on a 2xx; otherwise
-// due again after the backoff, or a dead letter when the error is
-// permanent or the attempts are spent. Only the claim that made the
-// attempt may record a failure (a worker whose lease ran out and was
-// overtaken does not push the delivery back); a 2xx is recorded whoever
-// made it.
-//
-// An endpoint that failed transiently rests for the delivery's backoff
-// before any of its deliveries is tried again: its other events would meet
-// the same outage, and an endpoint that hangs would otherwise take a
-// worker for a whole timeout per event of its backlog, starving the other
-// endpoints once a few such hang at once.
+// record writes what came of an attempt: delivered on a 2xx, whoever made
+// it; otherwise, if this attempt was not overtaken, due again after the
+// backoff, or a dead letter when the error is permanent or the attempts
+// are spent (the queue's Record).
 func (s *Service) record(ctx context.Context, c claimed, status int, sendErr error) error {
-	return database.WithTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		rest, err := s.recordTx(ctx, tx, c, status, sendErr)
-		if err != nil {
-			return err
-		}
-		// Release the endpoint, if this attempt still holds it: at once, or
-		// after its rest.
-		_, err = tx.Exec(ctx, `UPDATE webhook_endpoints
-			SET in_flight_until = CASE WHEN $3::float8 > 0 THEN now() + $3 * interval '1 second' END, in_flight_claim = ''
-			WHERE id = $1 AND in_flight_claim = $2`, c.EndpointID, c.claim(), rest.Seconds())
-		if err != nil {
-			return fmt.Errorf("webhooks: release endpoint %d: %w", c.EndpointID, err)
-		}
-		return nil
-	})
-}
-
-// recordTx records the attempt and returns how long the endpoint rests
-// (the backoff after a transient failure; 0 otherwise).
-func (s *Service) recordTx(ctx context.Context, tx pgx.Tx, c claimed, status int, sendErr error) (time.Duration, error) {
 	var last any
 	if status != 0 {
 		last = status
 	}
-	if sendErr == nil {
-		_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), updated_at = now(),
-			last_status = $2, last_error = '' WHERE id = $1 AND status = 'pending'`, c.ID, last)
-		if err != nil {
-			return 0, fmt.Errorf("webhooks: record delivery %d: %w", c.ID, err)
+	msg := ""
+	if sendErr != nil {
+		// The error names the request's URL: keep its query (a receiver may
+		// carry a token there) out of the page and the log.
+		msg = strings.ReplaceAll(sendErr.Error(), c.URL, withoutQuery(c.URL))
+		if len(msg) > 500 {
+			msg = msg[:500]
 		}
-		return 0, nil
 	}
-	// The error names the request's URL: keep its query (a receiver may
-	// carry a token there) out of the page and the log.
-	msg := strings.ReplaceAll(sendErr.Error(), c.URL, withoutQuery(c.URL))
-	if len(msg) > 500 {
-		msg = msg[:500]
-	}
-	if !retry.IsTransient(sendErr) || c.Attempt >= s.MaxAttempts {
-		s.Logger.Warn("webhook delivery is a dead letter", "delivery", c.ID, "endpoint", c.EndpointID, "attempts", c.Attempt, "error", msg)
-		_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'dead', updated_at = now(),
-			last_status = $3, last_error = $4 WHERE id = $1 AND attempts = $2 AND status = 'pending'`, c.ID, c.Attempt, last, msg)
-		if err != nil {
-			return 0, fmt.Errorf("webhooks: record dead letter %d: %w", c.ID, err)
-		}
-		return 0, nil
-	}
-	wait := s.Backoff.Backoff(c.Attempt, sendErr)
-	_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 second', updated_at = now(),
-		last_status = $4, last_error = $5 WHERE id = $1 AND attempts = $2 AND status = 'pending'`, c.ID, c.Attempt, wait.Seconds(), last, msg)
+	v, err := deliveries.Record(ctx, s.Pool, s.policy(), c.Claimed, sendErr, msg, last)
 	if err != nil {
-		return 0, fmt.Errorf("webhooks: record attempt %d: %w", c.ID, err)
+		return fmt.Errorf("webhooks: %w", err)
 	}
-	return wait, nil
+	if sendErr != nil && v.Dead {
+		s.Logger.Warn("webhook delivery is a dead letter", "delivery", c.Key, "endpoint", c.Lane, "attempts", c.Attempt, "error", msg)
+	}
+	return nil
 }
 
 // withoutQuery is raw without its query and fragment, for messages.

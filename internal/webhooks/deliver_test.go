@@ -499,3 +499,41 @@ func TestAFailedDeliveryNamesTheURLWithoutItsQuery(t *testing.T) {
 		t.Fatalf("last error %q", r.LastError)
 	}
 }
+
+// A delivery whose worker died during its last attempt is out of attempts:
+// no worker sends it again, and the sweep makes it a dead letter the admin
+// sees and may retry, once its endpoint's lease is over.
+func TestADeliveryWhoseLastAttemptNeverReportedBackIsADeadLetter(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.svc.Poll = 20 * time.Millisecond
+	srv, got := receiver(t, http.StatusOK)
+	ep := f.endpoint(t, srv.URL, "whsec_0123456789abcdef")
+	id := f.delivery(t, ep, "ev-1", `{}`)
+	// The state a worker killed during the fourth and last request leaves,
+	// its endpoint's lease over.
+	if _, err := f.db.Pool.Exec(context.Background(), `UPDATE webhook_deliveries SET attempts = 4 WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if f.deliverOne(t) {
+		t.Fatal("a delivery out of attempts was sent again")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.svc.Start(ctx)
+	t.Cleanup(func() { cancel(); f.svc.Wait() })
+	testkit.Eventually(t, 30*time.Second, "the spent delivery a dead letter", func() (bool, error) {
+		return f.row(t, id).Status == "dead", nil
+	})
+	if r := f.row(t, id); r.Attempts != 4 || !strings.Contains(r.LastError, "never reported back") {
+		t.Fatalf("the dead letter: %+v", r)
+	}
+	if n := len(got()); n != 0 {
+		t.Fatalf("the endpoint received %d requests", n)
+	}
+	if err := f.svc.Retry(context.Background(), f.orgID, id, "the receiver is fixed", admin); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 30*time.Second, "the revived delivery delivered", func() (bool, error) {
+		return f.row(t, id).Status == "delivered", nil
+	})
+}

@@ -26,7 +26,8 @@ func feedHead(ctx context.Context, q database.Executor, orgID int64) (string, er
 }
 
 // dispatchLoop turns the feed into deliveries every Poll, and wakes the
-// workers when it queued any.
+// workers when it queued any; and sweeps the deliveries whose last attempt
+// never reported back.
 func (s *Service) dispatchLoop(ctx context.Context) {
 	t := time.NewTicker(s.Poll)
 	defer t.Stop()
@@ -38,6 +39,7 @@ func (s *Service) dispatchLoop(ctx context.Context) {
 		if n > 0 {
 			s.nudge()
 		}
+		s.sweep(ctx)
 		select {
 		case <-ctx.Done():
 			return

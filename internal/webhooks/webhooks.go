@@ -3,7 +3,9 @@
 // feed into deliveries (one per endpoint and event, in the transaction that
 // advances the endpoint's cursor), and a pool of workers sends each one,
 // signed, until a 2xx answers, retrying with capped backoff and jitter, and
-// leaves it a dead letter after the last attempt.
+// leaves it a dead letter after the last attempt. The deliveries are a
+// table of the background-work queue (internal/queue), whose lanes are the
+// endpoints: it claims, backs off, buries and revives them.
 package webhooks
 
 import (
