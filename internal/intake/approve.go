@@ -17,7 +17,6 @@ import (
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/failpoint"
-	"greatbook/internal/storable"
 )
 
 // Approval is the outcome of an approve: the document, now active, and the
@@ -216,7 +215,7 @@ type Acknowledgement struct {
 // range, an unknown currency, ...) is refused whatever the acknowledgement.
 func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audit.Actor, ack Acknowledgement) (Approval, error) {
 	if ack.Invalid {
-		if err := needReason(ack.Reason); err != nil {
+		if err := audit.CheckReason(ack.Reason); err != nil {
 			return Approval{}, err
 		}
 	}
@@ -486,7 +485,7 @@ type decision struct {
 // decide makes a decision with a reason in one transaction, audited, and
 // returns the document as it left it.
 func (d *Decisions) decide(ctx context.Context, orgID, id int64, reason string, actor audit.Actor, dec decision) (Document, error) {
-	if err := needReason(reason); err != nil {
+	if err := audit.CheckReason(reason); err != nil {
 		return Document{}, err
 	}
 	return retryConflicts(ctx, d, func() (Document, error) {
@@ -525,14 +524,4 @@ func (d *Decisions) decide(ctx context.Context, orgID, id int64, reason string, 
 			return after, nil
 		})
 	})
-}
-
-func needReason(reason string) error {
-	if len([]rune(reason)) < 3 {
-		return apperr.New(apperr.Invalid, "a reason is required").With("reasons", []map[string]string{{"field": "reason", "message": "is required"}})
-	}
-	if p := storable.Problem(reason, maxReason); p != "" {
-		return apperr.New(apperr.Invalid, "the reason %s", p).With("reasons", []map[string]string{{"field": "reason", "message": p}})
-	}
-	return nil
 }

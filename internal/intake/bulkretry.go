@@ -84,7 +84,7 @@ func (s BulkRetryState) reason(runID string) string {
 // letters dead when it starts, each at most once, however often it is
 // resumed.
 func (b *BulkRetries) Start(ctx context.Context, scope org.Scope, f DeadLetterFilter, reason string, confirmed DryRun, actor audit.Actor) ([]string, error) {
-	if err := needReason(reason); err != nil {
+	if err := audit.CheckReason(reason); err != nil {
 		return nil, err
 	}
 	ctx = context.WithoutCancel(ctx)

@@ -60,7 +60,7 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 		return "", nil, err
 	}
 	if s := strings.TrimSpace(f.Supplier); s != "" {
-		where = append(where, "lower(d.supplier_name) LIKE "+arg("%"+strings.ToLower(likeEscape(s))+"%"))
+		where = append(where, "lower(d.supplier_name) LIKE "+arg("%"+strings.ToLower(database.LikeEscape(s))+"%"))
 	}
 	days, err := database.DayRange("j.updated_at", f.From, f.To, arg)
 	if err != nil {
@@ -238,7 +238,7 @@ func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFil
 // RetryMatchingIn is RetryMatching over a scope (an operator's: every
 // org's); each letter is retried in its own org.
 func (o *Outbox) RetryMatchingIn(ctx context.Context, scope org.Scope, f DeadLetterFilter, reason string, confirmed DryRun, actor audit.Actor) (BulkRetry, error) {
-	if err := needReason(reason); err != nil {
+	if err := audit.CheckReason(reason); err != nil {
 		return BulkRetry{}, err
 	}
 	// Once confirmed, the retries go ahead even if the operator's request
@@ -304,7 +304,7 @@ func (o *Outbox) RetrySelected(ctx context.Context, orgID int64, jobIDs []int64,
 // RetrySelectedIn is RetrySelected over a scope (an operator's: every
 // org's); each job is retried in its own org.
 func (o *Outbox) RetrySelectedIn(ctx context.Context, scope org.Scope, jobIDs []int64, reason string, actor audit.Actor) (BulkRetry, error) {
-	if err := needReason(reason); err != nil {
+	if err := audit.CheckReason(reason); err != nil {
 		return BulkRetry{}, err
 	}
 	ids := slices.Clone(jobIDs)

@@ -322,7 +322,7 @@ func launchContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // still pending), with a reason; it launches the job now. Several operators
 // retrying at the same moment launch it once: the others see it launched.
 func (o *Outbox) Retry(ctx context.Context, orgID, jobID int64, reason string, actor audit.Actor) (LaunchOutcome, error) {
-	if err := needReason(reason); err != nil {
+	if err := audit.CheckReason(reason); err != nil {
 		return LaunchOutcome{}, err
 	}
 	// The tenancy check: the launch below locks the job by id alone, so

@@ -335,8 +335,8 @@ func queueWhere(orgID int64, f QueueFilter) (where []string, arg func(any) strin
 	arg = func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	argsOf = func() []any { return args }
 	if q := strings.TrimSpace(f.Query); q != "" {
-		terms := []string{"lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(likeEscape(q))+"%"),
-			"upper(d.doc_number) LIKE " + arg(strings.ToUpper(likeEscape(q))+"%")}
+		terms := []string{"lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(database.LikeEscape(q))+"%"),
+			"upper(d.doc_number) LIKE " + arg(strings.ToUpper(database.LikeEscape(q))+"%")}
 		if amountPattern.MatchString(q) {
 			if v, err := decimal.NewFromString(strings.ReplaceAll(q, ",", ".")); err == nil {
 				terms = append(terms, "d.payable = "+arg(v.String())+"::numeric")
@@ -532,8 +532,4 @@ func reversedCount(ctx context.Context, q database.Executor, orgID int64) (int, 
 		return 0, fmt.Errorf("intake: counts: %w", err)
 	}
 	return n, nil
-}
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"greatbook/internal/audit"
 	"greatbook/internal/einvoice"
 )
 
@@ -17,14 +18,10 @@ const (
 	VerdictNotRun        = "not_run"        // the rules could not judge it (over their reading limits)
 )
 
-// maxReason bounds a decision's reason (reject, not a duplicate, an
-// acknowledgement), in runes. The supplier notice is built to fit it: each
-// violation's message is cut at noticeMessageRunes, and violations beyond
-// what fits are counted, not listed.
-const (
-	maxReason          = 2000
-	noticeMessageRunes = 300
-)
+// noticeMessageRunes bounds each violation's message in a supplier notice,
+// which is built to fit a reason (audit.MaxReason): violations beyond what
+// fits are counted, not listed.
+const noticeMessageRunes = 300
 
 // Verdict is what a reviewer is told of a filed document's conformance to
 // EN 16931, and what that offers them: an acknowledged approval of an
@@ -134,7 +131,7 @@ func enSyntax(format string, profile einvoice.Profile) bool {
 var officialRule = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
 
 // supplierNotice words the fatal violations as a rejection the supplier
-// can act on, within maxReason runes.
+// can act on, within audit.MaxReason runes.
 func supplierNotice(typ einvoice.DocType, number string, fatal []einvoice.Finding) string {
 	what, closing := "invoice", "Please send a corrected invoice."
 	if typ == einvoice.TypeCreditNote {
@@ -148,7 +145,7 @@ func supplierNotice(typ einvoice.DocType, number string, fatal []einvoice.Findin
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your %s cannot be accepted: it breaks these EN 16931 rules:", what)
-	room := maxReason - len([]rune(b.String())) - len([]rune("\n"+closing)) - len([]rune(fmt.Sprintf("\n- and %d more", len(fatal))))
+	room := audit.MaxReason - len([]rune(b.String())) - len([]rune("\n"+closing)) - len([]rune(fmt.Sprintf("\n- and %d more", len(fatal))))
 	for i, f := range fatal {
 		line := "\n- " + violationText(f, "")
 		if room -= len([]rune(line)); room < 0 {
