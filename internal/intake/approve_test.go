@@ -39,7 +39,7 @@ func approveConcurrently(t *testing.T, w *world, d *intake.Decisions, ids []int6
 		go func() {
 			defer wg.Done()
 			<-start
-			_, errs[i] = d.Approve(context.Background(), w.org.ID, ids[i%len(ids)], w.actor)
+			_, errs[i] = d.Approve(context.Background(), w.Org.ID, ids[i%len(ids)], w.Actor)
 		}()
 	}
 	close(start)
@@ -66,19 +66,19 @@ func checkOneEntry(t *testing.T, w *world, ids []int64, winner int64) {
 	if winner == 0 {
 		t.Fatal("no member was accepted")
 	}
-	w.waitPosted(t, winner)
+	w.WaitPosted(t, winner)
 	for _, id := range ids {
 		want := 0
 		if id == winner {
 			want = 1
 		}
-		if got := w.entries(t, id); got != want {
+		if got := w.Entries(t, id); got != want {
 			t.Fatalf("document %d has %d journal entries, want %d", id, got, want)
 		}
 	}
 	var accepted int
 	for _, id := range ids {
-		d, _ := intake.NewPGStore(w.db.Pool).Get(context.Background(), w.org.ID, id)
+		d, _ := intake.NewPGStore(w.DB.Pool).Get(context.Background(), w.Org.ID, id)
 		if d.Status == intake.Active || d.Status == intake.Posted {
 			accepted++
 		}
@@ -93,8 +93,8 @@ func TestTheGroupEntersTheLedgerOnce(t *testing.T) {
 	w := newWorld(t, app.Config{})
 	for name, edges := range topologies {
 		t.Run(name, func(t *testing.T) {
-			ids := w.group(t, edges)
-			winner := approveConcurrently(t, w, w.app.Decisions, ids, 16)
+			ids := w.Group(t, edges)
+			winner := approveConcurrently(t, w, w.App.Decisions, ids, 16)
 			checkOneEntry(t, w, ids, winner)
 			// Every other member, whichever way its edges point, is refused
 			// naming the accepted one.
@@ -102,19 +102,19 @@ func TestTheGroupEntersTheLedgerOnce(t *testing.T) {
 				if id == winner {
 					continue
 				}
-				_, err := w.app.Decisions.Approve(context.Background(), w.org.ID, id, w.actor)
+				_, err := w.App.Decisions.Approve(context.Background(), w.Org.ID, id, w.Actor)
 				e, ok := apperr.As(err)
 				if !ok || e.Code != apperr.DuplicateGroupConflict || e.Details["blocking"].(intake.Blocking).ID != winner {
 					t.Fatalf("approving %d after %d: %v", id, winner, err)
 				}
 				b := e.Details["blocking"].(intake.Blocking)
-				if b.Status != intake.Posted || b.ApprovedBy != w.actor.Label || b.ApprovedAt == nil || b.EntryID == 0 {
+				if b.Status != intake.Posted || b.ApprovedBy != w.Actor.Label || b.ApprovedAt == nil || b.EntryID == 0 {
 					t.Fatalf("blocking member: %+v", b)
 				}
 			}
 		})
 	}
-	if c := w.app.Decisions.Conflicts(); c != 0 {
+	if c := w.App.Decisions.Conflicts(); c != 0 {
 		t.Fatalf("%d deadlocks, serialization failures or grown groups met (the group lock is taken in one order)", c)
 	}
 }
@@ -138,14 +138,14 @@ func TestRandomTopologies(t *testing.T) {
 	for seed := range 12 {
 		edges := genTopology.Example(seed)
 		t.Run(fmt.Sprint(edges), func(t *testing.T) {
-			ids := w.group(t, edges)
+			ids := w.Group(t, edges)
 			// Each weakly connected component is a group of its own.
 			for _, component := range components(edges) {
 				members := make([]int64, 0, len(component))
 				for _, i := range component {
 					members = append(members, ids[i])
 				}
-				winner := approveConcurrently(t, w, w.app.Decisions, members, 16)
+				winner := approveConcurrently(t, w, w.App.Decisions, members, 16)
 				checkOneEntry(t, w, members, winner)
 			}
 		})
@@ -218,9 +218,9 @@ func TestTheGroupLockIsTheFirstLock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, app.Config{})
-			ids := w.group(t, []int{-1, 0})
-			b := &barrier{db: w.db}
-			d := intake.WithTestOptions(w.app.Decisions, intake.TestOptions{LockRowFirst: tc.lockRowFirst, AfterLock: b.wait(t)})
+			ids := w.Group(t, []int{-1, 0})
+			b := &barrier{db: w.DB}
+			d := intake.WithTestOptions(w.App.Decisions, intake.TestOptions{LockRowFirst: tc.lockRowFirst, AfterLock: b.wait(t)})
 			// Two reviewers approve the two members in opposite orders at once.
 			winner := approveConcurrently(t, w, d, []int64{ids[0], ids[1]}, 2)
 			checkOneEntry(t, w, ids, winner)
@@ -248,9 +248,9 @@ func TestApproveHoldsNothingWhileItWaitsForTheGroup(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			w := newWorld(t, app.Config{})
-			ids := w.group(t, []int{-1, 0})
+			ids := w.Group(t, []int{-1, 0})
 			// Another transaction holds the older member.
-			tx, err := w.db.Conn(t).Begin(ctx)
+			tx, err := w.DB.Conn(t).Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,14 +258,14 @@ func TestApproveHoldsNothingWhileItWaitsForTheGroup(t *testing.T) {
 			if _, err := tx.Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 FOR UPDATE`, ids[0]); err != nil {
 				t.Fatal(err)
 			}
-			d := intake.WithTestOptions(w.app.Decisions, intake.TestOptions{LockRowFirst: tc.rowFirst})
+			d := intake.WithTestOptions(w.App.Decisions, intake.TestOptions{LockRowFirst: tc.rowFirst})
 			done := make(chan error, 1)
 			go func() {
-				_, err := d.Approve(ctx, w.org.ID, ids[1], w.actor)
+				_, err := d.Approve(ctx, w.Org.ID, ids[1], w.Actor)
 				done <- err
 			}()
-			testkit.WaitForLockWaiter(t, w.db.Conn(t))
-			_, probe := w.db.Conn(t).Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 FOR UPDATE NOWAIT`, ids[1])
+			testkit.WaitForLockWaiter(t, w.DB.Conn(t))
+			_, probe := w.DB.Conn(t).Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 FOR UPDATE NOWAIT`, ids[1])
 			if err := tx.Rollback(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -296,16 +296,16 @@ func TestTheLockCoversTheGroupNotOneEdge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, app.Config{})
-			ids := w.group(t, []int{-1, 0, 1}) // a chain: the ends share no edge
-			b := &barrier{db: w.db}
-			d := intake.WithTestOptions(w.app.Decisions, intake.TestOptions{LockEdgeOnly: tc.edgeOnly, AfterLock: b.wait(t)})
+			ids := w.Group(t, []int{-1, 0, 1}) // a chain: the ends share no edge
+			b := &barrier{db: w.DB}
+			d := intake.WithTestOptions(w.App.Decisions, intake.TestOptions{LockEdgeOnly: tc.edgeOnly, AfterLock: b.wait(t)})
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
 			for i, id := range []int64{ids[0], ids[2]} {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					_, errs[i] = d.Approve(context.Background(), w.org.ID, id, w.actor)
+					_, errs[i] = d.Approve(context.Background(), w.Org.ID, id, w.Actor)
 				}()
 			}
 			wg.Wait()
@@ -330,12 +330,12 @@ func TestTheGroupGrowingWhileLockedIsSeen(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			w := newWorld(t, app.Config{})
-			ids := w.group(t, []int{-1, 0})
-			d := intake.WithTestOptions(w.app.Decisions, intake.TestOptions{SkipRecheck: tc.skipRecheck})
+			ids := w.Group(t, []int{-1, 0})
+			d := intake.WithTestOptions(w.App.Decisions, intake.TestOptions{SkipRecheck: tc.skipRecheck})
 
 			// Another transaction holds the root, and files an accepted
 			// member under it while the approve waits for the root.
-			other := w.db.Conn(t)
+			other := w.DB.Conn(t)
 			tx, err := other.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -345,14 +345,14 @@ func TestTheGroupGrowingWhileLockedIsSeen(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() {
-				_, err := d.Approve(ctx, w.org.ID, ids[1], w.actor)
+				_, err := d.Approve(ctx, w.Org.ID, ids[1], w.Actor)
 				done <- err
 			}()
-			testkit.WaitForLockWaiter(t, w.db.Conn(t))
+			testkit.WaitForLockWaiter(t, w.DB.Conn(t))
 			if _, err := tx.Exec(ctx, `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via,
 				received_by, status, doc_type, source_ref, fields, flag_reason, duplicate_of, duplicate_reason, queued_at, decided_by, decided_at)
 				VALUES ($1, repeat('c', 64), 'application/xml', 1, 'api', 't', 'active', 'invoice', 'x', $2, 'duplicate', $3,
-				'same_reference', now(), 'someone', now())`, w.org.ID, w.fields, ids[0]); err != nil {
+				'same_reference', now(), 'someone', now())`, w.Org.ID, w.Fields, ids[0]); err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.Commit(ctx); err != nil {
@@ -376,26 +376,26 @@ func TestMembersThatNeverBlock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	ids := w.group(t, []int{-1, 0, 0})
-	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, ids[0], "wrong supplier", w.actor); err != nil {
+	ids := w.Group(t, []int{-1, 0, 0})
+	if _, err := w.App.Decisions.Reject(ctx, w.Org.ID, ids[0], "wrong supplier", w.Actor); err != nil {
 		t.Fatal(err)
 	}
 	// A rejected document is not approved later (a new copy would be).
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[0], w.actor); !apperr.Is(err, apperr.InvalidState) {
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, ids[0], w.Actor); !apperr.Is(err, apperr.InvalidState) {
 		t.Fatalf("approving a rejected document: %v", err)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM jobs WHERE intake_id = $1`, ids[0]); n != 0 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM jobs WHERE intake_id = $1`, ids[0]); n != 0 {
 		t.Fatalf("%d jobs for a rejected document", n)
 	}
 	// Pending, flagged and rejected members never block.
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[2], w.actor); err != nil {
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, ids[2], w.Actor); err != nil {
 		t.Fatalf("approving beside a rejected, a flagged and a pending member: %v", err)
 	}
-	w.waitPosted(t, ids[2])
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[2], w.actor); !apperr.Is(err, apperr.InvalidState) {
+	w.WaitPosted(t, ids[2])
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, ids[2], w.Actor); !apperr.Is(err, apperr.InvalidState) {
 		t.Fatalf("approving a posted document: %v", err)
 	}
-	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, ids[1], "", w.actor); !apperr.Is(err, apperr.Invalid) {
+	if _, err := w.App.Decisions.Reject(ctx, w.Org.ID, ids[1], "", w.Actor); !apperr.Is(err, apperr.Invalid) {
 		t.Fatalf("a reject without a reason: %v", err)
 	}
 }
@@ -407,16 +407,16 @@ func TestRejectWaitsForAnApprovalInFlight(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	ids := w.group(t, []int{-1, 0})
+	ids := w.Group(t, []int{-1, 0})
 	inside, release := make(chan struct{}), make(chan struct{})
-	w.failpoints.Set(intake.FailpointBeforeCommit, func(context.Context) error {
+	w.Failpoints.Set(intake.FailpointBeforeCommit, func(context.Context) error {
 		close(inside)
 		<-release
 		return nil
 	})
 	approved := make(chan error, 1)
 	go func() {
-		_, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[1], w.actor)
+		_, err := w.App.Decisions.Approve(ctx, w.Org.ID, ids[1], w.Actor)
 		approved <- err
 	}()
 	select {
@@ -426,10 +426,10 @@ func TestRejectWaitsForAnApprovalInFlight(t *testing.T) {
 	}
 	rejected := make(chan error, 1)
 	go func() {
-		_, err := w.app.Decisions.Reject(ctx, w.org.ID, ids[1], "wrong supplier", w.actor)
+		_, err := w.App.Decisions.Reject(ctx, w.Org.ID, ids[1], "wrong supplier", w.Actor)
 		rejected <- err
 	}()
-	testkit.WaitForLockWaiter(t, w.db.Conn(t))
+	testkit.WaitForLockWaiter(t, w.DB.Conn(t))
 	close(release)
 	if err := <-approved; err != nil {
 		t.Fatal(err)
@@ -437,7 +437,7 @@ func TestRejectWaitsForAnApprovalInFlight(t *testing.T) {
 	if err := <-rejected; !apperr.Is(err, apperr.InvalidState) {
 		t.Fatalf("the reject after the approval committed: %v", err)
 	}
-	doc, err := intake.NewPGStore(w.db.Pool).Get(ctx, w.org.ID, ids[1])
+	doc, err := intake.NewPGStore(w.DB.Pool).Get(ctx, w.Org.ID, ids[1])
 	if err != nil || (doc.Status != intake.Active && doc.Status != intake.Posted) {
 		t.Fatalf("the approved document is now %+v %v", doc.Status, err)
 	}
@@ -447,28 +447,28 @@ func TestNotADuplicateLetsDistinctDocumentsEachBeApproved(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	ids := w.group(t, []int{-1, 0})
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[0], w.actor); err != nil {
+	ids := w.Group(t, []int{-1, 0})
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, ids[0], w.Actor); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[1], w.actor); !apperr.Is(err, apperr.DuplicateGroupConflict) {
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, ids[1], w.Actor); !apperr.Is(err, apperr.DuplicateGroupConflict) {
 		t.Fatalf("before: %v", err)
 	}
-	admin := w.actor
+	admin := w.Actor
 	admin.Label = "admin@example.test"
-	d, err := w.app.Decisions.MarkDistinct(ctx, w.org.ID, ids[1], "INV-1 of 2025 and INV-1 of 2026", admin)
+	d, err := w.App.Decisions.MarkDistinct(ctx, w.Org.ID, ids[1], "INV-1 of 2025 and INV-1 of 2026", admin)
 	if err != nil || d.DuplicateOf != 0 || d.DistinctFrom != ids[0] || d.Status != intake.Pending {
 		t.Fatalf("mark distinct: %+v %v", d, err)
 	}
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, ids[1], w.actor); err != nil {
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, ids[1], w.Actor); err != nil {
 		t.Fatalf("after: %v", err)
 	}
-	w.waitPosted(t, ids[0])
-	w.waitPosted(t, ids[1])
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE action = 'not_a_duplicate' AND detail->>'reason' <> ''`); n != 1 {
+	w.WaitPosted(t, ids[0])
+	w.WaitPosted(t, ids[1])
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE action = 'not_a_duplicate' AND detail->>'reason' <> ''`); n != 1 {
 		t.Fatal("not audited with its reason")
 	}
-	if _, err := w.app.Decisions.MarkDistinct(ctx, w.org.ID, ids[0], "x y z", admin); !apperr.Is(err, apperr.InvalidState) {
+	if _, err := w.App.Decisions.MarkDistinct(ctx, w.Org.ID, ids[0], "x y z", admin); !apperr.Is(err, apperr.InvalidState) {
 		t.Fatalf("marking a non-duplicate: %v", err)
 	}
 }

@@ -28,12 +28,12 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 	const matching, batch = 35, 10
 	deadLetter := func(orgID int64, supplier, number string) (job int64) {
 		t.Helper()
-		id := w.doc(t, 0)
+		id := w.Doc(t, 0)
 		w.named(t, id, supplier, number, "")
-		if err := w.db.Pool.QueryRow(ctx, `UPDATE intake_documents SET org_id = $2 WHERE id = $1 RETURNING id`, id, orgID).Scan(&id); err != nil {
+		if err := w.DB.Pool.QueryRow(ctx, `UPDATE intake_documents SET org_id = $2 WHERE id = $1 RETURNING id`, id, orgID).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.db.Pool.QueryRow(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error,
+		if err := w.DB.Pool.QueryRow(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error,
 			error_class, created_by) VALUES ($1, $2, 'abandoned', 5, 5, 'posting service unavailable', 'transient', 'test')
 			RETURNING id`, orgID, id).Scan(&job); err != nil {
 			t.Fatal(err)
@@ -42,9 +42,9 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 	}
 	var want []int64
 	for i := range matching {
-		want = append(want, deadLetter(w.org.ID, "Acme Oy", fmt.Sprintf("N-%d", i)))
+		want = append(want, deadLetter(w.Org.ID, "Acme Oy", fmt.Sprintf("N-%d", i)))
 	}
-	other := deadLetter(w.org.ID, "Globex", "G-1") // another supplier: not matched
+	other := deadLetter(w.Org.ID, "Globex", "G-1") // another supplier: not matched
 	acme := intake.DeadLetterFilter{Supplier: "acme"}
 
 	// Every retry's launch fails again (the posting service is still
@@ -53,41 +53,41 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 	// stops the first engine: the second batch is half done, unrecorded.
 	engineCtx, stopEngine := context.WithCancel(ctx)
 	var launches atomic.Int64
-	w.failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
+	w.Failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
 		if launches.Add(1) == 15 {
 			stopEngine()
 		}
 		return errors.New("posting service unavailable")
 	})
-	first := runs.NewEngine(w.db.Pool, runs.Options{Logger: testkit.Logger(t), LeaseTTL: time.Minute})
-	bulk := intake.NewBulkRetries(w.db.Pool, first, w.app.Outbox)
+	first := runs.NewEngine(w.DB.Pool, runs.Options{Logger: testkit.Logger(t), LeaseTTL: time.Minute})
+	bulk := intake.NewBulkRetries(w.DB.Pool, first, w.App.Outbox)
 	bulk.Batch = batch
 	first.Start(engineCtx, 1)
 
-	dry, err := intake.DryRunRetryIn(ctx, w.db.Pool, org.Only(w.org.ID), acme)
+	dry, err := intake.DryRunRetryIn(ctx, w.DB.Pool, org.Only(w.Org.ID), acme)
 	if err != nil || dry.Count != matching {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
-	ids, err := bulk.Start(ctx, org.Only(w.org.ID), acme, "posting service back", dry, w.actor)
+	ids, err := bulk.Start(ctx, org.Only(w.Org.ID), acme, "posting service back", dry, w.Actor)
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("start: %v %v", ids, err)
 	}
 	runID := ids[0]
 	first.Wait() // the first engine stopped in the middle of the run
-	info, err := runs.Get(ctx, w.db.Pool, w.org.ID, runID)
+	info, err := runs.Get(ctx, w.DB.Pool, w.Org.ID, runID)
 	if err != nil || info.Status != runs.Running {
 		t.Fatalf("after the stop the run must still be running: %+v %v", info.Status, err)
 	}
-	progress, err := intake.BulkRetryRuns(ctx, w.db.Pool, org.Only(w.org.ID))
+	progress, err := intake.BulkRetryRuns(ctx, w.DB.Pool, org.Only(w.Org.ID))
 	if err != nil || len(progress) != 1 || progress[0].Done != batch || progress[0].Total != matching {
 		t.Fatalf("progress after the stop: %+v %v; want %d of %d (one batch checkpointed)", progress, err, batch, matching)
 	}
 	// The old process is gone: its lease lapses, and a new engine resumes.
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, runID); err != nil {
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, runID); err != nil {
 		t.Fatal(err)
 	}
-	second := runs.NewEngine(w.db.Pool, runs.Options{Logger: testkit.Logger(t), LeaseTTL: time.Minute})
-	resumed := intake.NewBulkRetries(w.db.Pool, second, w.app.Outbox)
+	second := runs.NewEngine(w.DB.Pool, runs.Options{Logger: testkit.Logger(t), LeaseTTL: time.Minute})
+	resumed := intake.NewBulkRetries(w.DB.Pool, second, w.App.Outbox)
 	resumed.Batch = batch
 	secondCtx, stopSecond := context.WithCancel(ctx)
 	t.Cleanup(func() { stopSecond(); second.Wait() })
@@ -96,22 +96,22 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 		t.Fatalf("resume: %d %v", n, err)
 	}
 	testkit.Eventually(t, 30*time.Second, "the resumed bulk retry finishes", func() (bool, error) {
-		info, err := runs.Get(ctx, w.db.Pool, w.org.ID, runID)
+		info, err := runs.Get(ctx, w.DB.Pool, w.Org.ID, runID)
 		return info.Status == runs.Done, err
 	})
 
 	for _, id := range want {
-		if n := testkit.Count(t, w.db, `SELECT count(*) FROM job_attempts WHERE job_id = $1 AND trigger LIKE '%' || $2 || '%'`, id, runID); n != 1 {
+		if n := testkit.Count(t, w.DB, `SELECT count(*) FROM job_attempts WHERE job_id = $1 AND trigger LIKE '%' || $2 || '%'`, id, runID); n != 1 {
 			t.Errorf("job %d retried %d times by the bulk run, want once", id, n)
 		}
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM job_attempts WHERE job_id = $1`, other); n != 0 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM job_attempts WHERE job_id = $1`, other); n != 0 {
 		t.Errorf("a letter the filter does not match was retried %d times", n)
 	}
 	if got := launches.Load(); got != matching {
 		t.Errorf("%d launches, want %d (each matching letter once)", got, matching)
 	}
-	progress, err = intake.BulkRetryRuns(ctx, w.db.Pool, org.Only(w.org.ID))
+	progress, err = intake.BulkRetryRuns(ctx, w.DB.Pool, org.Only(w.Org.ID))
 	if err != nil || len(progress) != 1 || progress[0].Done != matching || progress[0].Failed+progress[0].Launched+progress[0].Skipped < matching-5 {
 		t.Fatalf("final progress: %+v %v", progress, err)
 	}

@@ -21,7 +21,7 @@ import (
 // empty: a changed amount no longer balances) amount.
 func (w *world) named(t *testing.T, id int64, supplier, number, payable string) {
 	t.Helper()
-	if _, err := w.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(jsonb_set(fields,
+	if _, err := w.DB.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(jsonb_set(fields,
 		'{seller,name}', to_jsonb($2::text)), '{number}', to_jsonb($3::text)), '{totals,payable}', coalesce(to_jsonb(NULLIF($4::text, '')), fields #> '{totals,payable}'))
 		WHERE id = $1`, id, supplier, number, payable); err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 	w := newWorld(t, app.Config{})
 	var all []int64
 	for i := range 7 {
-		id := w.doc(t, 0)
+		id := w.Doc(t, 0)
 		w.named(t, id, fmt.Sprintf("Supplier %c AB", 'A'+i), fmt.Sprintf("INV-%03d", i), fmt.Sprintf("%d.50", 100+i))
 		all = append(all, id)
 	}
@@ -53,7 +53,7 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 	f := intake.QueueFilter{Tab: intake.TabNeedsReview, PageSize: 3}
 	var pages []intake.QueuePage
 	for {
-		p, err := intake.Queue(ctx, w.db.Pool, w.org.ID, f)
+		p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 		t.Fatalf("pages of three gave %v in %d pages, want %v in 3", seen, len(pages), all)
 	}
 	last := pages[len(pages)-1]
-	back, err := intake.Queue(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview, PageSize: 3, After: last.Newer})
+	back, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview, PageSize: 3, After: last.Newer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 
 	search := func(q string) []int64 {
 		t.Helper()
-		p, err := intake.Queue(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabAll, Query: q})
+		p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabAll, Query: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,11 +104,11 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 
 	// Badges: a duplicate's group has two members; once one is accepted the
 	// other's row says so.
-	dup := w.doc(t, first)
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, first, w.actor); err != nil {
+	dup := w.Doc(t, first)
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, first, w.Actor); err != nil {
 		t.Fatal(err)
 	}
-	p, err := intake.Queue(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabFlagged})
+	p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabFlagged})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,45 +126,45 @@ func TestBulkRetryRetriesOnlyTheSetItCounted(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
 	deadLetter := func(number string) (job int64) {
-		id := w.doc(t, 0)
+		id := w.Doc(t, 0)
 		w.named(t, id, "Acme Oy", number, "")
-		if err := w.db.Pool.QueryRow(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error,
+		if err := w.DB.Pool.QueryRow(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error,
 			error_class, created_by) VALUES ($1, $2, 'abandoned', 5, 5, 'posting service unavailable', 'transient', 'test')
-			RETURNING id`, w.org.ID, id).Scan(&job); err != nil {
+			RETURNING id`, w.Org.ID, id).Scan(&job); err != nil {
 			t.Fatal(err)
 		}
 		return job
 	}
 	a, b := deadLetter("N-1"), deadLetter("N-2")
 	acme := intake.DeadLetterFilter{Supplier: "acme"}
-	dry, err := intake.DryRunRetry(ctx, w.db.Pool, w.org.ID, acme)
+	dry, err := intake.DryRunRetry(ctx, w.DB.Pool, w.Org.ID, acme)
 	if err != nil || dry.Count != 2 {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
 	// Meanwhile another operator revives the first, and a new one arrives.
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE jobs SET status = 'launched' WHERE id = $1`, a); err != nil {
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE jobs SET status = 'launched' WHERE id = $1`, a); err != nil {
 		t.Fatal(err)
 	}
 	deadLetter("N-3")
-	admin := w.actor
+	admin := w.Actor
 	admin.Label = "admin@example.test"
-	_, err = w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", dry, admin)
+	_, err = w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "posting service back", dry, admin)
 	if !apperr.Is(err, apperr.InvalidState) || !strings.Contains(err.Error(), "not the ones you counted") {
 		t.Fatalf("a confirmation of another set: %v", err)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM jobs WHERE org_id = $1 AND status = 'abandoned'`, w.org.ID); n != 2 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM jobs WHERE org_id = $1 AND status = 'abandoned'`, w.Org.ID); n != 2 {
 		t.Fatalf("the refused bulk retry touched %d dead letters", 2-n)
 	}
-	again, err := intake.DryRunRetry(ctx, w.db.Pool, w.org.ID, acme)
+	again, err := intake.DryRunRetry(ctx, w.DB.Pool, w.Org.ID, acme)
 	if err != nil || again.Count != 2 || again.Set == dry.Set {
 		t.Fatalf("a new dry run: %+v %v (the first: %+v)", again, err, dry)
 	}
 	// The same jobs, but one was retried by someone else and failed again:
 	// not the dead letter the operator counted either.
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE jobs SET attempts = attempts + 1 WHERE id = $1`, b); err != nil {
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE jobs SET attempts = attempts + 1 WHERE id = $1`, b); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", again, admin); !apperr.Is(err, apperr.InvalidState) {
+	if _, err := w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "posting service back", again, admin); !apperr.Is(err, apperr.InvalidState) {
 		t.Fatalf("a confirmation of a set retried meanwhile: %v", err)
 	}
 }
@@ -173,60 +173,60 @@ func TestBulkRetryRetriesWhatTheDryRunCounted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond, MaxAttempts: 1})
-	fix := w.failLaunches("posting service unavailable")
+	fix := w.FailLaunches("posting service unavailable")
 	var docs []int64
 	for i, supplier := range []string{"Acme Oy", "Acme Oy", "Birch Ltd"} {
-		id := w.doc(t, 0)
+		id := w.Doc(t, 0)
 		w.named(t, id, supplier, fmt.Sprintf("N-%d", i), "")
-		if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+		if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor); err != nil {
 			t.Fatal(err)
 		}
 		docs = append(docs, id)
 	}
 	for _, id := range docs {
-		if j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id); j.Status != intake.JobAbandoned {
+		if j, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id); j.Status != intake.JobAbandoned {
 			t.Fatalf("job of %d is %s, want abandoned after its one attempt", id, j.Status)
 		}
 	}
 	acme := intake.DeadLetterFilter{Supplier: "acme"}
-	dry, err := intake.DryRunRetry(ctx, w.db.Pool, w.org.ID, acme)
+	dry, err := intake.DryRunRetry(ctx, w.DB.Pool, w.Org.ID, acme)
 	if err != nil || dry.Count != 2 {
 		t.Fatalf("dry run: %+v %v, want 2", dry, err)
 	}
 	fix()
-	admin := w.actor
+	admin := w.Actor
 	admin.Label = "admin@example.test"
 
 	// A stale count (someone else's retry, or a new dead letter, since the
 	// dry run) retries nothing.
-	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", intake.DryRun{Count: 3, Set: dry.Set}, admin); !apperr.Is(err, apperr.InvalidState) {
+	if _, err := w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "posting service back", intake.DryRun{Count: 3, Set: dry.Set}, admin); !apperr.Is(err, apperr.InvalidState) {
 		t.Fatalf("a stale count: %v", err)
 	}
-	if _, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "", dry, admin); !apperr.Is(err, apperr.Invalid) {
+	if _, err := w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "", dry, admin); !apperr.Is(err, apperr.Invalid) {
 		t.Fatalf("no reason: %v", err)
 	}
-	res, err := w.app.Outbox.RetryMatching(ctx, w.org.ID, acme, "posting service back", dry, admin)
+	res, err := w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "posting service back", dry, admin)
 	if err != nil || res.Matched != 2 || res.Launched != 2 {
 		t.Fatalf("bulk retry: %+v %v", res, err)
 	}
-	w.waitPosted(t, docs[0])
-	w.waitPosted(t, docs[1])
-	if j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, docs[2]); j.Status != intake.JobAbandoned {
+	w.WaitPosted(t, docs[0])
+	w.WaitPosted(t, docs[1])
+	if j, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, docs[2]); j.Status != intake.JobAbandoned {
 		t.Fatalf("the filter's outsider was retried: %+v", j)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'bulk_retry'
-		AND actor = 'admin@example.test' AND detail->>'reason' = 'posting service back' AND (detail->>'matched')::int = 2`, w.org.ID); n != 1 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'bulk_retry'
+		AND actor = 'admin@example.test' AND detail->>'reason' = 'posting service back' AND (detail->>'matched')::int = 2`, w.Org.ID); n != 1 {
 		t.Fatalf("the bulk retry is audited %d times with its actor and reason, want 1", n)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'job_launched'
-		AND actor = 'admin@example.test'`, w.org.ID); n != 2 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'job_launched'
+		AND actor = 'admin@example.test'`, w.Org.ID); n != 2 {
 		t.Fatalf("each retried job is audited with the actor: %d, want 2", n)
 	}
 	// Dead letters are never pruned: the outsider is still listed after a sweep.
-	if _, err := w.app.Outbox.Sweep(ctx, 100); err != nil {
+	if _, err := w.App.Outbox.Sweep(ctx, 100); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := intake.DeadLetters(ctx, w.db.Pool, w.org.ID, intake.DeadLetterFilter{}); len(list) != 1 || list[0].IntakeID != docs[2] {
+	if list, _ := intake.DeadLetters(ctx, w.DB.Pool, w.Org.ID, intake.DeadLetterFilter{}); len(list) != 1 || list[0].IntakeID != docs[2] {
 		t.Fatalf("dead letters after the retry: %+v", list)
 	}
 }
@@ -237,32 +237,32 @@ func TestTheStrandedWorkCheck(t *testing.T) {
 	w := newWorld(t, app.Config{})
 	exec := func(sql string, args ...any) {
 		t.Helper()
-		if _, err := w.db.Pool.Exec(ctx, sql, args...); err != nil {
+		if _, err := w.DB.Pool.Exec(ctx, sql, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got, _, err := intake.StrandedWork(ctx, w.db.Pool, w.org.ID, time.Minute); err != nil || len(got) != 0 {
+	if got, _, err := intake.StrandedWork(ctx, w.DB.Pool, w.Org.ID, time.Minute); err != nil || len(got) != 0 {
 		t.Fatalf("a fresh org has stranded work: %+v %v", got, err)
 	}
 	// Approved behind the outbox's back: no job, so nothing will post it.
-	orphan := w.doc(t, 0)
+	orphan := w.Doc(t, 0)
 	exec(`UPDATE intake_documents SET status = 'active', decided_at = now() WHERE id = $1`, orphan)
 	// A job out of attempts that nothing marked abandoned.
-	spent := w.doc(t, 0)
+	spent := w.Doc(t, 0)
 	exec(`UPDATE intake_documents SET status = 'active' WHERE id = $1`, spent)
-	exec(`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'failed', 5, 5, 'test')`, w.org.ID, spent)
+	exec(`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'failed', 5, 5, 'test')`, w.Org.ID, spent)
 	// Received, with no pipeline run.
 	exec(`INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by)
-		VALUES ($1, repeat('a', 64), 'application/xml', 1, 'api', 'test')`, w.org.ID)
+		VALUES ($1, repeat('a', 64), 'application/xml', 1, 'api', 'test')`, w.Org.ID)
 	// Pending work the sweep will pick up is not stranded.
-	pending := w.doc(t, 0)
+	pending := w.Doc(t, 0)
 	exec(`UPDATE intake_documents SET status = 'active' WHERE id = $1`, pending)
-	exec(`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'pending', 0, 5, 'test')`, w.org.ID, pending)
+	exec(`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'pending', 0, 5, 'test')`, w.Org.ID, pending)
 
-	if _, err := w.app.Outbox.Sweep(ctx, 100); err != nil {
+	if _, err := w.App.Outbox.Sweep(ctx, 100); err != nil {
 		t.Fatal(err)
 	}
-	got, sweep, err := intake.StrandedWork(ctx, w.db.Pool, w.org.ID, time.Minute)
+	got, sweep, err := intake.StrandedWork(ctx, w.DB.Pool, w.Org.ID, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,9 +275,9 @@ func TestTheStrandedWorkCheck(t *testing.T) {
 	}
 	slices.Sort(subjects)
 	var jobID int64
-	_ = w.db.Pool.QueryRow(ctx, `SELECT id FROM jobs WHERE intake_id = $1`, spent).Scan(&jobID)
+	_ = w.DB.Pool.QueryRow(ctx, `SELECT id FROM jobs WHERE intake_id = $1`, spent).Scan(&jobID)
 	var received int64
-	_ = w.db.Pool.QueryRow(ctx, `SELECT id FROM intake_documents WHERE org_id = $1 AND status = 'received'`, w.org.ID).Scan(&received)
+	_ = w.DB.Pool.QueryRow(ctx, `SELECT id FROM intake_documents WHERE org_id = $1 AND status = 'received'`, w.Org.ID).Scan(&received)
 	want := []string{fmt.Sprintf("document %d", orphan), fmt.Sprintf("document %d", received), fmt.Sprintf("job %d", jobID)}
 	slices.Sort(want)
 	if !slices.Equal(subjects, want) {
@@ -291,7 +291,7 @@ func TestTheStrandedWorkCheck(t *testing.T) {
 // dated sets a filed document's issue and due dates (empty: none).
 func (w *world) dated(t *testing.T, id int64, issued, due string) {
 	t.Helper()
-	if _, err := w.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields =
+	if _, err := w.DB.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields =
 		CASE WHEN $3 = '' THEN fields - 'due_date' ELSE jsonb_set(fields, '{due_date}', to_jsonb($3::text)) END
 		|| jsonb_build_object('issue_date', $2::text) WHERE id = $1`, id, issued, due); err != nil {
 		t.Fatal(err)
@@ -316,7 +316,7 @@ func TestTheDeskSortsByAColumnWithTheIdAsTieBreaker(t *testing.T) {
 		{issued: "2026-11-05", due: "2026-11-15", paid: "999.99"},
 		{issued: "2026-11-04", due: "2027-01-10", paid: "1000.01"},
 	} {
-		r.id = w.doc(t, 0)
+		r.id = w.Doc(t, 0)
 		w.named(t, r.id, fmt.Sprintf("Supplier %d", i), fmt.Sprintf("S-%d", i), r.paid)
 		w.dated(t, r.id, r.issued, r.due)
 		rows = append(rows, r)
@@ -356,7 +356,7 @@ func TestTheDeskSortsByAColumnWithTheIdAsTieBreaker(t *testing.T) {
 				f.PageSize = 3
 				var got []int64
 				for range 5 {
-					p, err := intake.Queue(ctx, w.db.Pool, w.org.ID, f)
+					p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, f)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -410,7 +410,7 @@ func decimalCompare(t *testing.T, a, b string) int {
 // priced sets a filed document's currency, amount payable and issue date.
 func (w *world) priced(t *testing.T, id int64, currency, payable, issued string) {
 	t.Helper()
-	if _, err := w.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(jsonb_set(fields,
+	if _, err := w.DB.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(jsonb_set(fields,
 		'{currency}', to_jsonb($2::text)), '{totals,payable}', to_jsonb($3::text)), '{issue_date}', to_jsonb($4::text))
 		WHERE id = $1`, id, currency, payable, issued); err != nil {
 		t.Fatal(err)
@@ -436,14 +436,14 @@ func TestTheDeskSortsAmountsInTheBaseCurrency(t *testing.T) {
 		{"usd-100", "USD", "100.00"}, // no USD rate
 		{"sek-11730", "SEK", "11730.00"},
 	} {
-		id[d.name] = w.doc(t, 0)
+		id[d.name] = w.Doc(t, 0)
 		w.priced(t, id[d.name], d.currency, d.payable, "2026-11-10")
 	}
 	rate := func(currency, date, rate string) {
 		t.Helper()
-		if _, err := w.db.Pool.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by)
+		if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by)
 			VALUES ($1, $2, $3::date, $4::numeric, 'test') ON CONFLICT (org_id, currency, rate_date) DO UPDATE SET rate = EXCLUDED.rate`,
-			w.org.ID, currency, date, rate); err != nil {
+			w.Org.ID, currency, date, rate); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -459,7 +459,7 @@ func TestTheDeskSortsAmountsInTheBaseCurrency(t *testing.T) {
 		f.PageSize = 2
 		var got []int64
 		for range 10 {
-			p, err := intake.Queue(ctx, w.db.Pool, w.org.ID, f)
+			p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -486,7 +486,7 @@ func TestTheDeskSortsAmountsInTheBaseCurrency(t *testing.T) {
 		}
 		// j and k walk the same order.
 		for i, x := range want {
-			p, err := intake.Position(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview, Order: o}, x)
+			p, err := intake.Position(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview, Order: o}, x)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,12 +520,12 @@ func TestAPostedDocumentSortsAtItsEntrysRate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{}) // its base currency is SEK
-	id := w.doc(t, 0)
+	id := w.Doc(t, 0)
 	w.priced(t, id, "EUR", "1020.00", "2026-11-10")
 	base := func() string {
 		t.Helper()
 		var s *string
-		if err := w.db.Pool.QueryRow(ctx, `SELECT payable_base::text FROM intake_documents WHERE id = $1`, id).Scan(&s); err != nil {
+		if err := w.DB.Pool.QueryRow(ctx, `SELECT payable_base::text FROM intake_documents WHERE id = $1`, id).Scan(&s); err != nil {
 			t.Fatal(err)
 		}
 		if s == nil {
@@ -537,8 +537,8 @@ func TestAPostedDocumentSortsAtItsEntrysRate(t *testing.T) {
 		t.Fatalf("with no rate: %s", got)
 	}
 	at20 := decimal.RequireFromString("20400")
-	res, err := ledger.Post(ctx, w.db.Pool, ledger.Request{
-		SourceKey: ledger.SourceKey{OrgID: w.org.ID, SourceType: "intake", SourceID: fmt.Sprint(id), EntrySet: "bill"},
+	res, err := ledger.Post(ctx, w.DB.Pool, ledger.Request{
+		SourceKey: ledger.SourceKey{OrgID: w.Org.ID, SourceType: "intake", SourceID: fmt.Sprint(id), EntrySet: "bill"},
 		Date:      "2026-11-10", Currency: "EUR", Actor: "test",
 		Lines: []ledger.Line{{Account: ledger.GeneralExpenses, Debit: decimal.RequireFromString("1020"), BaseDebit: &at20},
 			{Account: ledger.AccountsPayable, Credit: decimal.RequireFromString("1020"), BaseCredit: &at20}},
@@ -546,17 +546,17 @@ func TestAPostedDocumentSortsAtItsEntrysRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'posted', result_entry_id = $2 WHERE id = $1`, id, res.Entry.ID); err != nil {
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'posted', result_entry_id = $2 WHERE id = $1`, id, res.Entry.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.db.Pool.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by)
-		VALUES ($1, 'EUR', '2026-11-10', 11.5, 'test')`, w.org.ID); err != nil {
+	if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by)
+		VALUES ($1, 'EUR', '2026-11-10', 11.5, 'test')`, w.Org.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got := base(); got != "20400" {
 		t.Fatalf("posted at 20: %s", got)
 	}
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE orgs SET base_currency = 'EUR' WHERE id = $1`, w.org.ID); err != nil {
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE orgs SET base_currency = 'EUR' WHERE id = $1`, w.Org.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got := base(); got != "1020" {

@@ -16,20 +16,20 @@ func TestInjectingALaunchFaultIntoARunningAppIsSafe(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
 	ctx := context.Background()
-	id := w.doc(t, 0)
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'active' WHERE id = $1`, id); err != nil {
+	id := w.Doc(t, 0)
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'active' WHERE id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.db.Pool.Exec(ctx, `INSERT INTO jobs (org_id, intake_id, created_by, max_attempts) VALUES ($1, $2, 'test', 5)`,
-		w.org.ID, id); err != nil {
+	if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO jobs (org_id, intake_id, created_by, max_attempts) VALUES ($1, $2, 'test', 5)`,
+		w.Org.ID, id); err != nil {
 		t.Fatal(err)
 	}
 	swept := make(chan error, 1)
 	go func() {
-		_, err := w.app.Outbox.Sweep(ctx, 10)
+		_, err := w.App.Outbox.Sweep(ctx, 10)
 		swept <- err
 	}()
-	w.failpoints.Set(intake.FailpointLaunch, func(context.Context) error { return nil })
+	w.Failpoints.Set(intake.FailpointLaunch, func(context.Context) error { return nil })
 	select {
 	case err := <-swept:
 		if err != nil {
@@ -38,5 +38,5 @@ func TestInjectingALaunchFaultIntoARunningAppIsSafe(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the sweep did not finish")
 	}
-	w.waitPosted(t, id)
+	w.WaitPosted(t, id)
 }

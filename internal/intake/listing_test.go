@@ -23,19 +23,19 @@ func TestListReadsAPageInAFixedNumberOfStatements(t *testing.T) {
 	ctx := context.Background()
 	exec := func(sql string, args ...any) {
 		t.Helper()
-		if _, err := w.db.Pool.Exec(ctx, sql, args...); err != nil {
+		if _, err := w.DB.Pool.Exec(ctx, sql, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Posted invoices of the supplier paid to one account; newer ones ask
 	// for another (the bank check's warning) or the same (none).
 	for _, iban := range []string{"SE4550000000058398257466", "SE4550000000058398257466", "DE89370400440532013000"} {
-		id := w.doc(t, 0)
+		id := w.Doc(t, 0)
 		exec(`UPDATE intake_documents SET status = 'posted', fields = jsonb_set(fields, '{payee_iban}', to_jsonb($2::text)) WHERE id = $1`, id, iban)
 	}
 	var ids []int64
 	for i := range 14 {
-		id := w.doc(t, 0)
+		id := w.Doc(t, 0)
 		ids = append(ids, id)
 		switch i % 4 {
 		case 0:
@@ -43,15 +43,15 @@ func TestListReadsAPageInAFixedNumberOfStatements(t *testing.T) {
 		case 1:
 			exec(`UPDATE intake_documents SET fields = jsonb_set(fields, '{payee_iban}', '"SE4550000000058398257466"') WHERE id = $1`, id)
 		case 2:
-			w.link(t, id, ids[i-1])
-			exec(`INSERT INTO jobs (org_id, intake_id, created_by) VALUES ($1, $2, 'test')`, w.org.ID, id)
+			w.Link(t, id, ids[i-1])
+			exec(`INSERT INTO jobs (org_id, intake_id, created_by) VALUES ($1, $2, 'test')`, w.Org.ID, id)
 		}
 	}
-	pool, log := w.db.TracedPool(t)
+	pool, log := w.DB.TracedPool(t)
 	var counts []int
 	for _, limit := range []int{3, 12} {
 		log.Take()
-		page, err := intake.List(ctx, pool, w.org.ID, intake.ListFilter{Limit: limit})
+		page, err := intake.List(ctx, pool, w.Org.ID, intake.ListFilter{Limit: limit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,18 +61,18 @@ func TestListReadsAPageInAFixedNumberOfStatements(t *testing.T) {
 		}
 		bankChanges := 0
 		for _, d := range page.Documents {
-			group, err := intake.Group(ctx, w.db.Pool, w.org.ID, d.ID)
+			group, err := intake.Group(ctx, w.DB.Pool, w.Org.ID, d.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(page.Groups[d.ID], group) {
 				t.Fatalf("group of %d: listed %+v, single %+v", d.ID, page.Groups[d.ID], group)
 			}
-			job, ok, err := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, d.ID)
+			job, ok, err := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, d.ID)
 			if listed, has := page.Jobs[d.ID]; err != nil || ok != has || has && !reflect.DeepEqual(listed, job) {
 				t.Fatalf("job of %d: listed %+v (%v), single %+v (%v) %v", d.ID, listed, has, job, ok, err)
 			}
-			findings, err := intake.Findings(ctx, w.db.Pool, d)
+			findings, err := intake.Findings(ctx, w.DB.Pool, d)
 			if err != nil {
 				t.Fatal(err)
 			}

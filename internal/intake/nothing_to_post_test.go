@@ -20,19 +20,19 @@ import (
 func TestApproveRefusesADocumentWithNothingToPost(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
-	w.fields = zeroFields(t, w.fields)
-	id := w.doc(t, 0)
+	w.Fields = zeroFields(t, w.Fields)
+	id := w.Doc(t, 0)
 
-	_, err := w.app.Decisions.Approve(context.Background(), w.org.ID, id, w.actor)
+	_, err := w.App.Decisions.Approve(context.Background(), w.Org.ID, id, w.Actor)
 	e, ok := apperr.As(err)
 	if !ok || e.Code != apperr.InvalidState || e.Details["reason"] != "nothing_to_post" || !strings.Contains(e.Message, "nothing to post") {
 		t.Fatalf("approve: %v", err)
 	}
-	doc, _ := intake.NewPGStore(w.db.Pool).Get(context.Background(), w.org.ID, id)
+	doc, _ := intake.NewPGStore(w.DB.Pool).Get(context.Background(), w.Org.ID, id)
 	if doc.Status != intake.Pending {
 		t.Fatalf("the document is %s", doc.Status)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM jobs`); n != 0 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM jobs`); n != 0 {
 		t.Fatalf("%d jobs", n)
 	}
 }
@@ -65,42 +65,42 @@ func TestCloseADocumentWithNothingToPost(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	something := w.doc(t, 0)
-	w.fields = zeroFields(t, w.fields)
-	nothing := w.doc(t, 0)
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'flagged', flag_reason = 'nothing_to_post', findings = $2 WHERE id = $1`,
+	something := w.Doc(t, 0)
+	w.Fields = zeroFields(t, w.Fields)
+	nothing := w.Doc(t, 0)
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'flagged', flag_reason = 'nothing_to_post', findings = $2 WHERE id = $1`,
 		nothing, `[{"code": "nothing_to_post", "severity": "fatal", "field": "totals.payable", "message": "every amount of the document is zero"}]`); err != nil {
 		t.Fatal(err)
 	}
-	reader := intake.Reader{OrgID: w.org.ID, Label: w.actor.Label}
+	reader := intake.Reader{OrgID: w.Org.ID, Label: w.Actor.Label}
 
-	_, err := w.app.Decisions.Approve(ctx, w.org.ID, nothing, w.actor)
+	_, err := w.App.Decisions.Approve(ctx, w.Org.ID, nothing, w.Actor)
 	if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidState || e.Details["reason"] != "nothing_to_post" {
 		t.Fatalf("approve: %v", err)
 	}
 	for id, want := range map[int64]bool{nothing: true, something: false} {
-		p, err := intake.ReadDecision(ctx, w.db.Pool, reader, id)
+		p, err := intake.ReadDecision(ctx, w.DB.Pool, reader, id)
 		if err != nil || p.CanCloseNothingToPost != want || p.Verdict.NeedsAcknowledgement {
 			t.Fatalf("document %d: may close %v, acknowledge %v (%v); want close %v", id, p.CanCloseNothingToPost, p.Verdict.NeedsAcknowledgement, err, want)
 		}
 	}
 
-	doc, err := w.app.Decisions.CloseNothingToPost(ctx, w.org.ID, nothing, w.actor)
-	if err != nil || doc.Status != intake.Rejected || doc.DecisionReason != intake.NothingToPostReason || doc.DecidedBy != w.actor.Label {
+	doc, err := w.App.Decisions.CloseNothingToPost(ctx, w.Org.ID, nothing, w.Actor)
+	if err != nil || doc.Status != intake.Rejected || doc.DecisionReason != intake.NothingToPostReason || doc.DecidedBy != w.Actor.Label {
 		t.Fatalf("close: %+v, %v", doc, err)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE action = 'reject' AND subject_id = $1 AND actor = $2
-		AND detail->>'reason' = $3 AND detail->>'closed' = 'nothing_to_post' AND to_status = 'rejected'`, nothing, w.actor.Label, intake.NothingToPostReason); n != 1 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE action = 'reject' AND subject_id = $1 AND actor = $2
+		AND detail->>'reason' = $3 AND detail->>'closed' = 'nothing_to_post' AND to_status = 'rejected'`, nothing, w.Actor.Label, intake.NothingToPostReason); n != 1 {
 		t.Fatalf("%d audited closes", n)
 	}
 
 	for id, why := range map[int64]string{nothing: "rejected", something: "something to post"} {
-		_, err := w.app.Decisions.CloseNothingToPost(ctx, w.org.ID, id, w.actor)
+		_, err := w.App.Decisions.CloseNothingToPost(ctx, w.Org.ID, id, w.Actor)
 		if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidState {
 			t.Fatalf("closing a document with %s: %v", why, err)
 		}
 	}
-	if doc, _ := intake.NewPGStore(w.db.Pool).Get(ctx, w.org.ID, something); doc.Status != intake.Pending {
+	if doc, _ := intake.NewPGStore(w.DB.Pool).Get(ctx, w.Org.ID, something); doc.Status != intake.Pending {
 		t.Fatalf("the document with something to post is %s", doc.Status)
 	}
 }

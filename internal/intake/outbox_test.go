@@ -20,17 +20,17 @@ import (
 func TestAFaultBeforeTheCommitLeavesNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
-	id := w.doc(t, 0)
-	w.failpoints.Set(intake.FailpointBeforeCommit, func(context.Context) error { return errors.New("injected fault") })
-	if _, err := w.app.Decisions.Approve(context.Background(), w.org.ID, id, w.actor); err == nil {
+	id := w.Doc(t, 0)
+	w.Failpoints.Set(intake.FailpointBeforeCommit, func(context.Context) error { return errors.New("injected fault") })
+	if _, err := w.App.Decisions.Approve(context.Background(), w.Org.ID, id, w.Actor); err == nil {
 		t.Fatal("the fault did not fail the approve")
 	}
-	doc, _ := intake.NewPGStore(w.db.Pool).Get(context.Background(), w.org.ID, id)
+	doc, _ := intake.NewPGStore(w.DB.Pool).Get(context.Background(), w.Org.ID, id)
 	if doc.Status != intake.Pending || doc.DecidedBy != "" {
 		t.Fatalf("status changed: %+v", doc)
 	}
 	for _, q := range []string{`SELECT count(*) FROM jobs`, `SELECT count(*) FROM audit_events WHERE action = 'approve'`, `SELECT count(*) FROM runs WHERE kind = 'bookkeeper'`} {
-		if n := testkit.Count(t, w.db, q); n != 0 {
+		if n := testkit.Count(t, w.DB, q); n != 0 {
 			t.Fatalf("%s = %d after a fault before the commit", q, n)
 		}
 	}
@@ -62,10 +62,10 @@ func (s *afterCommitStarter) CreateRun(ctx context.Context, tx pgx.Tx, job intak
 func TestTheLaunchHappensAfterTheCommit(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
-	starter := &afterCommitStarter{RunStarter: w.app.Bookkeeper, db: w.db, t: t, seen: make(chan intake.Status, 1)}
-	w.app.Outbox.Starter = starter
-	id := w.doc(t, 0)
-	a, err := w.app.Decisions.Approve(context.Background(), w.org.ID, id, w.actor)
+	starter := &afterCommitStarter{RunStarter: w.App.Bookkeeper, db: w.DB, t: t, seen: make(chan intake.Status, 1)}
+	w.App.Outbox.Starter = starter
+	id := w.Doc(t, 0)
+	a, err := w.App.Decisions.Approve(context.Background(), w.Org.ID, id, w.Actor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +76,11 @@ func TestTheLaunchHappensAfterTheCommit(t *testing.T) {
 		t.Fatalf("launch: %+v", a.Launch)
 	}
 	// The run read the row on its own connection and posted it.
-	doc := w.waitPosted(t, id)
-	if doc.ResultEntryID == 0 || w.entries(t, id) != 1 {
+	doc := w.WaitPosted(t, id)
+	if doc.ResultEntryID == 0 || w.Entries(t, id) != 1 {
 		t.Fatalf("posted: %+v", doc)
 	}
-	job, _, _ := intake.JobForDocument(context.Background(), w.db.Pool, w.org.ID, id)
+	job, _, _ := intake.JobForDocument(context.Background(), w.DB.Pool, w.Org.ID, id)
 	if job.Status != intake.JobDone {
 		t.Fatalf("job: %+v", job)
 	}
@@ -90,27 +90,27 @@ func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond})
-	fix := w.failLaunches("worker pool unreachable")
-	id := w.doc(t, 0)
-	a, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor)
+	fix := w.FailLaunches("worker pool unreachable")
+	id := w.Doc(t, 0)
+	a, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor)
 	if err != nil {
 		t.Fatalf("a launch failure must not fail the approve: %v", err)
 	}
 	if a.Status != intake.Active || a.Launch.Outcome != "failed" || a.Launch.Error == "" || a.Launch.Class != "transient" {
 		t.Fatalf("approval: %+v", a)
 	}
-	job, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	job, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 	if job.Status != intake.JobFailed || job.Attempts != 1 || job.LastError == "" || job.ErrorClass != "transient" {
 		t.Fatalf("job row: %+v", job)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE action = 'launch_failed' AND subject_id = $1
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE action = 'launch_failed' AND subject_id = $1
 		AND detail->>'error' LIKE '%worker pool unreachable%'`, id); n != 1 {
 		t.Fatal("the failure is not in the audit trail")
 	}
 	// Recovery: the sweep launches it once its backoff has passed.
 	fix()
 	sweepUntil(t, w, id, func(j intake.Job) bool { return j.Status != intake.JobFailed })
-	w.waitPosted(t, id)
+	w.WaitPosted(t, id)
 }
 
 // approvedJobThatFailed approves a new document while its launch fails with
@@ -118,13 +118,13 @@ func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
 func approvedJobThatFailed(t *testing.T, w *world, cause string) (id int64, job intake.Job) {
 	t.Helper()
 	ctx := context.Background()
-	fix := w.failLaunches(cause)
-	id = w.doc(t, 0)
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+	fix := w.FailLaunches(cause)
+	id = w.Doc(t, 0)
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor); err != nil {
 		t.Fatal(err)
 	}
 	fix()
-	job, _, err := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	job, _, err := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 	if err != nil || job.Status != intake.JobFailed {
 		t.Fatalf("the job of an approve whose launch failed: %+v %v", job, err)
 	}
@@ -136,11 +136,11 @@ func sweepUntil(t *testing.T, w *world, id int64, done func(intake.Job) bool) {
 	t.Helper()
 	ctx := context.Background()
 	testkit.Eventually(t, 20*time.Second, "the sweep never got there", func() (bool, error) {
-		job, _, err := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+		job, _, err := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 		if err != nil || done(job) {
 			return err == nil, err
 		}
-		_, err = w.app.Outbox.Sweep(ctx, 100)
+		_, err = w.App.Outbox.Sweep(ctx, 100)
 		return false, err
 	})
 }
@@ -149,29 +149,29 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond, MaxAttempts: 3})
-	fix := w.failLaunches("launch refused")
-	id := w.doc(t, 0)
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+	fix := w.FailLaunches("launch refused")
+	id := w.Doc(t, 0)
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor); err != nil {
 		t.Fatal(err)
 	}
 	sweepUntil(t, w, id, func(j intake.Job) bool { return j.Status == intake.JobAbandoned })
-	job, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	job, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 	if job.Attempts != 3 {
 		t.Fatalf("abandoned after %d attempts, want 3", job.Attempts)
 	}
 	fix() // the cause is fixed; only an operator may revive the job
 	for range 10 {
-		res, err := w.app.Outbox.Sweep(ctx, 100)
+		res, err := w.App.Outbox.Sweep(ctx, 100)
 		if err != nil || len(res.Launched)+len(res.Failed) != 0 {
 			t.Fatalf("a sweep touched the dead letter: %+v %v", res, err)
 		}
 	}
-	if j, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id); j.Status != intake.JobAbandoned || j.Attempts != 3 {
+	if j, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id); j.Status != intake.JobAbandoned || j.Attempts != 3 {
 		t.Fatalf("after ten sweeps: %+v", j)
 	}
 
 	// Eight operators press retry at the same moment: one launch.
-	admin := w.actor
+	admin := w.Actor
 	admin.Label = "admin@example.test"
 	var wg sync.WaitGroup
 	outcomes := make([]intake.LaunchOutcome, 8)
@@ -182,7 +182,7 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			outcomes[i], errs[i] = w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "supplier account fixed", admin)
+			outcomes[i], errs[i] = w.App.Outbox.Retry(ctx, w.Org.ID, job.ID, "supplier account fixed", admin)
 		}()
 	}
 	close(start)
@@ -200,15 +200,15 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 	if launched != 1 {
 		t.Fatalf("%d retries launched the job, want 1", launched)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM runs WHERE kind = 'bookkeeper' AND subject_id = $1`, id); n != 1 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM runs WHERE kind = 'bookkeeper' AND subject_id = $1`, id); n != 1 {
 		t.Fatalf("%d runs for one revived job", n)
 	}
-	w.waitPosted(t, id)
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE action = 'job_launched' AND subject_id = $1
+	w.WaitPosted(t, id)
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE action = 'job_launched' AND subject_id = $1
 		AND detail->>'trigger' = 'operator: supplier account fixed'`, id); n != 1 {
 		t.Fatal("the operator's retry is not audited with its reason")
 	}
-	if _, err := w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "", admin); !apperr.Is(err, apperr.Invalid) {
+	if _, err := w.App.Outbox.Retry(ctx, w.Org.ID, job.ID, "", admin); !apperr.Is(err, apperr.Invalid) {
 		t.Fatalf("a retry without a reason: %v", err)
 	}
 }
@@ -233,7 +233,7 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			w := newWorld(t, app.Config{RetryBackoff: time.Millisecond})
 			id, job := approvedJobThatFailed(t, w, "worker pool unreachable")
 			// Due now, so that the sweep certainly reaches it.
-			if _, err := w.db.Pool.Exec(ctx, `UPDATE jobs SET next_attempt_at = now() - interval '1 minute' WHERE id = $1`, job.ID); err != nil {
+			if _, err := w.DB.Pool.Exec(ctx, `UPDATE jobs SET next_attempt_at = now() - interval '1 minute' WHERE id = $1`, job.ID); err != nil {
 				t.Fatal(err)
 			}
 			var calls atomic.Int32
@@ -241,18 +241,18 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			var releaseOnce sync.Once
 			free := func() { releaseOnce.Do(func() { close(release) }) }
 			defer free() // never leave the first launcher parked, holding the job
-			w.failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
+			w.Failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
 				if calls.Add(1) == 1 {
 					close(inside)
 					<-release
 				}
 				return nil
 			})
-			admin := w.actor
+			admin := w.Actor
 			admin.Label = "admin@example.test"
 			first := make(chan error, 1)
 			go func() {
-				_, err := w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "first", admin)
+				_, err := w.App.Outbox.Retry(ctx, w.Org.ID, job.ID, "first", admin)
 				first <- err
 			}()
 			select {
@@ -265,9 +265,9 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			go func() {
 				var err error
 				if tc.want == "waits" {
-					_, err = w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "second", admin)
+					_, err = w.App.Outbox.Retry(ctx, w.Org.ID, job.ID, "second", admin)
 				} else {
-					swept, err = w.app.Outbox.Sweep(ctx, 100)
+					swept, err = w.App.Outbox.Sweep(ctx, 100)
 				}
 				second <- err
 			}()
@@ -286,7 +286,7 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 					got = "launches it too"
 					return true, nil
 				}
-				waiters, err := testkit.LockWaiters(ctx, w.db.Pool)
+				waiters, err := testkit.LockWaiters(ctx, w.DB.Pool)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -310,10 +310,10 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			} else if secondErr != nil || len(swept.Launched)+len(swept.Failed) != 0 {
 				t.Fatalf("the sweep beside a held job: %+v %v", swept, secondErr)
 			}
-			if n := testkit.Count(t, w.db, `SELECT count(*) FROM runs WHERE kind = 'bookkeeper' AND subject_id = $1`, id); n != 1 {
+			if n := testkit.Count(t, w.DB, `SELECT count(*) FROM runs WHERE kind = 'bookkeeper' AND subject_id = $1`, id); n != 1 {
 				t.Fatalf("%d runs for one job", n)
 			}
-			w.waitPosted(t, id)
+			w.WaitPosted(t, id)
 		})
 	}
 }
@@ -323,24 +323,24 @@ func TestAPermanentRunFailureIsADeadLetter(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
 	// Input VAT is closed: the ledger refuses the entry, which no retry can fix.
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE accounts SET active = false WHERE org_id = $1 AND code = '1400'`, w.org.ID); err != nil {
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE accounts SET active = false WHERE org_id = $1 AND code = '1400'`, w.Org.ID); err != nil {
 		t.Fatal(err)
 	}
-	id := w.doc(t, 0)
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor); err != nil {
+	id := w.Doc(t, 0)
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor); err != nil {
 		t.Fatal(err)
 	}
 	var job intake.Job
 	testkit.Eventually(t, 20*time.Second, "the job never became a dead letter", func() (bool, error) {
 		var err error
-		job, _, err = intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+		job, _, err = intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 		return job.Status == intake.JobAbandoned, err
 	})
 	if job.ErrorClass != "permanent" || job.LastError == "" {
 		t.Fatalf("dead letter: %+v", job)
 	}
-	doc, _ := intake.NewPGStore(w.db.Pool).Get(ctx, w.org.ID, id)
-	if doc.Status != intake.Active || w.entries(t, id) != 0 {
+	doc, _ := intake.NewPGStore(w.DB.Pool).Get(ctx, w.Org.ID, id)
+	if doc.Status != intake.Active || w.Entries(t, id) != 0 {
 		t.Fatalf("the approval stands, nothing posted: %+v", doc)
 	}
 }
@@ -352,19 +352,19 @@ func TestARetryOfAnotherOrgsJobIsNotFound(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, app.Config{RetryBackoff: time.Hour})
 	id, job := approvedJobThatFailed(t, w, "launch refused")
-	other := testkit.Org(t, w.db)
-	if out, err := w.app.Outbox.Retry(ctx, other.ID, job.ID, "not my job", w.actor); !apperr.Is(err, apperr.NotFound) {
+	other := testkit.Org(t, w.DB)
+	if out, err := w.App.Outbox.Retry(ctx, other.ID, job.ID, "not my job", w.Actor); !apperr.Is(err, apperr.NotFound) {
 		t.Fatalf("another org's retry: %+v %v, want not found", out, err)
 	}
-	after, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	after, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 	if after.Status != job.Status || after.Attempts != job.Attempts || after.RunID != "" {
 		t.Fatalf("another org's retry changed the job: %+v", after)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM job_attempts WHERE job_id = $1`, job.ID); n != 1 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM job_attempts WHERE job_id = $1`, job.ID); n != 1 {
 		t.Fatalf("%d attempts recorded, want the one failed launch", n)
 	}
 	// The job was retryable all along: its own org's operator launches it.
-	if out, err := w.app.Outbox.Retry(ctx, w.org.ID, job.ID, "supplier account fixed", w.actor); err != nil || out.Outcome != "launched" {
+	if out, err := w.App.Outbox.Retry(ctx, w.Org.ID, job.ID, "supplier account fixed", w.Actor); err != nil || out.Outcome != "launched" {
 		t.Fatalf("own org's retry: %+v %v", out, err)
 	}
 }
@@ -380,9 +380,9 @@ func TestALaunchThatFoundNoWorkerIsNoFailureAndIsResumed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	w.app.Outbox.Starter = queueFullStarter{w.app.Bookkeeper}
-	id := w.doc(t, 0)
-	a, err := w.app.Decisions.Approve(ctx, w.org.ID, id, w.actor)
+	w.App.Outbox.Starter = queueFullStarter{w.App.Bookkeeper}
+	id := w.Doc(t, 0)
+	a, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,16 +392,16 @@ func TestALaunchThatFoundNoWorkerIsNoFailureAndIsResumed(t *testing.T) {
 		t.Fatalf("launch: %+v", a.Launch)
 	}
 	// (Done too: the world's resume pass may already have posted it.)
-	job, _, _ := intake.JobForDocument(ctx, w.db.Pool, w.org.ID, id)
+	job, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 	if (job.Status != intake.JobLaunched && job.Status != intake.JobDone) || job.Attempts != 1 || job.LastError != "" {
 		t.Fatalf("job row: %+v", job)
 	}
-	if n := testkit.Count(t, w.db, `SELECT count(*) FROM audit_events WHERE action = 'launch_failed'`); n != 0 {
+	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE action = 'launch_failed'`); n != 0 {
 		t.Fatalf("%d launch failures recorded for a launch that waited", n)
 	}
 	// The resume pass hands the run to a worker, which posts it once.
-	doc := w.waitPosted(t, id)
-	if doc.ResultEntryID == 0 || w.entries(t, id) != 1 {
+	doc := w.WaitPosted(t, id)
+	if doc.ResultEntryID == 0 || w.Entries(t, id) != 1 {
 		t.Fatalf("posted: %+v", doc)
 	}
 }

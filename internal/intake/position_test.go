@@ -15,11 +15,11 @@ func TestPositionFollowsTheDesksQueue(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	a := w.doc(t, 0)
-	b := w.doc(t, a) // flagged
-	c := w.doc(t, 0)
-	d := w.doc(t, 0)
-	e := w.doc(t, a) // flagged
+	a := w.Doc(t, 0)
+	b := w.Doc(t, a) // flagged
+	c := w.Doc(t, 0)
+	d := w.Doc(t, 0)
+	e := w.Doc(t, a) // flagged
 	w.named(t, a, "Acme AB", "A-1", "")
 	w.named(t, b, "Other AB", "B-1", "")
 	w.named(t, c, "Acme AB", "C-1", "")
@@ -40,7 +40,7 @@ func TestPositionFollowsTheDesksQueue(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := intake.Position(ctx, w.db.Pool, w.org.ID, tc.f, tc.at)
+			got, err := intake.Position(ctx, w.DB.Pool, w.Org.ID, tc.f, tc.at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,10 +51,10 @@ func TestPositionFollowsTheDesksQueue(t *testing.T) {
 	}
 
 	// Rejecting c takes it out of "Needs review": its neighbours stay.
-	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, c, "not ours", w.actor); err != nil {
+	if _, err := w.App.Decisions.Reject(ctx, w.Org.ID, c, "not ours", w.Actor); err != nil {
 		t.Fatal(err)
 	}
-	got, err := intake.Position(ctx, w.db.Pool, w.org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview}, c)
+	got, err := intake.Position(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview}, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestPositionFollowsTheDesksQueue(t *testing.T) {
 	}
 
 	// Another org's documents are never neighbours.
-	if got, err := intake.Position(ctx, w.db.Pool, w.org.ID+1000, intake.QueueFilter{}, c); err != nil || got != (intake.QueuePosition{}) {
+	if got, err := intake.Position(ctx, w.DB.Pool, w.Org.ID+1000, intake.QueueFilter{}, c); err != nil || got != (intake.QueuePosition{}) {
 		t.Fatalf("another org: %+v, %v", got, err)
 	}
 }
@@ -75,22 +75,22 @@ func TestPositionFollowsEverySortedOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	first := w.doc(t, 0)
+	first := w.Doc(t, 0)
 	for range 5 {
-		w.doc(t, 0)
+		w.Doc(t, 0)
 	}
-	w.doc(t, first) // flagged
-	w.doc(t, first) // flagged
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(coalesce(fields, '{}'), '{due_date}',
+	w.Doc(t, first) // flagged
+	w.Doc(t, first) // flagged
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(coalesce(fields, '{}'), '{due_date}',
 			to_jsonb('2026-12-0' || (id % 3 + 1)::text)), '{totals}', CASE WHEN id % 3 = 0 THEN '{}'::jsonb
 			ELSE jsonb_build_object('payable', ((id % 4) * 10)::text) END)
-		WHERE org_id = $1`, w.org.ID); err != nil {
+		WHERE org_id = $1`, w.Org.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, key := range intake.SortKeys {
 		for _, desc := range []bool{false, true} {
 			f := intake.QueueFilter{Tab: intake.TabNeedsReview, Order: intake.QueueOrder{Key: key, Desc: desc}, PageSize: 50}
-			page, err := intake.Queue(ctx, w.db.Pool, w.org.ID, f)
+			page, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestPositionFollowsEverySortedOrder(t *testing.T) {
 				if i+1 < len(page.Rows) {
 					want.Next = page.Rows[i+1].ID
 				}
-				got, err := intake.Position(ctx, w.db.Pool, w.org.ID, f, r.ID)
+				got, err := intake.Position(ctx, w.DB.Pool, w.Org.ID, f, r.ID)
 				if err != nil {
 					t.Fatal(err)
 				}

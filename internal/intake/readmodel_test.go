@@ -14,11 +14,11 @@ import (
 func (w *world) readDocument(t *testing.T, r intake.Reader, id int64) intake.DocumentPage {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := w.db.Pool.Exec(ctx, `INSERT INTO intake_originals (document_id, content) VALUES ($1, '<Invoice/>')
+	if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO intake_originals (document_id, content) VALUES ($1, '<Invoice/>')
 		ON CONFLICT DO NOTHING`, id); err != nil {
 		t.Fatal(err)
 	}
-	p, err := intake.ReadDocument(ctx, w.db.Pool, r, id)
+	p, err := intake.ReadDocument(ctx, w.DB.Pool, r, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +31,8 @@ func TestTheDocumentPageOffersTypingInOnlyForAFlaggedDocumentWithoutFields(t *te
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	reviewer := intake.Reader{OrgID: w.org.ID}
-	original := w.doc(t, 0)
+	reviewer := intake.Reader{OrgID: w.Org.ID}
+	original := w.Doc(t, 0)
 	for _, tc := range []struct {
 		name, status, flag string
 		want               bool
@@ -46,10 +46,10 @@ func TestTheDocumentPageOffersTypingInOnlyForAFlaggedDocumentWithoutFields(t *te
 		{"rejected after a manual-extraction flag", "rejected", intake.FlagNeedsManualExtraction, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			id := w.doc(t, 0)
+			id := w.Doc(t, 0)
 			if tc.flag == "duplicate" {
-				w.link(t, id, original)
-			} else if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET status = $2, flag_reason = NULLIF($3, '') WHERE id = $1`,
+				w.Link(t, id, original)
+			} else if _, err := w.DB.Pool.Exec(ctx, `UPDATE intake_documents SET status = $2, flag_reason = NULLIF($3, '') WHERE id = $1`,
 				id, tc.status, tc.flag); err != nil {
 				t.Fatal(err)
 			}
@@ -68,12 +68,12 @@ func TestTheDocumentPageComparesWithTheMemberItDuplicates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	reviewer := intake.Reader{OrgID: w.org.ID}
+	reviewer := intake.Reader{OrgID: w.Org.ID}
 	// first <- second <- third: third duplicates second, though first
 	// comes first in the group.
-	ids := w.group(t, []int{-1, 0, 1})
+	ids := w.Group(t, []int{-1, 0, 1})
 	first, second, third := ids[0], ids[1], ids[2]
-	lone := w.doc(t, 0)
+	lone := w.Doc(t, 0)
 	for _, tc := range []struct {
 		name     string
 		id, want int64
@@ -95,7 +95,7 @@ func TestTheDocumentPageComparesWithTheMemberItDuplicates(t *testing.T) {
 
 	// Asked for a member outside the group (or itself), it compares with nothing.
 	for _, with := range []int64{lone, third, 0} {
-		c, err := intake.ReadComparison(ctx, w.db.Pool, reviewer, third, with)
+		c, err := intake.ReadComparison(ctx, w.DB.Pool, reviewer, third, with)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func TestTheDocumentPageComparesWithTheMemberItDuplicates(t *testing.T) {
 			t.Errorf("ReadComparison(%d, with %d) = with %d and %d rows, want nothing", third, with, c.With, len(c.Rows))
 		}
 	}
-	c, err := intake.ReadComparison(ctx, w.db.Pool, reviewer, third, first)
+	c, err := intake.ReadComparison(ctx, w.DB.Pool, reviewer, third, first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,13 +118,13 @@ func TestTheDecisionPanelDecidesWhatAReaderMayDo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	reviewer, admin := intake.Reader{OrgID: w.org.ID}, intake.Reader{OrgID: w.org.ID, Admin: true}
-	ids := w.group(t, []int{-1, 0})
+	reviewer, admin := intake.Reader{OrgID: w.Org.ID}, intake.Reader{OrgID: w.Org.ID, Admin: true}
+	ids := w.Group(t, []int{-1, 0})
 	original, duplicate := ids[0], ids[1]
 
 	read := func(r intake.Reader, id int64) intake.DecisionPanel {
 		t.Helper()
-		p, err := intake.ReadDecision(ctx, w.db.Pool, r, id)
+		p, err := intake.ReadDecision(ctx, w.DB.Pool, r, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestTheDecisionPanelDecidesWhatAReaderMayDo(t *testing.T) {
 		t.Error("an admin may mark distinct a document that duplicates nothing")
 	}
 
-	if _, err := w.app.Decisions.Approve(ctx, w.org.ID, original, w.actor); err != nil {
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, original, w.Actor); err != nil {
 		t.Fatal(err)
 	}
 	p := read(admin, duplicate)
@@ -158,11 +158,11 @@ func TestTheDecisionPanelDecidesWhatAReaderMayDo(t *testing.T) {
 	}
 
 	// Retry is for an admin, on a job that failed or was abandoned.
-	w.waitPosted(t, original)
+	w.WaitPosted(t, original)
 	if p := read(admin, original); p.CanRetry {
 		t.Error("a done job may be retried")
 	}
-	if _, err := w.db.Pool.Exec(ctx, `UPDATE jobs SET status = 'abandoned' WHERE intake_id = $1`, original); err != nil {
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE jobs SET status = 'abandoned' WHERE intake_id = $1`, original); err != nil {
 		t.Fatal(err)
 	}
 	if p := read(admin, original); !p.CanRetry {
@@ -178,12 +178,12 @@ func TestTheReadModelKeepsToTheReadersOrg(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	id := w.doc(t, 0)
-	stranger := intake.Reader{OrgID: w.org.ID + 1000, Admin: true}
-	if _, err := intake.ReadDocument(ctx, w.db.Pool, stranger, id); apperr.CodeOf(err) != apperr.NotFound {
+	id := w.Doc(t, 0)
+	stranger := intake.Reader{OrgID: w.Org.ID + 1000, Admin: true}
+	if _, err := intake.ReadDocument(ctx, w.DB.Pool, stranger, id); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("ReadDocument from another org: %v, want not found", err)
 	}
-	if _, err := intake.ReadDecision(ctx, w.db.Pool, stranger, id); apperr.CodeOf(err) != apperr.NotFound {
+	if _, err := intake.ReadDecision(ctx, w.DB.Pool, stranger, id); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("ReadDecision from another org: %v, want not found", err)
 	}
 }

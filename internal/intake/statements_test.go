@@ -19,16 +19,16 @@ import (
 func TestStatementsAreWhatApproveSends(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
-	pool, log := w.db.TracedPool(t)
-	outbox := &intake.Outbox{Pool: pool, Starter: w.app.Outbox.Starter, Logger: w.app.Outbox.Logger}
+	pool, log := w.DB.TracedPool(t)
+	outbox := &intake.Outbox{Pool: pool, Starter: w.App.Outbox.Starter, Logger: w.App.Outbox.Logger}
 	s := intake.Statements
 	ctx := context.Background()
 
 	t.Run("approve and launch", func(t *testing.T) {
-		id := w.doc(t, 0)
+		id := w.Doc(t, 0)
 		d := intake.NewDecisions(pool, outbox, nil)
 		log.Take()
-		a, err := d.Approve(ctx, w.org.ID, id, w.actor)
+		a, err := d.Approve(ctx, w.Org.ID, id, w.Actor)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,12 +43,12 @@ func TestStatementsAreWhatApproveSends(t *testing.T) {
 	})
 
 	t.Run("sweep launch", func(t *testing.T) {
-		id := w.doc(t, 0)
-		if _, err := w.db.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'active' WHERE id = $1`, id); err != nil {
+		id := w.Doc(t, 0)
+		if _, err := w.DB.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'active' WHERE id = $1`, id); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.db.Pool.Exec(ctx, `INSERT INTO jobs (org_id, intake_id, created_by, max_attempts) VALUES ($1, $2, 'test', 5)`,
-			w.org.ID, id); err != nil {
+		if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO jobs (org_id, intake_id, created_by, max_attempts) VALUES ($1, $2, 'test', 5)`,
+			w.Org.ID, id); err != nil {
 			t.Fatal(err)
 		}
 		log.Take()
