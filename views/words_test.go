@@ -12,6 +12,7 @@ import (
 	"greatbook/internal/apchecks"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 	"greatbook/internal/webhooks"
 	"greatbook/views"
@@ -84,8 +85,8 @@ func TestCountsOfOneAreSingular(t *testing.T) {
 		c    templ.Component
 		want string
 	}{
-		"dead letters": {views.DeadLettersPage(views.Chrome{Title: "Dead letters"}, views.DeadLettersProps{Preview: &intake.DryRun{Count: 1},
-			Letters: []intake.DeadLetter{{Job: intake.Job{ID: 3, IntakeID: 7, Status: intake.JobAbandoned}}}}),
+		"dead letters": {views.DeadLettersPage(views.Chrome{Title: "Dead letters"}, views.DeadLettersProps{Preview: &jobs.DryRun{Count: 1},
+			Letters: []jobs.DeadLetter{{Job: jobs.Job{ID: 3, IntakeID: 7, Status: jobs.Abandoned}}}}),
 			"1 dead letter matches."},
 		"webhook preview": {views.WebhookDeadLetters(views.Chrome{}, views.WebhookDeadLettersProps{Preview: &webhooks.DryRun{Count: 1}, Letters: []webhooks.DeadLetter{{ID: 3}}}),
 			"1 webhook delivery matches."},

@@ -13,6 +13,7 @@ import (
 	"greatbook/internal/auth"
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/views"
 )
 
@@ -210,7 +211,7 @@ func (s *Server) retryJob(c echo.Context) error {
 	}
 	u := currentUser(c)
 	ctx := c.Request().Context()
-	job, err := intake.GetJob(ctx, s.pool, u.OrgID, jobID)
+	job, err := jobs.Get(ctx, s.pool, u.OrgID, jobID)
 	if err != nil {
 		return err
 	}

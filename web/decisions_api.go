@@ -9,6 +9,7 @@ import (
 
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 )
 
 // reasonRequest is the body of reject, not-a-duplicate and retry.
@@ -54,7 +55,7 @@ func (s *Server) apiApprove(c echo.Context) error {
 }
 
 // launchJSON is a launch as API.md shows it, with the job's status added.
-func launchJSON(l intake.LaunchOutcome) map[string]any {
+func launchJSON(l jobs.LaunchOutcome) map[string]any {
 	out := map[string]any{"outcome": l.Outcome, "job_id": l.JobID, "job_status": l.Status}
 	if l.RunID != "" {
 		out["run_id"] = l.RunID

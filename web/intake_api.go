@@ -15,6 +15,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 )
 
 // readDocument reads an uploaded document: the raw body, or the part named
@@ -133,7 +134,7 @@ func (s *Server) apiListIntake(c echo.Context) error {
 	}
 	docs := make([]map[string]any, 0, len(page.Documents))
 	for _, d := range page.Documents {
-		var job *intake.Job
+		var job *jobs.Job
 		if j, ok := page.Jobs[d.ID]; ok {
 			job = &j
 		}
@@ -155,11 +156,11 @@ func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Me
 	if err != nil {
 		return nil, err
 	}
-	job, ok, err := intake.JobForDocument(c.Request().Context(), s.pool, d.OrgID, d.ID)
+	job, ok, err := jobs.ForDocument(c.Request().Context(), s.pool, d.OrgID, d.ID)
 	if err != nil {
 		return nil, err
 	}
-	var jobp *intake.Job
+	var jobp *jobs.Job
 	if ok {
 		jobp = &job
 	}
@@ -168,7 +169,7 @@ func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Me
 
 // intakeBody is the JSON of a document from what was read of it; job is
 // nil when it has none.
-func intakeBody(d intake.Document, group []intake.Member, findings []einvoice.Finding, job *intake.Job) map[string]any {
+func intakeBody(d intake.Document, group []intake.Member, findings []einvoice.Finding, job *jobs.Job) map[string]any {
 	members := make([]map[string]any, 0, len(group))
 	for _, m := range group {
 		members = append(members, map[string]any{"id": m.ID, "status": m.Status})
@@ -191,7 +192,7 @@ func intakeBody(d intake.Document, group []intake.Member, findings []einvoice.Fi
 }
 
 // jobJSON is the document's outbox job, or null.
-func jobJSON(job *intake.Job) any {
+func jobJSON(job *jobs.Job) any {
 	if job == nil {
 		return nil
 	}

@@ -19,6 +19,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/database"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/testkit"
 )
 
@@ -80,7 +81,7 @@ func leftByACrash(t *testing.T, db *testkit.DB, ids []int64) {
 			if _, err := tx.Exec(context.Background(), intake.Statements.Activate, id, "user:crashed-approver"); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(context.Background(), intake.Statements.InsertJob, orgID, id, "user:crashed-approver", 5); err != nil {
+			if _, err := tx.Exec(context.Background(), jobs.Statements.InsertJob, orgID, id, "user:crashed-approver", 5); err != nil {
 				return err
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/failpoint"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/pipeline"
 	"greatbook/internal/runs"
 	"greatbook/internal/typewriter"
@@ -76,9 +77,9 @@ type App struct {
 	Engine     *runs.Engine
 	Pipeline   *pipeline.Pipeline
 	Bookkeeper *bookkeeper.Bookkeeper
-	Outbox     *intake.Outbox
+	Outbox     *jobs.Outbox
 	// BulkRetries runs a bulk retry of many dead letters as a durable run.
-	BulkRetries *intake.BulkRetries
+	BulkRetries *jobs.BulkRetries
 	Decisions   *intake.Decisions
 	Typewriter  *typewriter.Service
 	Webhooks    *webhooks.Service
@@ -109,9 +110,9 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	if cfg.RetryBackoff > 0 {
 		a.Bookkeeper.RetryBackoff = cfg.RetryBackoff
 	}
-	a.Outbox = &intake.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff,
+	a.Outbox = &jobs.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff,
 		Failpoints: cfg.Failpoints}
-	a.BulkRetries = intake.NewBulkRetries(pool, engine, a.Outbox)
+	a.BulkRetries = jobs.NewBulkRetries(pool, engine, a.Outbox)
 	a.Decisions = intake.NewDecisions(pool, a.Outbox, cfg.Failpoints)
 	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
 	a.Webhooks = &webhooks.Service{Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout, Logger: cfg.Logger}
@@ -203,9 +204,9 @@ func (a *App) sweepLoop(ctx context.Context) {
 }
 
 // sweepPass sweeps once, unless its failpoint fails the pass.
-func (a *App) sweepPass(ctx context.Context) (intake.SweepResult, error) {
+func (a *App) sweepPass(ctx context.Context) (jobs.SweepResult, error) {
 	if err := a.cfg.Failpoints.Inject(ctx, FailpointBeforeSweepPass); err != nil {
-		return intake.SweepResult{}, err
+		return jobs.SweepResult{}, err
 	}
 	return a.Outbox.Sweep(ctx, 1000)
 }

@@ -17,6 +17,7 @@ import (
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/failpoint"
+	"greatbook/internal/jobs"
 )
 
 // Approval is the outcome of an approve: the document, now active, and the
@@ -24,7 +25,7 @@ import (
 type Approval struct {
 	ID     int64
 	Status Status
-	Launch LaunchOutcome
+	Launch jobs.LaunchOutcome
 }
 
 // Blocking describes the accepted member of a group that refuses an approve.
@@ -40,7 +41,7 @@ type Blocking struct {
 // admins) mark not a duplicate. Each takes the document's group lock first.
 type Decisions struct {
 	pool   database.Executor
-	outbox *Outbox
+	outbox *jobs.Outbox
 	// lock takes the group lock: wholeGroupLock, the one order the product
 	// has (the mutation tests build Decisions with wrong ones to prove it).
 	lock groupLock
@@ -54,7 +55,7 @@ type Decisions struct {
 // NewDecisions returns the decisions over pool, launching their jobs
 // through outbox, with the product's group lock; failpoints act at its
 // failpoints (nil: failpoint.Env).
-func NewDecisions(pool database.Executor, outbox *Outbox, failpoints failpoint.Injector) *Decisions {
+func NewDecisions(pool database.Executor, outbox *jobs.Outbox, failpoints failpoint.Injector) *Decisions {
 	if failpoints == nil {
 		failpoints = failpoint.Env{}
 	}
@@ -96,19 +97,16 @@ FOR UPDATE`
 // The other statements of approve, named for the benchmark (Statements).
 var recheckSQL = `SELECT coalesce(array_agg(id), '{}') FROM (` + groupIDsSQL + `) g`
 
-const (
-	activateSQL  = `UPDATE intake_documents SET status = 'active', decided_by = $2, decided_at = now(), decision_reason = NULL, updated_at = now() WHERE id = $1`
-	insertJobSQL = `INSERT INTO jobs (org_id, intake_id, created_by, max_attempts) VALUES ($1, $2, $3, $4) RETURNING id`
-)
+const activateSQL = `UPDATE intake_documents SET status = 'active', decided_by = $2, decided_at = now(), decision_reason = NULL, updated_at = now() WHERE id = $1`
 
-// Statements are the SQL of approve and of a launch, in order, for the
-// benchmark that runs the same statements through pgbench: the very
-// constants Approve and launch send (TestStatementsAreWhatApproveSends
-// compares them with what reaches the server).
+// Statements are the SQL of approve before its job is written
+// (jobs.Statements has the rest), in order, for the benchmark that runs the
+// same statements through pgbench: the very constants Approve sends
+// (TestStatementsAreWhatApproveSends compares them with what reaches the
+// server).
 var Statements = struct {
-	LockGroup, Recheck, Activate, InsertJob                 string
-	LockJob, LockJobSkipLocked, MarkLaunched, InsertAttempt string
-}{lockGroupSQL, recheckSQL, activateSQL, insertJobSQL, lockJobSQL, lockJobSkipLockedSQL, markLaunchedSQL, insertAttemptSQL}
+	LockGroup, Recheck, Activate string
+}{lockGroupSQL, recheckSQL, activateSQL}
 
 // wholeGroupLock is the product's group lock: lockWholeGroup.
 type wholeGroupLock struct{}
@@ -253,12 +251,9 @@ func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audi
 				SubjectID: id, FromStatus: string(me.Status), ToStatus: string(Active), Detail: detail}); err != nil {
 				return 0, fmt.Errorf("intake: audit approval of document %d: %w", id, err)
 			}
-			var jobID int64
-			if err := tx.QueryRow(ctx, insertJobSQL, orgID, id, actor.Label, d.outbox.maxAttempts()).Scan(&jobID); err != nil {
-				if database.IsUniqueViolation(err, "jobs_one_per_document") {
-					return 0, apperr.New(apperr.InvalidState, "document %d has a bookkeeping job already", id)
-				}
-				return 0, fmt.Errorf("intake: write job of document %d: %w", id, err)
+			jobID, err := d.outbox.InsertTx(ctx, tx, orgID, id, actor.Label)
+			if err != nil {
+				return 0, err
 			}
 			if err := d.failpoints.Inject(ctx, FailpointBeforeCommit); err != nil {
 				return 0, err

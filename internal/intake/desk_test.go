@@ -6,27 +6,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/app"
-	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
-	"greatbook/internal/testkit"
 )
-
-// named gives a filed document its own supplier, number and (unless
-// empty: a changed amount no longer balances) amount.
-func (w *world) named(t *testing.T, id int64, supplier, number, payable string) {
-	t.Helper()
-	if _, err := w.DB.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(jsonb_set(fields,
-		'{seller,name}', to_jsonb($2::text)), '{number}', to_jsonb($3::text)), '{totals,payable}', coalesce(to_jsonb(NULLIF($4::text, '')), fields #> '{totals,payable}'))
-		WHERE id = $1`, id, supplier, number, payable); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func ids(rows []intake.QueueRow) []int64 {
 	out := make([]int64, len(rows))
@@ -43,7 +29,7 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 	var all []int64
 	for i := range 7 {
 		id := w.Doc(t, 0)
-		w.named(t, id, fmt.Sprintf("Supplier %c AB", 'A'+i), fmt.Sprintf("INV-%03d", i), fmt.Sprintf("%d.50", 100+i))
+		w.Named(t, id, fmt.Sprintf("Supplier %c AB", 'A'+i), fmt.Sprintf("INV-%03d", i), fmt.Sprintf("%d.50", 100+i))
 		all = append(all, id)
 	}
 	slices.Reverse(all) // newest first
@@ -117,177 +103,6 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 	}
 }
 
-// The confirmation of a bulk retry names the set the dry run counted, not
-// only its size: after someone else retried one of them and a new dead
-// letter arrived, the filter matches as many, but not the ones the
-// operator saw, and nothing is retried.
-func TestBulkRetryRetriesOnlyTheSetItCounted(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	w := newWorld(t, app.Config{})
-	deadLetter := func(number string) (job int64) {
-		id := w.Doc(t, 0)
-		w.named(t, id, "Acme Oy", number, "")
-		if err := w.DB.Pool.QueryRow(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error,
-			error_class, created_by) VALUES ($1, $2, 'abandoned', 5, 5, 'posting service unavailable', 'transient', 'test')
-			RETURNING id`, w.Org.ID, id).Scan(&job); err != nil {
-			t.Fatal(err)
-		}
-		return job
-	}
-	a, b := deadLetter("N-1"), deadLetter("N-2")
-	acme := intake.DeadLetterFilter{Supplier: "acme"}
-	dry, err := intake.DryRunRetry(ctx, w.DB.Pool, w.Org.ID, acme)
-	if err != nil || dry.Count != 2 {
-		t.Fatalf("dry run: %+v %v", dry, err)
-	}
-	// Meanwhile another operator revives the first, and a new one arrives.
-	if _, err := w.DB.Pool.Exec(ctx, `UPDATE jobs SET status = 'launched' WHERE id = $1`, a); err != nil {
-		t.Fatal(err)
-	}
-	deadLetter("N-3")
-	admin := w.Actor
-	admin.Label = "admin@example.test"
-	_, err = w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "posting service back", dry, admin)
-	if !apperr.Is(err, apperr.InvalidState) || !strings.Contains(err.Error(), "not the ones you counted") {
-		t.Fatalf("a confirmation of another set: %v", err)
-	}
-	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM jobs WHERE org_id = $1 AND status = 'abandoned'`, w.Org.ID); n != 2 {
-		t.Fatalf("the refused bulk retry touched %d dead letters", 2-n)
-	}
-	again, err := intake.DryRunRetry(ctx, w.DB.Pool, w.Org.ID, acme)
-	if err != nil || again.Count != 2 || again.Set == dry.Set {
-		t.Fatalf("a new dry run: %+v %v (the first: %+v)", again, err, dry)
-	}
-	// The same jobs, but one was retried by someone else and failed again:
-	// not the dead letter the operator counted either.
-	if _, err := w.DB.Pool.Exec(ctx, `UPDATE jobs SET attempts = attempts + 1 WHERE id = $1`, b); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "posting service back", again, admin); !apperr.Is(err, apperr.InvalidState) {
-		t.Fatalf("a confirmation of a set retried meanwhile: %v", err)
-	}
-}
-
-func TestBulkRetryRetriesWhatTheDryRunCounted(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	w := newWorld(t, app.Config{RetryBackoff: time.Millisecond, MaxAttempts: 1})
-	fix := w.FailLaunches("posting service unavailable")
-	var docs []int64
-	for i, supplier := range []string{"Acme Oy", "Acme Oy", "Birch Ltd"} {
-		id := w.Doc(t, 0)
-		w.named(t, id, supplier, fmt.Sprintf("N-%d", i), "")
-		if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor); err != nil {
-			t.Fatal(err)
-		}
-		docs = append(docs, id)
-	}
-	for _, id := range docs {
-		if j, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id); j.Status != intake.JobAbandoned {
-			t.Fatalf("job of %d is %s, want abandoned after its one attempt", id, j.Status)
-		}
-	}
-	acme := intake.DeadLetterFilter{Supplier: "acme"}
-	dry, err := intake.DryRunRetry(ctx, w.DB.Pool, w.Org.ID, acme)
-	if err != nil || dry.Count != 2 {
-		t.Fatalf("dry run: %+v %v, want 2", dry, err)
-	}
-	fix()
-	admin := w.Actor
-	admin.Label = "admin@example.test"
-
-	// A stale count (someone else's retry, or a new dead letter, since the
-	// dry run) retries nothing.
-	if _, err := w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "posting service back", intake.DryRun{Count: 3, Set: dry.Set}, admin); !apperr.Is(err, apperr.InvalidState) {
-		t.Fatalf("a stale count: %v", err)
-	}
-	if _, err := w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "", dry, admin); !apperr.Is(err, apperr.Invalid) {
-		t.Fatalf("no reason: %v", err)
-	}
-	res, err := w.App.Outbox.RetryMatching(ctx, w.Org.ID, acme, "posting service back", dry, admin)
-	if err != nil || res.Matched != 2 || res.Launched != 2 {
-		t.Fatalf("bulk retry: %+v %v", res, err)
-	}
-	w.WaitPosted(t, docs[0])
-	w.WaitPosted(t, docs[1])
-	if j, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, docs[2]); j.Status != intake.JobAbandoned {
-		t.Fatalf("the filter's outsider was retried: %+v", j)
-	}
-	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'bulk_retry'
-		AND actor = 'admin@example.test' AND detail->>'reason' = 'posting service back' AND (detail->>'matched')::int = 2`, w.Org.ID); n != 1 {
-		t.Fatalf("the bulk retry is audited %d times with its actor and reason, want 1", n)
-	}
-	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = 'job_launched'
-		AND actor = 'admin@example.test'`, w.Org.ID); n != 2 {
-		t.Fatalf("each retried job is audited with the actor: %d, want 2", n)
-	}
-	// Dead letters are never pruned: the outsider is still listed after a sweep.
-	if _, err := w.App.Outbox.Sweep(ctx, 100); err != nil {
-		t.Fatal(err)
-	}
-	if list, _ := intake.DeadLetters(ctx, w.DB.Pool, w.Org.ID, intake.DeadLetterFilter{}); len(list) != 1 || list[0].IntakeID != docs[2] {
-		t.Fatalf("dead letters after the retry: %+v", list)
-	}
-}
-
-func TestTheStrandedWorkCheck(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	w := newWorld(t, app.Config{})
-	exec := func(sql string, args ...any) {
-		t.Helper()
-		if _, err := w.DB.Pool.Exec(ctx, sql, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, _, err := intake.StrandedWork(ctx, w.DB.Pool, w.Org.ID, time.Minute); err != nil || len(got) != 0 {
-		t.Fatalf("a fresh org has stranded work: %+v %v", got, err)
-	}
-	// Approved behind the outbox's back: no job, so nothing will post it.
-	orphan := w.Doc(t, 0)
-	exec(`UPDATE intake_documents SET status = 'active', decided_at = now() WHERE id = $1`, orphan)
-	// A job out of attempts that nothing marked abandoned.
-	spent := w.Doc(t, 0)
-	exec(`UPDATE intake_documents SET status = 'active' WHERE id = $1`, spent)
-	exec(`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'failed', 5, 5, 'test')`, w.Org.ID, spent)
-	// Received, with no pipeline run.
-	exec(`INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by)
-		VALUES ($1, repeat('a', 64), 'application/xml', 1, 'api', 'test')`, w.Org.ID)
-	// Pending work the sweep will pick up is not stranded.
-	pending := w.Doc(t, 0)
-	exec(`UPDATE intake_documents SET status = 'active' WHERE id = $1`, pending)
-	exec(`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'pending', 0, 5, 'test')`, w.Org.ID, pending)
-
-	if _, err := w.App.Outbox.Sweep(ctx, 100); err != nil {
-		t.Fatal(err)
-	}
-	got, sweep, err := intake.StrandedWork(ctx, w.DB.Pool, w.Org.ID, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var subjects []string
-	for _, s := range got {
-		subjects = append(subjects, s.Subject)
-		if s.Why == "" || s.Link == "" {
-			t.Errorf("%+v says neither why nor where", s)
-		}
-	}
-	slices.Sort(subjects)
-	var jobID int64
-	_ = w.DB.Pool.QueryRow(ctx, `SELECT id FROM jobs WHERE intake_id = $1`, spent).Scan(&jobID)
-	var received int64
-	_ = w.DB.Pool.QueryRow(ctx, `SELECT id FROM intake_documents WHERE org_id = $1 AND status = 'received'`, w.Org.ID).Scan(&received)
-	want := []string{fmt.Sprintf("document %d", orphan), fmt.Sprintf("document %d", received), fmt.Sprintf("job %d", jobID)}
-	slices.Sort(want)
-	if !slices.Equal(subjects, want) {
-		t.Fatalf("stranded: %v, want %v", subjects, want)
-	}
-	if sweep.LastPassAt == nil || time.Since(*sweep.LastPassAt) > time.Minute {
-		t.Fatalf("the sweep's last pass: %+v", sweep)
-	}
-}
-
 // dated sets a filed document's issue and due dates (empty: none).
 func (w *world) dated(t *testing.T, id int64, issued, due string) {
 	t.Helper()
@@ -317,7 +132,7 @@ func TestTheDeskSortsByAColumnWithTheIdAsTieBreaker(t *testing.T) {
 		{issued: "2026-11-04", due: "2027-01-10", paid: "1000.01"},
 	} {
 		r.id = w.Doc(t, 0)
-		w.named(t, r.id, fmt.Sprintf("Supplier %d", i), fmt.Sprintf("S-%d", i), r.paid)
+		w.Named(t, r.id, fmt.Sprintf("Supplier %d", i), fmt.Sprintf("S-%d", i), r.paid)
 		w.dated(t, r.id, r.issued, r.due)
 		rows = append(rows, r)
 	}

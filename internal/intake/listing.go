@@ -13,6 +13,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/jobs"
 	"greatbook/internal/org"
 	"greatbook/internal/storable"
 )
@@ -55,7 +56,7 @@ type ListFilter struct {
 type ListPage struct {
 	Documents []Document
 	Groups    map[int64][]Member
-	Jobs      map[int64]Job
+	Jobs      map[int64]jobs.Job
 	Findings  map[int64][]einvoice.Finding
 	// Next is the keyset position of the following page (the last id of
 	// this one), 0 when this page is the last.
@@ -117,7 +118,7 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 	if page.Groups, err = groups(ctx, q, orgID, ids); err != nil {
 		return ListPage{}, err
 	}
-	if page.Jobs, err = jobsFor(ctx, q, orgID, ids); err != nil {
+	if page.Jobs, err = jobs.ForDocuments(ctx, q, orgID, ids); err != nil {
 		return ListPage{}, err
 	}
 	o, err := org.ByID(ctx, q, orgID)
@@ -233,24 +234,6 @@ func groups(ctx context.Context, q database.Executor, orgID int64, ids []int64) 
 			return nil, fmt.Errorf("intake: groups: %w", err)
 		}
 		out[seed] = append(out[seed], m)
-	}
-	return out, rows.Err()
-}
-
-// jobsFor are the jobs of the documents ids that have one, by document.
-func jobsFor(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64]Job, error) {
-	rows, err := q.Query(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.org_id = $1 AND j.intake_id = ANY($2::bigint[])`, orgID, ids)
-	if err != nil {
-		return nil, fmt.Errorf("intake: jobs: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64]Job{}
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, fmt.Errorf("intake: jobs: %w", err)
-		}
-		out[j.IntakeID] = j
 	}
 	return out, rows.Err()
 }

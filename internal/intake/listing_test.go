@@ -10,6 +10,7 @@ import (
 	"greatbook/internal/apchecks"
 	"greatbook/internal/app"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 )
 
 // TestListReadsAPageInAFixedNumberOfStatements proves the listing has no
@@ -68,7 +69,7 @@ func TestListReadsAPageInAFixedNumberOfStatements(t *testing.T) {
 			if !reflect.DeepEqual(page.Groups[d.ID], group) {
 				t.Fatalf("group of %d: listed %+v, single %+v", d.ID, page.Groups[d.ID], group)
 			}
-			job, ok, err := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, d.ID)
+			job, ok, err := jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, d.ID)
 			if listed, has := page.Jobs[d.ID]; err != nil || ok != has || has && !reflect.DeepEqual(listed, job) {
 				t.Fatalf("job of %d: listed %+v (%v), single %+v (%v) %v", d.ID, listed, has, job, ok, err)
 			}

@@ -20,11 +20,11 @@ func TestPositionFollowsTheDesksQueue(t *testing.T) {
 	c := w.Doc(t, 0)
 	d := w.Doc(t, 0)
 	e := w.Doc(t, a) // flagged
-	w.named(t, a, "Acme AB", "A-1", "")
-	w.named(t, b, "Other AB", "B-1", "")
-	w.named(t, c, "Acme AB", "C-1", "")
-	w.named(t, d, "Other AB", "D-1", "")
-	w.named(t, e, "Acme AB", "E-1", "")
+	w.Named(t, a, "Acme AB", "A-1", "")
+	w.Named(t, b, "Other AB", "B-1", "")
+	w.Named(t, c, "Acme AB", "C-1", "")
+	w.Named(t, d, "Other AB", "D-1", "")
+	w.Named(t, e, "Acme AB", "E-1", "")
 	cases := []struct {
 		name string
 		f    intake.QueueFilter

@@ -8,6 +8,7 @@ import (
 	"greatbook/internal/apchecks"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 )
 
@@ -60,7 +61,7 @@ type DecisionPanel struct {
 	Document Document
 	Verdict  Verdict
 	// Job is the document's bookkeeping job, if it was approved.
-	Job *Job
+	Job *jobs.Job
 	// Blocking is the accepted member of the group that would refuse an
 	// approve, said before anyone presses approve; nil when there is none.
 	Blocking *Blocking
@@ -155,13 +156,13 @@ func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc Docum
 			v.Reversal = &rev
 		}
 	}
-	job, ok, err := JobForDocument(ctx, q, r.OrgID, doc.ID)
+	job, ok, err := jobs.ForDocument(ctx, q, r.OrgID, doc.ID)
 	if err != nil {
 		return v, err
 	}
 	if ok {
 		v.Job = &job
-		v.CanRetry = r.Admin && (job.Status == JobAbandoned || job.Status == JobFailed)
+		v.CanRetry = r.Admin && (job.Status == jobs.Abandoned || job.Status == jobs.Failed)
 	}
 	return v, nil
 }

@@ -9,19 +9,20 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/runs"
 )
 
 // TestStatementsAreWhatApproveSends proves that the benchmark measures the
-// product: intake.Statements (which make bench runs through pgbench) are,
+// product: intake.Statements and jobs.Statements (which make bench runs through pgbench) are,
 // statement for statement, what an approve and its launch, and a sweep's
 // launch, send to the server.
 func TestStatementsAreWhatApproveSends(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
 	pool, log := w.DB.TracedPool(t)
-	outbox := &intake.Outbox{Pool: pool, Starter: w.App.Outbox.Starter, Logger: w.App.Outbox.Logger}
-	s := intake.Statements
+	outbox := &jobs.Outbox{Pool: pool, Starter: w.App.Outbox.Starter, Logger: w.App.Outbox.Logger}
+	s, j := intake.Statements, jobs.Statements
 	ctx := context.Background()
 
 	t.Run("approve and launch", func(t *testing.T) {
@@ -35,8 +36,8 @@ func TestStatementsAreWhatApproveSends(t *testing.T) {
 		if a.Launch.Outcome != "launched" {
 			t.Fatalf("launch: %+v", a.Launch)
 		}
-		want := []string{"BEGIN", s.LockGroup, s.Recheck, s.Activate, audit.InsertSQL, s.InsertJob, "COMMIT",
-			"BEGIN", s.LockJob, runs.InsertSQL, s.MarkLaunched, s.InsertAttempt, audit.InsertSQL, "COMMIT"}
+		want := []string{"BEGIN", s.LockGroup, s.Recheck, s.Activate, audit.InsertSQL, j.InsertJob, "COMMIT",
+			"BEGIN", j.LockJob, runs.InsertSQL, j.MarkLaunched, j.InsertAttempt, audit.InsertSQL, "COMMIT"}
 		if got := log.Take(); !slices.Equal(got, want) {
 			t.Errorf("approve sent\n%s\nthe benchmark runs\n%s", strings.Join(got, "\n--\n"), strings.Join(want, "\n--\n"))
 		}
@@ -66,7 +67,7 @@ func TestStatementsAreWhatApproveSends(t *testing.T) {
 		if len(got) >= 2 {
 			got = got[1 : len(got)-1]
 		}
-		want := []string{"BEGIN", s.LockJobSkipLocked, runs.InsertSQL, s.MarkLaunched, s.InsertAttempt, audit.InsertSQL, "COMMIT"}
+		want := []string{"BEGIN", j.LockJobSkipLocked, runs.InsertSQL, j.MarkLaunched, j.InsertAttempt, audit.InsertSQL, "COMMIT"}
 		if !slices.Equal(got, want) {
 			t.Errorf("the sweep's launch sent\n%s\nthe benchmark runs\n%s", strings.Join(got, "\n--\n"), strings.Join(want, "\n--\n"))
 		}

@@ -18,6 +18,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/org"
 	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
@@ -101,6 +102,17 @@ func (w *World) Doc(t *testing.T, dupOf int64) int64 {
 	return id
 }
 
+// Named gives a filed document its own supplier, number and (unless
+// empty: a changed amount no longer balances) amount.
+func (w *World) Named(t *testing.T, id int64, supplier, number, payable string) {
+	t.Helper()
+	if _, err := w.DB.Pool.Exec(context.Background(), `UPDATE intake_documents SET fields = jsonb_set(jsonb_set(jsonb_set(fields,
+		'{seller,name}', to_jsonb($2::text)), '{number}', to_jsonb($3::text)), '{totals,payable}', coalesce(to_jsonb(NULLIF($4::text, '')), fields #> '{totals,payable}'))
+		WHERE id = $1`, id, supplier, number, payable); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Link sets an edge after the fact (cycles need it).
 func (w *World) Link(t *testing.T, child, parent int64) {
 	t.Helper()
@@ -136,7 +148,7 @@ func (w *World) WaitPosted(t *testing.T, id int64) intake.Document {
 		return d.Status == intake.Posted, err
 	})
 	if err != nil {
-		job, _, _ := intake.JobForDocument(context.Background(), w.DB.Pool, w.Org.ID, id)
+		job, _, _ := jobs.ForDocument(context.Background(), w.DB.Pool, w.Org.ID, id)
 		t.Fatalf("document %d is %s (job %+v), want posted: %v", id, d.Status, job, err)
 	}
 	return d
@@ -153,7 +165,7 @@ func (w *World) Entries(t *testing.T, id int64) int {
 func (w *World) FailLaunches(message string) (fix func()) {
 	var mu sync.Mutex
 	failing := true
-	w.Failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
+	w.Failpoints.Set(jobs.FailpointLaunch, func(context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if failing {

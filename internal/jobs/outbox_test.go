@@ -1,4 +1,4 @@
-package intake_test
+package jobs_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
 )
@@ -39,13 +40,13 @@ func TestAFaultBeforeTheCommitLeavesNothing(t *testing.T) {
 // afterCommitStarter checks, when asked to create a run, that the approval
 // it launches for is committed: another connection sees it.
 type afterCommitStarter struct {
-	intake.RunStarter
+	jobs.RunStarter
 	db   *testkit.DB
 	t    *testing.T
 	seen chan intake.Status
 }
 
-func (s *afterCommitStarter) CreateRun(ctx context.Context, tx pgx.Tx, job intake.Job) (string, error) {
+func (s *afterCommitStarter) CreateRun(ctx context.Context, tx pgx.Tx, job jobs.Job) (string, error) {
 	conn := s.db.Conn(s.t)
 	var status string
 	var jobs int
@@ -80,8 +81,8 @@ func TestTheLaunchHappensAfterTheCommit(t *testing.T) {
 	if doc.ResultEntryID == 0 || w.Entries(t, id) != 1 {
 		t.Fatalf("posted: %+v", doc)
 	}
-	job, _, _ := intake.JobForDocument(context.Background(), w.DB.Pool, w.Org.ID, id)
-	if job.Status != intake.JobDone {
+	job, _, _ := jobs.ForDocument(context.Background(), w.DB.Pool, w.Org.ID, id)
+	if job.Status != jobs.Done {
 		t.Fatalf("job: %+v", job)
 	}
 }
@@ -99,8 +100,8 @@ func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
 	if a.Status != intake.Active || a.Launch.Outcome != "failed" || a.Launch.Error == "" || a.Launch.Class != "transient" {
 		t.Fatalf("approval: %+v", a)
 	}
-	job, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
-	if job.Status != intake.JobFailed || job.Attempts != 1 || job.LastError == "" || job.ErrorClass != "transient" {
+	job, _, _ := jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, id)
+	if job.Status != jobs.Failed || job.Attempts != 1 || job.LastError == "" || job.ErrorClass != "transient" {
 		t.Fatalf("job row: %+v", job)
 	}
 	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE action = 'launch_failed' AND subject_id = $1
@@ -109,13 +110,13 @@ func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
 	}
 	// Recovery: the sweep launches it once its backoff has passed.
 	fix()
-	sweepUntil(t, w, id, func(j intake.Job) bool { return j.Status != intake.JobFailed })
+	sweepUntil(t, w, id, func(j jobs.Job) bool { return j.Status != jobs.Failed })
 	w.WaitPosted(t, id)
 }
 
 // approvedJobThatFailed approves a new document while its launch fails with
 // cause, then lets launches succeed again: its job is left failed.
-func approvedJobThatFailed(t *testing.T, w *world, cause string) (id int64, job intake.Job) {
+func approvedJobThatFailed(t *testing.T, w *world, cause string) (id int64, job jobs.Job) {
 	t.Helper()
 	ctx := context.Background()
 	fix := w.FailLaunches(cause)
@@ -124,19 +125,19 @@ func approvedJobThatFailed(t *testing.T, w *world, cause string) (id int64, job 
 		t.Fatal(err)
 	}
 	fix()
-	job, _, err := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
-	if err != nil || job.Status != intake.JobFailed {
+	job, _, err := jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, id)
+	if err != nil || job.Status != jobs.Failed {
 		t.Fatalf("the job of an approve whose launch failed: %+v %v", job, err)
 	}
 	return id, job
 }
 
 // sweepUntil sweeps until the job of document id is as done wants it.
-func sweepUntil(t *testing.T, w *world, id int64, done func(intake.Job) bool) {
+func sweepUntil(t *testing.T, w *world, id int64, done func(jobs.Job) bool) {
 	t.Helper()
 	ctx := context.Background()
 	testkit.Eventually(t, 20*time.Second, "the sweep never got there", func() (bool, error) {
-		job, _, err := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
+		job, _, err := jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 		if err != nil || done(job) {
 			return err == nil, err
 		}
@@ -154,8 +155,8 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor); err != nil {
 		t.Fatal(err)
 	}
-	sweepUntil(t, w, id, func(j intake.Job) bool { return j.Status == intake.JobAbandoned })
-	job, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
+	sweepUntil(t, w, id, func(j jobs.Job) bool { return j.Status == jobs.Abandoned })
+	job, _, _ := jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 	if job.Attempts != 3 {
 		t.Fatalf("abandoned after %d attempts, want 3", job.Attempts)
 	}
@@ -166,7 +167,7 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 			t.Fatalf("a sweep touched the dead letter: %+v %v", res, err)
 		}
 	}
-	if j, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id); j.Status != intake.JobAbandoned || j.Attempts != 3 {
+	if j, _, _ := jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, id); j.Status != jobs.Abandoned || j.Attempts != 3 {
 		t.Fatalf("after ten sweeps: %+v", j)
 	}
 
@@ -174,7 +175,7 @@ func TestAbandonedJobsAreLeftAloneUntilAnOperatorRetries(t *testing.T) {
 	admin := w.Actor
 	admin.Label = "admin@example.test"
 	var wg sync.WaitGroup
-	outcomes := make([]intake.LaunchOutcome, 8)
+	outcomes := make([]jobs.LaunchOutcome, 8)
 	errs := make([]error, 8)
 	start := make(chan struct{})
 	for i := range outcomes {
@@ -241,7 +242,7 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 			var releaseOnce sync.Once
 			free := func() { releaseOnce.Do(func() { close(release) }) }
 			defer free() // never leave the first launcher parked, holding the job
-			w.Failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
+			w.Failpoints.Set(jobs.FailpointLaunch, func(context.Context) error {
 				if calls.Add(1) == 1 {
 					close(inside)
 					<-release
@@ -261,7 +262,7 @@ func TestAJobIsLaunchedByOneLauncherAtATime(t *testing.T) {
 				t.Fatalf("the first retry never got inside its launch: %v", err)
 			}
 			second := make(chan error, 1)
-			var swept intake.SweepResult
+			var swept jobs.SweepResult
 			go func() {
 				var err error
 				if tc.want == "waits" {
@@ -330,11 +331,11 @@ func TestAPermanentRunFailureIsADeadLetter(t *testing.T) {
 	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor); err != nil {
 		t.Fatal(err)
 	}
-	var job intake.Job
+	var job jobs.Job
 	testkit.Eventually(t, 20*time.Second, "the job never became a dead letter", func() (bool, error) {
 		var err error
-		job, _, err = intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
-		return job.Status == intake.JobAbandoned, err
+		job, _, err = jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, id)
+		return job.Status == jobs.Abandoned, err
 	})
 	if job.ErrorClass != "permanent" || job.LastError == "" {
 		t.Fatalf("dead letter: %+v", job)
@@ -356,7 +357,7 @@ func TestARetryOfAnotherOrgsJobIsNotFound(t *testing.T) {
 	if out, err := w.App.Outbox.Retry(ctx, other.ID, job.ID, "not my job", w.Actor); !apperr.Is(err, apperr.NotFound) {
 		t.Fatalf("another org's retry: %+v %v, want not found", out, err)
 	}
-	after, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
+	after, _, _ := jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, id)
 	if after.Status != job.Status || after.Attempts != job.Attempts || after.RunID != "" {
 		t.Fatalf("another org's retry changed the job: %+v", after)
 	}
@@ -372,7 +373,7 @@ func TestARetryOfAnotherOrgsJobIsNotFound(t *testing.T) {
 // queueFullStarter creates runs as the bookkeeper does, and hands none to
 // the workers: every Start gives up as a launch does whose wait for a slot
 // in the workers' queue ran out.
-type queueFullStarter struct{ intake.RunStarter }
+type queueFullStarter struct{ jobs.RunStarter }
 
 func (queueFullStarter) Start(context.Context, string) error { return runs.ErrLaunchQueueFull }
 
@@ -392,8 +393,8 @@ func TestALaunchThatFoundNoWorkerIsNoFailureAndIsResumed(t *testing.T) {
 		t.Fatalf("launch: %+v", a.Launch)
 	}
 	// (Done too: the world's resume pass may already have posted it.)
-	job, _, _ := intake.JobForDocument(ctx, w.DB.Pool, w.Org.ID, id)
-	if (job.Status != intake.JobLaunched && job.Status != intake.JobDone) || job.Attempts != 1 || job.LastError != "" {
+	job, _, _ := jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, id)
+	if (job.Status != jobs.Launched && job.Status != jobs.Done) || job.Attempts != 1 || job.LastError != "" {
 		t.Fatalf("job row: %+v", job)
 	}
 	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE action = 'launch_failed'`); n != 0 {

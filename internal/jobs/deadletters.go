@@ -1,4 +1,4 @@
-package intake
+package jobs
 
 import (
 	"cmp"
@@ -43,7 +43,7 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	switch f.Status {
 	case "":
-		where = append(where, "j.status IN ('abandoned', 'failed')")
+		where = append(where, deadLetterStatusesSQL)
 	case "abandoned", "failed":
 		where = append(where, "j.status = "+arg(f.Status))
 	default:
@@ -93,14 +93,13 @@ func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f De
 	if err != nil {
 		return nil, err
 	}
-	sql := `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug
-		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id WHERE ` + where + ` ORDER BY j.updated_at DESC, j.id DESC`
+	sql := deadLettersSQL + where + deadLettersOrderSQL
 	if limit > 0 {
 		sql += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("intake: dead letters: %w", err)
+		return nil, fmt.Errorf("jobs: dead letters: %w", err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeadLetter, error) {
 		var dl DeadLetter
@@ -123,21 +122,20 @@ type Attempt struct {
 	At         time.Time
 }
 
-// JobHistory returns a job of an org with every attempt, oldest first.
-func JobHistory(ctx context.Context, q database.Executor, orgID, jobID int64) (Job, []Attempt, error) {
-	return JobHistoryIn(ctx, q, org.Only(orgID), jobID)
+// History returns a job of an org with every attempt, oldest first.
+func History(ctx context.Context, q database.Executor, orgID, jobID int64) (Job, []Attempt, error) {
+	return HistoryIn(ctx, q, org.Only(orgID), jobID)
 }
 
-// JobHistoryIn is JobHistory for a job in a scope (an operator's: any org's).
-func JobHistoryIn(ctx context.Context, q database.Executor, scope org.Scope, jobID int64) (Job, []Attempt, error) {
+// HistoryIn is History for a job in a scope (an operator's: any org's).
+func HistoryIn(ctx context.Context, q database.Executor, scope org.Scope, jobID int64) (Job, []Attempt, error) {
 	job, err := jobIn(ctx, q, scope, jobID)
 	if err != nil {
 		return Job{}, nil, err
 	}
-	rows, err := q.Query(ctx, `SELECT attempt, trigger, actor, outcome, coalesce(error, ''), coalesce(error_class, ''),
-		coalesce(run_id::text, ''), created_at FROM job_attempts WHERE job_id = $1 ORDER BY created_at, attempt`, jobID)
+	rows, err := q.Query(ctx, jobAttemptsSQL, jobID)
 	if err != nil {
-		return job, nil, fmt.Errorf("intake: job history: %w", err)
+		return job, nil, fmt.Errorf("jobs: job history: %w", err)
 	}
 	attempts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Attempt, error) {
 		var a Attempt
@@ -167,7 +165,7 @@ func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scop
 		return 0, err
 	}
 	var n int
-	err = q.QueryRow(ctx, `SELECT count(*) FROM `+f.from()+` WHERE `+where, args...).Scan(&n)
+	err = q.QueryRow(ctx, countDeadLettersSQL+f.from()+` WHERE `+where, args...).Scan(&n)
 	return n, err
 }
 
@@ -175,9 +173,9 @@ func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scop
 // their documents only when the filter asks for a supplier.
 func (f DeadLetterFilter) from() string {
 	if strings.TrimSpace(f.Supplier) == "" {
-		return "jobs j"
+		return jobsFromSQL
 	}
-	return "jobs j JOIN intake_documents d ON d.id = j.intake_id"
+	return jobsWithDocumentsFromSQL
 }
 
 // DryRun is what a bulk retry would retry: how many dead letters a filter
@@ -199,9 +197,9 @@ func DryRunRetryIn(ctx context.Context, q database.Executor, scope org.Scope, f 
 	if err != nil {
 		return DryRun{}, err
 	}
-	rows, err := q.Query(ctx, `SELECT j.id, j.attempts FROM `+f.from()+` WHERE `+where, args...)
+	rows, err := q.Query(ctx, dryRunSQL+f.from()+` WHERE `+where, args...)
 	if err != nil {
-		return DryRun{}, fmt.Errorf("intake: dry run: %w", err)
+		return DryRun{}, fmt.Errorf("jobs: dry run: %w", err)
 	}
 	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
 		var j Job
@@ -209,7 +207,7 @@ func DryRunRetryIn(ctx context.Context, q database.Executor, scope org.Scope, f 
 		return j, err
 	})
 	if err != nil {
-		return DryRun{}, fmt.Errorf("intake: dry run: %w", err)
+		return DryRun{}, fmt.Errorf("jobs: dry run: %w", err)
 	}
 	return dryRunOf(jobs), nil
 }
@@ -318,9 +316,9 @@ func (o *Outbox) RetrySelectedIn(ctx context.Context, scope org.Scope, jobIDs []
 		return BulkRetry{}, apperr.New(apperr.Invalid, "at most %d dead letters can be retried at once, not %d", MaxSelected, len(ids))
 	}
 	args := []any{ids}
-	rows, err := o.Pool.Query(ctx, `SELECT id, org_id FROM jobs WHERE id = ANY($1) AND `+scope.Where("org_id", &args)+` ORDER BY id`, args...)
+	rows, err := o.Pool.Query(ctx, selectedJobsSQL+scope.Where("org_id", &args)+` ORDER BY id`, args...)
 	if err != nil {
-		return BulkRetry{}, fmt.Errorf("intake: retry selected: %w", err)
+		return BulkRetry{}, fmt.Errorf("jobs: retry selected: %w", err)
 	}
 	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
 		var j Job
@@ -328,7 +326,7 @@ func (o *Outbox) RetrySelectedIn(ctx context.Context, scope org.Scope, jobIDs []
 		return j, err
 	})
 	if err != nil {
-		return BulkRetry{}, fmt.Errorf("intake: retry selected: %w", err)
+		return BulkRetry{}, fmt.Errorf("jobs: retry selected: %w", err)
 	}
 	if len(found) != len(ids) {
 		for _, id := range ids {
@@ -351,7 +349,7 @@ func (o *Outbox) RetrySelectedIn(ctx context.Context, scope org.Scope, jobIDs []
 // jobIn returns a job in a scope; a job outside it is not found.
 func jobIn(ctx context.Context, q database.Executor, scope org.Scope, jobID int64) (Job, error) {
 	if scope.All() {
-		return GetJobAnyOrg(ctx, q, jobID)
+		return GetAnyOrg(ctx, q, jobID)
 	}
-	return GetJob(ctx, q, scope.OrgID(), jobID)
+	return Get(ctx, q, scope.OrgID(), jobID)
 }

@@ -1,4 +1,4 @@
-package intake
+package jobs
 
 import (
 	"context"
@@ -89,8 +89,8 @@ func (b *BulkRetries) Start(ctx context.Context, scope org.Scope, f DeadLetterFi
 	}
 	ctx = context.WithoutCancel(ctx)
 	var cutoff time.Time
-	if err := b.Pool.QueryRow(ctx, `SELECT now()`).Scan(&cutoff); err != nil {
-		return nil, fmt.Errorf("intake: bulk retry: %w", err)
+	if err := b.Pool.QueryRow(ctx, nowSQL).Scan(&cutoff); err != nil {
+		return nil, fmt.Errorf("jobs: bulk retry: %w", err)
 	}
 	list, err := deadLetters(ctx, b.Pool, scope, f, 0)
 	if err != nil {
@@ -150,15 +150,13 @@ func (b *BulkRetries) step(ctx context.Context, r *runs.Run[BulkRetryState]) (ru
 	}
 	n := len(args)
 	args = append(args, st.Cutoff, st.After, st.trigger(r.ID), batch)
-	rows, err := b.Pool.Query(ctx, fmt.Sprintf(`SELECT j.id FROM %s WHERE %s AND j.updated_at <= $%d AND j.id > $%d
-		AND NOT EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = j.id AND a.trigger = $%d)
-		ORDER BY j.id LIMIT $%d`, st.Filter.from(), where, n+1, n+2, n+3, n+4), args...)
+	rows, err := b.Pool.Query(ctx, fmt.Sprintf(bulkRetryBatchSQL, st.Filter.from(), where, n+1, n+2, n+3, n+4), args...)
 	if err != nil {
-		return runs.Step{}, fmt.Errorf("intake: bulk retry: next batch: %w", err)
+		return runs.Step{}, fmt.Errorf("jobs: bulk retry: next batch: %w", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return runs.Step{}, fmt.Errorf("intake: bulk retry: next batch: %w", err)
+		return runs.Step{}, fmt.Errorf("jobs: bulk retry: next batch: %w", err)
 	}
 	actor := audit.Actor{UserID: st.ActorID, Label: st.ActorLabel}
 	for _, id := range ids {
@@ -206,7 +204,7 @@ func BulkRetryRuns(ctx context.Context, q database.Executor, scope org.Scope) ([
 	for _, i := range infos {
 		p := BulkRetryProgress{RunID: i.ID, OrgID: i.OrgID, Status: i.Status}
 		if err := json.Unmarshal(i.Data, &p.BulkRetryState); err != nil {
-			return nil, fmt.Errorf("intake: bulk retry %s: %w", i.ID, err)
+			return nil, fmt.Errorf("jobs: bulk retry %s: %w", i.ID, err)
 		}
 		out = append(out, p)
 	}

@@ -1,4 +1,4 @@
-package intake_test
+package jobs_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"greatbook/internal/app"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 )
 
 // A test may set a launch failpoint of an app whose sweep is running: every
@@ -29,7 +29,7 @@ func TestInjectingALaunchFaultIntoARunningAppIsSafe(t *testing.T) {
 		_, err := w.App.Outbox.Sweep(ctx, 10)
 		swept <- err
 	}()
-	w.Failpoints.Set(intake.FailpointLaunch, func(context.Context) error { return nil })
+	w.Failpoints.Set(jobs.FailpointLaunch, func(context.Context) error { return nil })
 	select {
 	case err := <-swept:
 		if err != nil {

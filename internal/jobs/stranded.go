@@ -1,4 +1,4 @@
-package intake
+package jobs
 
 import (
 	"context"
@@ -46,31 +46,18 @@ func StrandedWork(ctx context.Context, q database.Executor, orgID int64, leaseGr
 // StrandedWorkIn is StrandedWork over a scope (an operator's: every org's).
 func StrandedWorkIn(ctx context.Context, q database.Executor, scope org.Scope, leaseGrace time.Duration) ([]Stranded, SweepState, error) {
 	var st SweepState
-	err := q.QueryRow(ctx, `SELECT last_pass_at, launched, failed FROM sweep_passes WHERE id = 1`).Scan(&st.LastPassAt, &st.Launched, &st.Failed)
+	err := q.QueryRow(ctx, sweepStateSQL).Scan(&st.LastPassAt, &st.Launched, &st.Failed)
 	if err != nil && err != pgx.ErrNoRows {
-		return nil, st, fmt.Errorf("intake: sweep state: %w", err)
+		return nil, st, fmt.Errorf("jobs: sweep state: %w", err)
 	}
 	checks := []struct {
 		kind, why, sql string
 	}{
-		{"job", "out of attempts but not abandoned: the sweep skips it and nothing marks it dead",
-			`SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at, coalesce(j.last_error, ''), '' FROM jobs j
-			 WHERE j.org_id = $1 AND j.status IN ('pending', 'failed') AND j.attempts >= j.max_attempts`},
-		{"job", "launched, but its run is gone or finished without finishing the job",
-			`SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at, coalesce(r.last_error, j.last_error, ''), '' FROM jobs j LEFT JOIN runs r ON r.id = j.run_id
-			 WHERE j.org_id = $1 AND j.status = 'launched' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`},
-		{"document", "approved, but it has no bookkeeping job",
-			`SELECT 'document ' || d.id, '/intake/' || d.id, d.decided_at, '', '' FROM intake_documents d
-			 WHERE d.org_id = $1 AND d.status = 'active' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.intake_id = d.id)`},
-		{"document", "received, but its pipeline run is gone or finished without filing it",
-			`SELECT 'document ' || d.id, '/intake/' || d.id, d.received_at, coalesce(r.last_error, ''), coalesce(r.id::text, '') FROM intake_documents d
-			 LEFT JOIN runs r ON r.id = d.pipeline_run_id
-			 WHERE d.org_id = $1 AND d.status = 'received' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`},
-		{"run", "running, but no worker has held it for a while: is a greatbook serve running?",
-			`SELECT r.kind || ' run ' || r.id, '/admin/runs/' || r.id, coalesce(r.lease_expires_at, r.updated_at), coalesce(r.last_error, ''),
-			        CASE r.kind WHEN 'pipeline' THEN r.id::text ELSE '' END FROM runs r
-			 WHERE r.org_id = $1 AND r.state = 'running'
-			   AND coalesce(r.lease_expires_at, r.updated_at) < now() - make_interval(secs => $2)`},
+		{"job", "out of attempts but not abandoned: the sweep skips it and nothing marks it dead", strandedOutOfAttemptsSQL},
+		{"job", "launched, but its run is gone or finished without finishing the job", strandedLaunchedSQL},
+		{"document", "approved, but it has no bookkeeping job", strandedApprovedSQL},
+		{"document", "received, but its pipeline run is gone or finished without filing it", strandedReceivedSQL},
+		{"run", "running, but no worker has held it for a while: is a greatbook serve running?", strandedRunSQL},
 	}
 	var out []Stranded
 	for _, c := range checks {
@@ -85,9 +72,9 @@ func StrandedWorkIn(ctx context.Context, q database.Executor, scope org.Scope, l
 		if c.kind == "run" {
 			args = append(args, leaseGrace.Seconds())
 		}
-		rows, err := q.Query(ctx, c.sql+` LIMIT 200`, args...)
+		rows, err := q.Query(ctx, c.sql+strandedLimitSQL, args...)
 		if err != nil {
-			return nil, st, fmt.Errorf("intake: stranded work: %w", err)
+			return nil, st, fmt.Errorf("jobs: stranded work: %w", err)
 		}
 		found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Stranded, error) {
 			s := Stranded{Kind: c.kind, Why: c.why}
@@ -99,7 +86,7 @@ func StrandedWorkIn(ctx context.Context, q database.Executor, scope org.Scope, l
 			return s, err
 		})
 		if err != nil {
-			return nil, st, fmt.Errorf("intake: stranded work: %w", err)
+			return nil, st, fmt.Errorf("jobs: stranded work: %w", err)
 		}
 		out = append(out, found...)
 	}

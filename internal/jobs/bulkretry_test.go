@@ -1,4 +1,4 @@
-package intake_test
+package jobs_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"greatbook/internal/app"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/org"
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
@@ -29,7 +29,7 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 	deadLetter := func(orgID int64, supplier, number string) (job int64) {
 		t.Helper()
 		id := w.Doc(t, 0)
-		w.named(t, id, supplier, number, "")
+		w.Named(t, id, supplier, number, "")
 		if err := w.DB.Pool.QueryRow(ctx, `UPDATE intake_documents SET org_id = $2 WHERE id = $1 RETURNING id`, id, orgID).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 		want = append(want, deadLetter(w.Org.ID, "Acme Oy", fmt.Sprintf("N-%d", i)))
 	}
 	other := deadLetter(w.Org.ID, "Globex", "G-1") // another supplier: not matched
-	acme := intake.DeadLetterFilter{Supplier: "acme"}
+	acme := jobs.DeadLetterFilter{Supplier: "acme"}
 
 	// Every retry's launch fails again (the posting service is still
 	// down), so each retried letter is a dead letter once more: only the
@@ -53,18 +53,18 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 	// stops the first engine: the second batch is half done, unrecorded.
 	engineCtx, stopEngine := context.WithCancel(ctx)
 	var launches atomic.Int64
-	w.Failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
+	w.Failpoints.Set(jobs.FailpointLaunch, func(context.Context) error {
 		if launches.Add(1) == 15 {
 			stopEngine()
 		}
 		return errors.New("posting service unavailable")
 	})
 	first := runs.NewEngine(w.DB.Pool, runs.Options{Logger: testkit.Logger(t), LeaseTTL: time.Minute})
-	bulk := intake.NewBulkRetries(w.DB.Pool, first, w.App.Outbox)
+	bulk := jobs.NewBulkRetries(w.DB.Pool, first, w.App.Outbox)
 	bulk.Batch = batch
 	first.Start(engineCtx, 1)
 
-	dry, err := intake.DryRunRetryIn(ctx, w.DB.Pool, org.Only(w.Org.ID), acme)
+	dry, err := jobs.DryRunRetryIn(ctx, w.DB.Pool, org.Only(w.Org.ID), acme)
 	if err != nil || dry.Count != matching {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
@@ -78,7 +78,7 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 	if err != nil || info.Status != runs.Running {
 		t.Fatalf("after the stop the run must still be running: %+v %v", info.Status, err)
 	}
-	progress, err := intake.BulkRetryRuns(ctx, w.DB.Pool, org.Only(w.Org.ID))
+	progress, err := jobs.BulkRetryRuns(ctx, w.DB.Pool, org.Only(w.Org.ID))
 	if err != nil || len(progress) != 1 || progress[0].Done != batch || progress[0].Total != matching {
 		t.Fatalf("progress after the stop: %+v %v; want %d of %d (one batch checkpointed)", progress, err, batch, matching)
 	}
@@ -87,7 +87,7 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 		t.Fatal(err)
 	}
 	second := runs.NewEngine(w.DB.Pool, runs.Options{Logger: testkit.Logger(t), LeaseTTL: time.Minute})
-	resumed := intake.NewBulkRetries(w.DB.Pool, second, w.App.Outbox)
+	resumed := jobs.NewBulkRetries(w.DB.Pool, second, w.App.Outbox)
 	resumed.Batch = batch
 	secondCtx, stopSecond := context.WithCancel(ctx)
 	t.Cleanup(func() { stopSecond(); second.Wait() })
@@ -111,7 +111,7 @@ func TestDurableBulkRetryResumesAfterARestartAndRetriesEachLetterOnce(t *testing
 	if got := launches.Load(); got != matching {
 		t.Errorf("%d launches, want %d (each matching letter once)", got, matching)
 	}
-	progress, err = intake.BulkRetryRuns(ctx, w.DB.Pool, org.Only(w.Org.ID))
+	progress, err = jobs.BulkRetryRuns(ctx, w.DB.Pool, org.Only(w.Org.ID))
 	if err != nil || len(progress) != 1 || progress[0].Done != matching || progress[0].Failed+progress[0].Launched+progress[0].Skipped < matching-5 {
 		t.Fatalf("final progress: %+v %v", progress, err)
 	}

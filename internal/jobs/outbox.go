@@ -1,4 +1,8 @@
-package intake
+// Package jobs is the approve outbox: the bookkeeping job an approval
+// writes in its own transaction, launched after the commit; the sweep that
+// launches what was left pending or failed; an operator's retry, one at a
+// time or in bulk; the dead letters; and the stranded-work check.
+package jobs
 
 import (
 	"context"
@@ -17,16 +21,16 @@ import (
 	"greatbook/internal/retry"
 )
 
-// JobStatus is where an outbox job stands.
-type JobStatus string
+// Status is where an outbox job stands.
+type Status string
 
 // The statuses of a job.
 const (
-	JobPending   JobStatus = "pending"   // written by approve; not launched yet
-	JobLaunched  JobStatus = "launched"  // its bookkeeper run exists and is running
-	JobFailed    JobStatus = "failed"    // a launch or its run failed; the sweep retries it
-	JobAbandoned JobStatus = "abandoned" // a dead letter: only an operator's retry revives it
-	JobDone      JobStatus = "done"      // the document is posted
+	Pending   Status = "pending"   // written by approve; not launched yet
+	Launched  Status = "launched"  // its bookkeeper run exists and is running
+	Failed    Status = "failed"    // a launch or its run failed; the sweep retries it
+	Abandoned Status = "abandoned" // a dead letter: only an operator's retry revives it
+	Done      Status = "done"      // the document is posted
 )
 
 // Job is an outbox job: the bookkeeping a document's approval owes.
@@ -34,7 +38,7 @@ type Job struct {
 	ID            int64      `json:"id"`
 	OrgID         int64      `json:"-"`
 	IntakeID      int64      `json:"intake_id"`
-	Status        JobStatus  `json:"status"`
+	Status        Status     `json:"status"`
 	Attempts      int        `json:"attempts"`
 	MaxAttempts   int        `json:"max_attempts"`
 	LastError     string     `json:"last_error,omitempty"`
@@ -57,7 +61,7 @@ type LaunchOutcome struct {
 	// permanent (a dead letter at once).
 	Class string `json:"error_class,omitempty"`
 	// Status is the job's status after the launch.
-	Status JobStatus `json:"job_status"`
+	Status Status `json:"job_status"`
 }
 
 // RunStarter creates the run a job launches and hands it to the workers:
@@ -128,9 +132,6 @@ func (o *Outbox) backoff(n int) time.Duration {
 	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 }
 
-const jobColumns = `j.id, j.org_id, j.intake_id, j.status, j.attempts, j.max_attempts, coalesce(j.last_error, ''),
-	coalesce(j.error_class, ''), coalesce(j.run_id::text, ''), j.launched_at, j.next_attempt_at, j.created_by, j.created_at, j.updated_at`
-
 func scanJob(row pgx.Row) (Job, error) {
 	var j Job
 	err := row.Scan(&j.ID, &j.OrgID, &j.IntakeID, &j.Status, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.ErrorClass,
@@ -138,40 +139,70 @@ func scanJob(row pgx.Row) (Job, error) {
 	return j, err
 }
 
-// JobForDocument returns a document's job, if it has one.
-func JobForDocument(ctx context.Context, q database.Executor, orgID, intakeID int64) (Job, bool, error) {
-	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.org_id = $1 AND j.intake_id = $2`, orgID, intakeID))
+// ForDocument returns a document's job, if it has one.
+func ForDocument(ctx context.Context, q database.Executor, orgID, intakeID int64) (Job, bool, error) {
+	j, err := scanJob(q.QueryRow(ctx, jobForDocumentSQL, orgID, intakeID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Job{}, false, nil
 	}
 	if err != nil {
-		return Job{}, false, fmt.Errorf("intake: job of %d: %w", intakeID, err)
+		return Job{}, false, fmt.Errorf("jobs: job of %d: %w", intakeID, err)
 	}
 	return j, true, nil
 }
 
-// GetJob returns a job of an org.
-func GetJob(ctx context.Context, q database.Executor, orgID, id int64) (Job, error) {
-	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.org_id = $1 AND j.id = $2`, orgID, id))
+// ForDocuments are the jobs of the documents ids that have one, by
+// document, read in one statement.
+func ForDocuments(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64]Job, error) {
+	rows, err := q.Query(ctx, jobsForDocumentsSQL, orgID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: jobs of documents: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]Job{}
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: jobs of documents: %w", err)
+		}
+		out[j.IntakeID] = j
+	}
+	return out, rows.Err()
+}
+
+// Get returns a job of an org.
+func Get(ctx context.Context, q database.Executor, orgID, id int64) (Job, error) {
+	j, err := scanJob(q.QueryRow(ctx, getJobSQL, orgID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Job{}, apperr.New(apperr.NotFound, "no job %d", id)
 	}
 	if err != nil {
-		return Job{}, fmt.Errorf("intake: job %d: %w", id, err)
+		return Job{}, fmt.Errorf("jobs: job %d: %w", id, err)
 	}
 	return j, nil
 }
 
-// The statements of a launch, in the order launch sends them; Statements
-// hands these very strings to the benchmark. An approver or an operator
-// waits for a job another launcher holds (lockJobSQL); the sweep leaves it
-// to them (lockJobSkipLockedSQL).
-const (
-	lockJobSQL           = `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = $1 FOR UPDATE`
-	lockJobSkipLockedSQL = lockJobSQL + ` SKIP LOCKED`
-	markLaunchedSQL      = `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid, last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`
-	insertAttemptSQL     = `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`
-)
+// Statements are the SQL of writing a job and of a launch, in order, for
+// the benchmark that runs the same statements through pgbench: the very
+// constants InsertTx and a launch send.
+var Statements = struct {
+	InsertJob, LockJob, LockJobSkipLocked, MarkLaunched, InsertAttempt string
+}{insertJobSQL, lockJobSQL, lockJobSkipLockedSQL, markLaunchedSQL, insertAttemptSQL}
+
+// InsertTx writes the job a document's approval owes, in the approval's
+// transaction tx, so that the approval and its job commit together; it is
+// launched after the commit (Launch). A document has one job at most: a
+// second is invalid_state.
+func (o *Outbox) InsertTx(ctx context.Context, tx pgx.Tx, orgID, documentID int64, createdBy string) (int64, error) {
+	var jobID int64
+	if err := tx.QueryRow(ctx, insertJobSQL, orgID, documentID, createdBy, o.maxAttempts()).Scan(&jobID); err != nil {
+		if database.IsUniqueViolation(err, "jobs_one_per_document") {
+			return 0, apperr.New(apperr.InvalidState, "document %d has a bookkeeping job already", documentID)
+		}
+		return 0, fmt.Errorf("jobs: write job of document %d: %w", documentID, err)
+	}
+	return jobID, nil
+}
 
 // lockMode says how a launch waits for a job another launcher holds.
 type lockMode int
@@ -185,16 +216,16 @@ const (
 type errNotLaunchable struct{ job Job }
 
 func (e errNotLaunchable) Error() string {
-	return fmt.Sprintf("intake: job %d is %s", e.job.ID, e.job.Status)
+	return fmt.Sprintf("jobs: job %d is %s", e.job.ID, e.job.Status)
 }
 
-var errSkipped = errors.New("intake: job is being launched by another")
+var errSkipped = errors.New("jobs: job is being launched by another")
 
 // launch launches a job: under the job's row lock (so that no job is ever
 // launched twice at once) it creates the run and marks the job launched, in
 // one transaction; after the commit it hands the run to the workers. It
 // raises on failure; Launch owns that failure.
-func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor audit.Actor, mode lockMode, allowed ...JobStatus) (string, error) {
+func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor audit.Actor, mode lockMode, allowed ...Status) (string, error) {
 	lockJob := lockJobSQL
 	if mode == lockSkip {
 		lockJob = lockJobSkipLockedSQL
@@ -205,7 +236,7 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 			return "", errSkipped
 		}
 		if err != nil {
-			return "", fmt.Errorf("intake: lock job %d for launch: %w", jobID, err)
+			return "", fmt.Errorf("jobs: lock job %d for launch: %w", jobID, err)
 		}
 		ok := false
 		for _, s := range allowed {
@@ -219,17 +250,17 @@ func (o *Outbox) launch(ctx context.Context, jobID int64, trigger string, actor 
 		}
 		runID, err := o.Starter.CreateRun(ctx, tx, job)
 		if err != nil {
-			return "", fmt.Errorf("intake: create run of job %d: %w", jobID, err)
+			return "", fmt.Errorf("jobs: create run of job %d: %w", jobID, err)
 		}
 		var attempt int
 		if err := tx.QueryRow(ctx, markLaunchedSQL, jobID, runID).Scan(&attempt); err != nil {
-			return "", fmt.Errorf("intake: mark job %d launched: %w", jobID, err)
+			return "", fmt.Errorf("jobs: mark job %d launched: %w", jobID, err)
 		}
 		if _, err := tx.Exec(ctx, insertAttemptSQL, jobID, attempt, trigger, actor.Label, runID); err != nil {
-			return "", fmt.Errorf("intake: record launch of job %d: %w", jobID, err)
+			return "", fmt.Errorf("jobs: record launch of job %d: %w", jobID, err)
 		}
 		return runID, audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: actor, Action: "job_launched", SubjectType: "intake",
-			SubjectID: job.IntakeID, FromStatus: string(job.Status), ToStatus: string(JobLaunched),
+			SubjectID: job.IntakeID, FromStatus: string(job.Status), ToStatus: string(Launched),
 			Detail: map[string]any{"job_id": jobID, "run_id": runID, "attempt": attempt, "trigger": trigger}})
 	})
 	if err != nil {
@@ -250,22 +281,20 @@ func (o *Outbox) recordFailure(ctx context.Context, jobID int64, trigger string,
 	return database.WithTxV(ctx, o.Pool, func(tx pgx.Tx) (Job, error) {
 		job, err := scanJob(tx.QueryRow(ctx, lockJobSQL, jobID))
 		if err != nil {
-			return Job{}, fmt.Errorf("intake: lock job %d to record its failure: %w", jobID, err)
+			return Job{}, fmt.Errorf("jobs: lock job %d to record its failure: %w", jobID, err)
 		}
 		attempt := job.Attempts + 1
-		status := JobFailed
+		status := Failed
 		if class == retry.Permanent || attempt >= job.MaxAttempts {
-			status = JobAbandoned
+			status = Abandoned
 		}
-		job, err = scanJob(tx.QueryRow(ctx, `UPDATE jobs j SET status = $2, attempts = $3, last_error = $4, error_class = $5,
-			next_attempt_at = now() + make_interval(secs => $6), updated_at = now() WHERE j.id = $1 RETURNING `+jobColumns,
+		job, err = scanJob(tx.QueryRow(ctx, recordFailureSQL,
 			jobID, status, attempt, cause.Error(), class.String(), o.backoff(attempt).Seconds()))
 		if err != nil {
-			return Job{}, fmt.Errorf("intake: record failure of job %d: %w", jobID, err)
+			return Job{}, fmt.Errorf("jobs: record failure of job %d: %w", jobID, err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, error, error_class)
-			VALUES ($1, $2, $3, $4, 'failed', $5, $6)`, jobID, attempt, trigger, actor.Label, cause.Error(), class.String()); err != nil {
-			return Job{}, fmt.Errorf("intake: record failed attempt of job %d: %w", jobID, err)
+		if _, err := tx.Exec(ctx, insertFailedAttemptSQL, jobID, attempt, trigger, actor.Label, cause.Error(), class.String()); err != nil {
+			return Job{}, fmt.Errorf("jobs: record failed attempt of job %d: %w", jobID, err)
 		}
 		return job, audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: actor, Action: "launch_failed", SubjectType: "intake",
 			SubjectID: job.IntakeID, ToStatus: string(status),
@@ -276,22 +305,22 @@ func (o *Outbox) recordFailure(ctx context.Context, jobID int64, trigger string,
 // Launch launches a job and owns the outcome: a failure is recorded and
 // returned as the outcome, never raised.
 func (o *Outbox) Launch(ctx context.Context, jobID int64, trigger string, actor audit.Actor) LaunchOutcome {
-	return o.launchAndRecord(ctx, jobID, trigger, actor, lockWait, JobPending, JobFailed)
+	return o.launchAndRecord(ctx, jobID, trigger, actor, lockWait, Pending, Failed)
 }
 
-func (o *Outbox) launchAndRecord(ctx context.Context, jobID int64, trigger string, actor audit.Actor, mode lockMode, allowed ...JobStatus) LaunchOutcome {
+func (o *Outbox) launchAndRecord(ctx context.Context, jobID int64, trigger string, actor audit.Actor, mode lockMode, allowed ...Status) LaunchOutcome {
 	ctx, cancel := launchContext(ctx)
 	defer cancel()
 	runID, err := o.launch(ctx, jobID, trigger, actor, mode, allowed...)
 	if err == nil {
-		return LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: runID, Status: JobLaunched}
+		return LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: runID, Status: Launched}
 	}
 	var nl errNotLaunchable
 	if errors.As(err, &nl) {
 		// Launched meanwhile by someone else (the sweep): that is this
 		// launch's outcome too.
 		out := LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: nl.job.RunID, Status: nl.job.Status}
-		if nl.job.Status != JobLaunched && nl.job.Status != JobDone {
+		if nl.job.Status != Launched && nl.job.Status != Done {
 			out.Outcome, out.Error, out.Class = "failed", nl.job.LastError, nl.job.ErrorClass
 		}
 		return out
@@ -305,7 +334,7 @@ func (o *Outbox) launchAndRecord(ctx context.Context, jobID int64, trigger strin
 	job, rerr := o.recordFailure(recordCtx, jobID, trigger, actor, err)
 	if rerr != nil {
 		o.logger().Error("launch failed and the failure could not be recorded; the sweep will find the job", "job_id", jobID, "error", err, "record_error", rerr)
-		return LaunchOutcome{Outcome: "failed", JobID: jobID, Error: err.Error(), Class: retry.ClassOf(err).String(), Status: JobPending}
+		return LaunchOutcome{Outcome: "failed", JobID: jobID, Error: err.Error(), Class: retry.ClassOf(err).String(), Status: Pending}
 	}
 	return LaunchOutcome{Outcome: "failed", JobID: jobID, Error: err.Error(), Class: job.ErrorClass, Status: job.Status}
 }
@@ -327,7 +356,7 @@ func (o *Outbox) Retry(ctx context.Context, orgID, jobID int64, reason string, a
 	}
 	// The tenancy check: the launch below locks the job by id alone, so
 	// the job must be the caller's org's first; another org's is not found.
-	job, err := GetJob(ctx, o.Pool, orgID, jobID)
+	job, err := Get(ctx, o.Pool, orgID, jobID)
 	if err != nil {
 		return LaunchOutcome{}, err
 	}
@@ -337,7 +366,7 @@ func (o *Outbox) Retry(ctx context.Context, orgID, jobID int64, reason string, a
 	trigger := "operator: " + reason
 	ctx, cancel := launchContext(ctx)
 	defer cancel()
-	runID, err := o.launch(ctx, jobID, trigger, actor, lockWait, JobPending, JobFailed, JobAbandoned)
+	runID, err := o.launch(ctx, jobID, trigger, actor, lockWait, Pending, Failed, Abandoned)
 	var nl errNotLaunchable
 	if errors.As(err, &nl) {
 		return LaunchOutcome{}, apperr.New(apperr.InvalidState, "job %d is %s; only a pending, failed or abandoned job can be retried", jobID, nl.job.Status)
@@ -351,7 +380,7 @@ func (o *Outbox) Retry(ctx context.Context, orgID, jobID int64, reason string, a
 		}
 		return LaunchOutcome{Outcome: "failed", JobID: jobID, Error: err.Error(), Class: failed.ErrorClass, Status: failed.Status}, nil
 	}
-	return LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: runID, Status: JobLaunched}, nil
+	return LaunchOutcome{Outcome: "launched", JobID: jobID, RunID: runID, Status: Launched}, nil
 }
 
 // SweepResult is what one sweep pass did.
@@ -373,18 +402,17 @@ func (o *Outbox) Sweep(ctx context.Context, limit int) (SweepResult, error) {
 	actor := audit.System("sweep")
 	for len(res.Launched)+len(res.Failed) < limit {
 		batch := min(100, limit-len(res.Launched)-len(res.Failed))
-		rows, err := o.Pool.Query(ctx, `SELECT id FROM jobs WHERE status IN ('pending', 'failed') AND next_attempt_at <= now()
-			AND attempts < max_attempts ORDER BY next_attempt_at, id LIMIT $1`, batch)
+		rows, err := o.Pool.Query(ctx, dueJobsSQL, batch)
 		if err != nil {
-			return res, fmt.Errorf("intake: sweep: %w", err)
+			return res, fmt.Errorf("jobs: sweep: %w", err)
 		}
 		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 		if err != nil {
-			return res, fmt.Errorf("intake: sweep: %w", err)
+			return res, fmt.Errorf("jobs: sweep: %w", err)
 		}
 		progressed := false
 		for _, id := range ids {
-			out := o.launchAndRecord(ctx, id, "sweep", actor, lockSkip, JobPending, JobFailed)
+			out := o.launchAndRecord(ctx, id, "sweep", actor, lockSkip, Pending, Failed)
 			switch out.Outcome {
 			case "launched":
 				res.Launched = append(res.Launched, out)
@@ -398,9 +426,8 @@ func (o *Outbox) Sweep(ctx context.Context, limit int) (SweepResult, error) {
 			break
 		}
 	}
-	if _, err := o.Pool.Exec(ctx, `INSERT INTO sweep_passes (id, last_pass_at, launched, failed) VALUES (1, now(), $1, $2)
-		ON CONFLICT (id) DO UPDATE SET last_pass_at = now(), launched = $1, failed = $2`, len(res.Launched), len(res.Failed)); err != nil {
-		return res, fmt.Errorf("intake: sweep: %w", err)
+	if _, err := o.Pool.Exec(ctx, recordSweepPassSQL, len(res.Launched), len(res.Failed)); err != nil {
+		return res, fmt.Errorf("jobs: sweep: %w", err)
 	}
 	return res, nil
 }
@@ -411,37 +438,35 @@ func (o *Outbox) Sweep(ctx context.Context, limit int) (SweepResult, error) {
 func RunFailed(ctx context.Context, tx pgx.Tx, jobID int64, backoff time.Duration, cause error) error {
 	class := retry.ClassOf(cause)
 	var job Job
-	job, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 FOR UPDATE`, jobID))
+	job, err := scanJob(tx.QueryRow(ctx, lockJobSQL, jobID))
 	if err != nil {
-		return fmt.Errorf("intake: lock job %d to record its failed run: %w", jobID, err)
+		return fmt.Errorf("jobs: lock job %d to record its failed run: %w", jobID, err)
 	}
-	status := JobFailed
+	status := Failed
 	if class == retry.Permanent || job.Attempts >= job.MaxAttempts {
-		status = JobAbandoned
+		status = Abandoned
 	}
-	if _, err := tx.Exec(ctx, `UPDATE jobs SET status = $2, last_error = $3, error_class = $4,
-		next_attempt_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1`,
+	if _, err := tx.Exec(ctx, recordRunFailedSQL,
 		jobID, status, cause.Error(), class.String(), backoff.Seconds()); err != nil {
-		return fmt.Errorf("intake: record failed run of job %d: %w", jobID, err)
+		return fmt.Errorf("jobs: record failed run of job %d: %w", jobID, err)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, error, error_class, run_id)
-		VALUES ($1, $2, 'run', 'system:bookkeeper', 'run_failed', $3, $4, $5::uuid) ON CONFLICT DO NOTHING`,
+	if _, err := tx.Exec(ctx, insertRunFailedAttemptSQL,
 		jobID, job.Attempts, cause.Error(), class.String(), job.RunID); err != nil {
-		return fmt.Errorf("intake: record failed run attempt of job %d: %w", jobID, err)
+		return fmt.Errorf("jobs: record failed run attempt of job %d: %w", jobID, err)
 	}
 	return audit.Record(ctx, tx, audit.Event{OrgID: job.OrgID, Actor: audit.System("bookkeeper"), Action: "run_failed",
 		SubjectType: "intake", SubjectID: job.IntakeID, FromStatus: string(job.Status), ToStatus: string(status),
 		Detail: map[string]any{"job_id": jobID, "run_id": job.RunID, "error": cause.Error(), "error_class": class.String()}})
 }
 
-// GetJobAnyOrg returns a job whatever its org (the operator's command line).
-func GetJobAnyOrg(ctx context.Context, q database.Executor, id int64) (Job, error) {
-	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1`, id))
+// GetAnyOrg returns a job whatever its org (the operator's command line).
+func GetAnyOrg(ctx context.Context, q database.Executor, id int64) (Job, error) {
+	j, err := scanJob(q.QueryRow(ctx, getJobAnyOrgSQL, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Job{}, apperr.New(apperr.NotFound, "no job %d", id)
 	}
 	if err != nil {
-		return Job{}, fmt.Errorf("intake: job %d: %w", id, err)
+		return Job{}, fmt.Errorf("jobs: job %d: %w", id, err)
 	}
 	return j, nil
 }
