@@ -66,7 +66,7 @@ type DecisionView struct {
 	Question *bookkeeper.Question
 	Accounts []ledger.Account
 	// CanMarkDistinct and CanRetry are what the read model lets this reader
-	// do (intake.DecisionPanel): mark a suspected duplicate distinct, retry a
+	// do (desk.DecisionPanel): mark a suspected duplicate distinct, retry a
 	// failed or abandoned job.
 	CanMarkDistinct bool
 	CanRetry        bool

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/apchecks"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
@@ -41,7 +42,7 @@ func TestPagesSayCodesInWords(t *testing.T) {
 		words []string
 	}{
 		"badges": {views.DocumentBadges(manual, false, false), []string{"needs typing in"}},
-		"desk": {views.DeskPage(views.Chrome{Title: "Desk"}, views.DeskProps{Page: intake.QueuePage{Rows: []intake.QueueRow{
+		"desk": {views.DeskPage(views.Chrome{Title: "Desk"}, views.DeskProps{Page: desk.QueuePage{Rows: []desk.QueueRow{
 			{ID: 7, Status: intake.Flagged, FlagReason: intake.FlagExtractionFailed, ReceivedAt: at},
 			{ID: 8, Status: intake.Active, ReceivedAt: at},
 		}}}), []string{"extraction failed", "approved", "needs typing in", "not an invoice", "nothing to post"}},

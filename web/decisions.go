@@ -12,6 +12,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/auth"
 	"greatbook/internal/bookkeeper"
+	"greatbook/internal/desk"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 	"greatbook/views"
@@ -20,7 +21,7 @@ import (
 // decisionView is the decision region of a document as the read model
 // gave it, with the bookkeeper's open question and out, what a decision
 // just did (nil for none: then a blocking member is said as a conflict).
-func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
+func (s *Server) decisionView(c echo.Context, p desk.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
 	v := views.DecisionView{Doc: p.Document, Job: p.Job, Verdict: p.Verdict, Outcome: out,
 		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters, Reversal: p.Reversal,
 		CanCloseNothingToPost: p.CanCloseNothingToPost}
@@ -38,7 +39,7 @@ func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views
 
 // readDecision reads document id's decision region for the signed-in user.
 func (s *Server) readDecision(c echo.Context, id int64, out *views.Outcome) (views.DecisionView, error) {
-	p, err := intake.ReadDecision(c.Request().Context(), s.pool, reader(c), id)
+	p, err := desk.ReadDecision(c.Request().Context(), s.pool, reader(c), id)
 	if err != nil {
 		return views.DecisionView{}, err
 	}

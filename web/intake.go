@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
@@ -130,9 +131,9 @@ func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) 
 }
 
 // reader is the signed-in user as the read model sees them.
-func reader(c echo.Context) intake.Reader {
+func reader(c echo.Context) desk.Reader {
 	u := currentUser(c)
-	return intake.Reader{OrgID: u.OrgID, Admin: u.IsAdmin(), Label: u.Actor().Label}
+	return desk.Reader{OrgID: u.OrgID, Admin: u.IsAdmin(), Label: u.Actor().Label}
 }
 
 // documentView gathers what a document's page shows: the document as
@@ -140,7 +141,7 @@ func reader(c echo.Context) intake.Reader {
 // version chain of the document, where it has them.
 func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, error) {
 	ctx := c.Request().Context()
-	p, err := intake.ReadDocument(ctx, s.pool, reader(c), id)
+	p, err := desk.ReadDocument(ctx, s.pool, reader(c), id)
 	if err != nil {
 		return views.DocumentView{}, err
 	}
@@ -162,7 +163,7 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 	return v, nil
 }
 
-func compareView(c intake.Comparison) views.CompareView {
+func compareView(c desk.Comparison) views.CompareView {
 	return views.CompareView{DocumentID: c.DocumentID, With: c.With, Members: c.Members, Rows: c.Rows}
 }
 
@@ -183,7 +184,7 @@ func (s *Server) compare(c echo.Context) error {
 		return err
 	}
 	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
-	v, err := intake.ReadComparison(c.Request().Context(), s.pool, reader(c), id, with)
+	v, err := desk.ReadComparison(c.Request().Context(), s.pool, reader(c), id, with)
 	if err != nil {
 		return err
 	}
@@ -199,7 +200,7 @@ func (s *Server) groupSection(c echo.Context) error {
 		return err
 	}
 	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
-	v, err := intake.ReadGroup(c.Request().Context(), s.pool, reader(c), id, with)
+	v, err := desk.ReadGroup(c.Request().Context(), s.pool, reader(c), id, with)
 	if err != nil {
 		return err
 	}
@@ -237,7 +238,7 @@ func (s *Server) watch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sig := intake.GroupSignature(group, id, u.Actor().Label)
+	sig := desk.GroupSignature(group, id, u.Actor().Label)
 	if sig == c.QueryParam("sig") {
 		return c.NoContent(http.StatusNoContent)
 	}

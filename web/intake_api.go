@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
@@ -105,9 +106,9 @@ func (s *Server) apiListIntake(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := intake.ListFilter{Status: intake.Status(v.Get("status")), FlagReason: v.Get("flag_reason"),
+	f := desk.ListFilter{Status: intake.Status(v.Get("status")), FlagReason: v.Get("flag_reason"),
 		Supplier: v.Get("supplier"), Query: v.Get("q")}
-	if f.Limit, err = limitParam(v, intake.DefaultListLimit, intake.MaxListLimit); err != nil {
+	if f.Limit, err = limitParam(v, desk.DefaultListLimit, desk.MaxListLimit); err != nil {
 		return err
 	}
 	after, dateOnly, err := timeParam(v, "received_after")
@@ -128,7 +129,7 @@ func (s *Server) apiListIntake(c echo.Context) error {
 			return invalidParam("cursor", "is not a cursor this listing gave (pass next_cursor as it came)")
 		}
 	}
-	page, err := intake.List(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
+	page, err := desk.List(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
 	if err != nil {
 		return nameParameter(err)
 	}
@@ -152,7 +153,7 @@ func (s *Server) apiListIntake(c echo.Context) error {
 // and builds each document with intakeBody, so both routes say the same.
 func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Member) (map[string]any, error) {
 	// Every finding with its severity, fatal ones first (API.md), the AP checks' among them.
-	findings, err := intake.Findings(c.Request().Context(), s.pool, d)
+	findings, err := desk.Findings(c.Request().Context(), s.pool, d)
 	if err != nil {
 		return nil, err
 	}

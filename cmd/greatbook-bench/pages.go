@@ -23,6 +23,7 @@ import (
 	"greatbook/internal/auth"
 	"greatbook/internal/bench"
 	"greatbook/internal/database"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
@@ -285,7 +286,7 @@ func pages(ctx context.Context, e *bench.Env) error {
 		if err != nil {
 			return err
 		}
-		sigs[id] = intake.GroupSignature(g, id, u.Email)
+		sigs[id] = desk.GroupSignature(g, id, u.Email)
 		for _, m := range g {
 			if m.ID != id {
 				other[id] = m.ID

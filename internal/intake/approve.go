@@ -342,9 +342,10 @@ func approvable(m Member, ack Acknowledgement) ([]Violation, error) {
 // the member is zero.
 func (m Member) nothingToPost() bool { return m.NothingToPost || m.FlagReason == FlagNothingToPost }
 
-// closable says whether a document may be closed as having nothing to
-// post: exactly when approve would refuse it for that reason.
-func closable(m Member) error {
+// Closable says whether a document may be closed as having nothing to
+// post (nil when it may): exactly when approve would refuse it for that
+// reason.
+func Closable(m Member) error {
 	switch {
 	case m.Status != Pending && m.Status != Flagged:
 		return apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be closed", m.ID, m.Status)
@@ -401,7 +402,7 @@ func (d *Decisions) Reject(ctx context.Context, orgID, id int64, reason string, 
 	return d.decide(ctx, orgID, id, reason, actor, decision{
 		action: "reject",
 		refuse: func(doc Document, _ Member) error {
-			if !undecided(doc) {
+			if !doc.Undecided() {
 				return apperr.New(apperr.InvalidState, "document %d is %s; only a pending or flagged document can be rejected", id, doc.Status)
 			}
 			return nil
@@ -426,7 +427,7 @@ const NothingToPostReason = "Closed: nothing to post (every amount of the docume
 func (d *Decisions) CloseNothingToPost(ctx context.Context, orgID, id int64, actor audit.Actor) (Document, error) {
 	return d.decide(ctx, orgID, id, NothingToPostReason, actor, decision{
 		action: "reject",
-		refuse: func(_ Document, self Member) error { return closable(self) },
+		refuse: func(_ Document, self Member) error { return Closable(self) },
 		update: `UPDATE intake_documents SET status = 'rejected', decided_by = $2, decided_at = now(),
 			decision_reason = $3, updated_at = now() WHERE id = $1`,
 		args: []any{id, actor.Label, NothingToPostReason},
@@ -448,7 +449,7 @@ func (d *Decisions) MarkDistinct(ctx context.Context, orgID, id int64, reason st
 			if doc.DuplicateOf == 0 {
 				return apperr.New(apperr.InvalidState, "document %d is not filed as a duplicate", id)
 			}
-			if !undecided(doc) {
+			if !doc.Undecided() {
 				return apperr.New(apperr.InvalidState, "document %d is %s; decided documents keep their edges", id, doc.Status)
 			}
 			return nil

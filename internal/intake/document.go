@@ -25,6 +25,9 @@ const (
 	Rejected Status = "rejected"
 )
 
+// Statuses are every status a document can have, as the API names them.
+var Statuses = []Status{Received, Pending, Flagged, Active, Posted, Rejected}
+
 // Flag reasons.
 const (
 	FlagDuplicate             = "duplicate"
@@ -42,6 +45,10 @@ const (
 	// closes it (Decisions.CloseNothingToPost).
 	FlagNothingToPost = "nothing_to_post"
 )
+
+// FlagReasons are every reason a flagged document can carry.
+var FlagReasons = []string{FlagDuplicate, FlagExtractionFailed, FlagNeedsManualExtraction, FlagInvalidEInvoice, FlagNotAnInvoice,
+	FlagNothingToPost}
 
 // StatusWords is a document's status as a person reads it: an active
 // document is "approved" (the desk's word; the bookkeeper is posting it),
@@ -147,6 +154,10 @@ type Document struct {
 	DecisionReason      string
 	UpdatedAt           time.Time
 }
+
+// Undecided reports whether a reviewer may still decide the document:
+// it is pending or flagged.
+func (d Document) Undecided() bool { return d.Status == Pending || d.Status == Flagged }
 
 // Arrival is a document as it arrives.
 type Arrival struct {

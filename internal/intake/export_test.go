@@ -6,7 +6,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/apperr"
-	"greatbook/internal/database"
 	"greatbook/internal/testkit"
 )
 
@@ -112,12 +111,3 @@ func NewPGStoreForTest(tx pgx.Tx, mode GuardLockMode, hook func(ctx context.Cont
 	}
 	return s
 }
-
-// Groups reads the duplicate groups of ids as the listing reads them.
-func Groups(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64][]Member, error) {
-	return groups(ctx, q, orgID, ids)
-}
-
-// GroupSummarySQL is the queue's summary of each row's group (LEFT JOIN
-// LATERAL on the outer row d).
-var GroupSummarySQL = groupSummarySQL

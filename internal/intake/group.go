@@ -105,3 +105,50 @@ func Group(ctx context.Context, q database.Executor, orgID, id int64) ([]Member,
 	}
 	return members, nil
 }
+
+// groupsSQL finds the duplicate group of every seed at once: groupCTE with
+// the seed carried along each path. The join to the table is restricted
+// to the ids the groups hold (an array built once, read through the
+// primary key): joined on its own, for the planner's guess at a recursive
+// query's size, it read every document of the table (see groupMembersWhere).
+const groupsSQL = `WITH RECURSIVE grp (seed, id) AS (
+    SELECT s, s FROM unnest($1::bigint[]) s
+    UNION
+    SELECT g.seed, n.id FROM grp g CROSS JOIN LATERAL (
+        SELECT x.id FROM intake_documents x WHERE x.duplicate_of = g.id
+        UNION ALL
+        SELECT x.duplicate_of FROM intake_documents x WHERE x.id = g.id AND x.duplicate_of IS NOT NULL
+    ) AS n (id)
+)
+SELECT grp.seed, ` + memberColumns + ` FROM grp JOIN intake_documents d ON d.id = grp.id
+WHERE d.id = ANY (ARRAY(SELECT id FROM grp)) AND d.org_id = $2 ORDER BY grp.seed, d.id`
+
+// Groups are the duplicate groups of ids (each by id, itself included), as
+// Group reads one.
+func Groups(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64][]Member, error) {
+	rows, err := q.Query(ctx, groupsSQL, ids, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("intake: groups: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64][]Member, len(ids))
+	for rows.Next() {
+		var seed int64
+		var m Member
+		if err := rows.Scan(&seed, &m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt,
+			&m.SourceRef, &m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost, &m.Findings); err != nil {
+			return nil, fmt.Errorf("intake: groups: %w", err)
+		}
+		out[seed] = append(out[seed], m)
+	}
+	return out, rows.Err()
+}
+
+// GroupSummarySQL is a LEFT JOIN LATERAL g (members, accepted) that
+// summarises the duplicate group of the outer row d, its members looked up
+// by id (see groupMembersWhere): the desk's queue shows it on each row.
+var GroupSummarySQL = `LEFT JOIN LATERAL (
+    ` + groupCTE("d.id") + `    SELECT count(*) AS members,
+           coalesce(bool_or(m.id <> d.id AND (m.status IN ('active', 'posted') OR m.result_entry_id IS NOT NULL)), false) AS accepted
+    FROM intake_documents m WHERE m.id = ANY (ARRAY(SELECT id FROM grp))
+) g ON true`

@@ -8,6 +8,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/testkit"
@@ -72,14 +73,14 @@ func TestCloseADocumentWithNothingToPost(t *testing.T) {
 		nothing, `[{"code": "nothing_to_post", "severity": "fatal", "field": "totals.payable", "message": "every amount of the document is zero"}]`); err != nil {
 		t.Fatal(err)
 	}
-	reader := intake.Reader{OrgID: w.Org.ID, Label: w.Actor.Label}
+	reader := desk.Reader{OrgID: w.Org.ID, Label: w.Actor.Label}
 
 	_, err := w.App.Decisions.Approve(ctx, w.Org.ID, nothing, w.Actor)
 	if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidState || e.Details["reason"] != "nothing_to_post" {
 		t.Fatalf("approve: %v", err)
 	}
 	for id, want := range map[int64]bool{nothing: true, something: false} {
-		p, err := intake.ReadDecision(ctx, w.DB.Pool, reader, id)
+		p, err := desk.ReadDecision(ctx, w.DB.Pool, reader, id)
 		if err != nil || p.CanCloseNothingToPost != want || p.Verdict.NeedsAcknowledgement {
 			t.Fatalf("document %d: may close %v, acknowledge %v (%v); want close %v", id, p.CanCloseNothingToPost, p.Verdict.NeedsAcknowledgement, err, want)
 		}

@@ -1,4 +1,4 @@
-package intake
+package desk
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 	"greatbook/internal/org"
 	"greatbook/internal/storable"
@@ -25,17 +26,10 @@ const (
 	MaxListLimit     = 200
 )
 
-// Statuses are every status a document can have, as the API names them.
-var Statuses = []Status{Received, Pending, Flagged, Active, Posted, Rejected}
-
-// FlagReasons are every reason a flagged document can carry.
-var FlagReasons = []string{FlagDuplicate, FlagExtractionFailed, FlagNeedsManualExtraction, FlagInvalidEInvoice, FlagNotAnInvoice,
-	FlagNothingToPost}
-
 // ListFilter selects an org's documents for the API's listing, newest
 // first. Empty fields do not filter.
 type ListFilter struct {
-	Status     Status
+	Status     intake.Status
 	FlagReason string
 	// Supplier is a seller identity as source_ref begins with it
 	// ("vat:SE556677889901") or a seller VAT id ("SE 5566-77889901"),
@@ -54,8 +48,8 @@ type ListFilter struct {
 // ListPage is one page of a listing with everything the API shows of each
 // document, read in a fixed number of queries however long the page.
 type ListPage struct {
-	Documents []Document
-	Groups    map[int64][]Member
+	Documents []intake.Document
+	Groups    map[int64][]intake.Member
 	Jobs      map[int64]jobs.Job
 	Findings  map[int64][]einvoice.Finding
 	// Next is the keyset position of the following page (the last id of
@@ -93,15 +87,14 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 	if f.Before > 0 {
 		where = append(where, "d.id < "+arg(f.Before))
 	}
-	sql := `SELECT ` + documentColumns + ` FROM intake_documents d WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY d.id DESC LIMIT ` + arg(limit+1)
+	sql := fmt.Sprintf(listSQL, strings.Join(where, " AND "), arg(limit+1))
 	rows, err := q.Query(ctx, sql, argsOf()...)
 	if err != nil {
-		return ListPage{}, fmt.Errorf("intake: list: %w", err)
+		return ListPage{}, fmt.Errorf("desk: list: %w", err)
 	}
-	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Document, error) { return ScanDocument(r) })
+	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (intake.Document, error) { return intake.ScanDocument(r) })
 	if err != nil {
-		return ListPage{}, fmt.Errorf("intake: list: %w", err)
+		return ListPage{}, fmt.Errorf("desk: list: %w", err)
 	}
 	page := ListPage{Documents: docs}
 	if len(docs) > limit {
@@ -115,7 +108,7 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 	for i, d := range page.Documents {
 		ids[i] = d.ID
 	}
-	if page.Groups, err = groups(ctx, q, orgID, ids); err != nil {
+	if page.Groups, err = intake.Groups(ctx, q, orgID, ids); err != nil {
 		return ListPage{}, err
 	}
 	if page.Jobs, err = jobs.ForDocuments(ctx, q, orgID, ids); err != nil {
@@ -133,7 +126,7 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 
 // pageFindings are Findings of every document of a page: the bank check's
 // previous accounts read for all of them in one query.
-func pageFindings(ctx context.Context, q database.Executor, o org.Org, docs []Document) (map[int64][]einvoice.Finding, error) {
+func pageFindings(ctx context.Context, q database.Executor, o org.Org, docs []intake.Document) (map[int64][]einvoice.Finding, error) {
 	inputs := make(map[int64]apchecks.Input, len(docs))
 	wanted := map[int64]string{}
 	for _, d := range docs {
@@ -174,10 +167,10 @@ func (f ListFilter) check() error {
 		return err
 	}
 	switch {
-	case f.Status != "" && !slices.Contains(Statuses, f.Status):
+	case f.Status != "" && !slices.Contains(intake.Statuses, f.Status):
 		return invalidParameter("status", fmt.Sprintf("must be one of %s", joinStatuses()))
-	case f.FlagReason != "" && !slices.Contains(FlagReasons, f.FlagReason):
-		return invalidParameter("flag_reason", "must be one of "+strings.Join(FlagReasons, ", "))
+	case f.FlagReason != "" && !slices.Contains(intake.FlagReasons, f.FlagReason):
+		return invalidParameter("flag_reason", "must be one of "+strings.Join(intake.FlagReasons, ", "))
 	case f.Limit < 0 || f.Limit > MaxListLimit:
 		return invalidParameter("limit", fmt.Sprintf("must be between 1 and %d", MaxListLimit))
 	case f.Before < 0:
@@ -187,8 +180,8 @@ func (f ListFilter) check() error {
 }
 
 func joinStatuses() string {
-	s := make([]string, len(Statuses))
-	for i, st := range Statuses {
+	s := make([]string, len(intake.Statuses))
+	for i, st := range intake.Statuses {
 		s[i] = string(st)
 	}
 	return strings.Join(s, ", ")
@@ -198,42 +191,4 @@ func joinStatuses() string {
 // and in the "parameter" detail.
 func invalidParameter(name, problem string) error {
 	return apperr.New(apperr.Invalid, "the parameter %s %s", name, problem).With("parameter", name)
-}
-
-// groupsSQL finds the duplicate group of every seed at once: groupCTE with
-// the seed carried along each path. The join to the table is restricted
-// to the ids the groups hold (an array built once, read through the
-// primary key): joined on its own, for the planner's guess at a recursive
-// query's size, it read every document of the table (see groupMembersWhere).
-const groupsSQL = `WITH RECURSIVE grp (seed, id) AS (
-    SELECT s, s FROM unnest($1::bigint[]) s
-    UNION
-    SELECT g.seed, n.id FROM grp g CROSS JOIN LATERAL (
-        SELECT x.id FROM intake_documents x WHERE x.duplicate_of = g.id
-        UNION ALL
-        SELECT x.duplicate_of FROM intake_documents x WHERE x.id = g.id AND x.duplicate_of IS NOT NULL
-    ) AS n (id)
-)
-SELECT grp.seed, ` + memberColumns + ` FROM grp JOIN intake_documents d ON d.id = grp.id
-WHERE d.id = ANY (ARRAY(SELECT id FROM grp)) AND d.org_id = $2 ORDER BY grp.seed, d.id`
-
-// groups are the duplicate groups of ids (each by id, itself included), as
-// Group reads one.
-func groups(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64][]Member, error) {
-	rows, err := q.Query(ctx, groupsSQL, ids, orgID)
-	if err != nil {
-		return nil, fmt.Errorf("intake: groups: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[int64][]Member, len(ids))
-	for rows.Next() {
-		var seed int64
-		var m Member
-		if err := rows.Scan(&seed, &m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt,
-			&m.SourceRef, &m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost, &m.Findings); err != nil {
-			return nil, fmt.Errorf("intake: groups: %w", err)
-		}
-		out[seed] = append(out[seed], m)
-	}
-	return out, rows.Err()
 }

@@ -1,4 +1,9 @@
-package intake
+// Package desk is the reviewers' read side of intake: the queue with its
+// tabs, search, sort orders and a document's place in it; the API's
+// listing; a document's page and decision panel, with its history and the
+// AP desk's checks as they read now. It decides what a reader may do, and
+// changes nothing.
+package desk
 
 import (
 	"cmp"
@@ -15,6 +20,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/database"
+	"greatbook/internal/intake"
 	"greatbook/internal/storable"
 )
 
@@ -51,11 +57,6 @@ func (t Tab) statuses() []string {
 	return []string{"pending", "flagged"}
 }
 
-// reversedSQL holds for a document d whose journal entry was reversed: the
-// ledger links a reversal to the entry it reverses (journal_entries_reverses_idx),
-// and intake keeps no status of its own for it.
-const reversedSQL = `EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_id = d.result_entry_id)`
-
 // condition is what a tab asks of its rows beyond their status: Posted
 // and Reversed split the posted documents by whether their entry stands.
 func (t Tab) condition() string {
@@ -81,18 +82,6 @@ const (
 
 // SortKeys are the keys a desk URL may name.
 var SortKeys = []SortKey{SortReceived, SortIssued, SortDue, SortAmount}
-
-// sortColumn is the SQL a key orders by; each has an index per status
-// (org_id, status, column, id), so a tab's first page is an ordered scan.
-// The amount is payable_base, the amount payable converted to the org's
-// base currency as the bookkeeper converts it (migration 00024): NULL
-// while no rate is known, and such rows sort last in either direction
-// (its descending index is NULLS LAST).
-var sortColumn = map[SortKey]string{
-	SortIssued: "(d.fields->>'issue_date')",
-	SortDue:    "(d.fields->>'due_date')",
-	SortAmount: "d.payable_base",
-}
 
 // QueueOrder is the desk's order: a column and a direction; ties are
 // broken by document id in the same direction, so the order is stable.
@@ -189,7 +178,7 @@ func (f QueueFilter) Values() url.Values {
 // QueueRow is a row of the desk.
 type QueueRow struct {
 	ID        int64
-	Status    Status
+	Status    intake.Status
 	DocType   string
 	Supplier  string
 	Number    string
@@ -226,14 +215,6 @@ type QueuePage struct {
 
 var amountPattern = regexp.MustCompile(`^-?[0-9]+([.,][0-9]{1,4})?$`)
 
-// groupSummarySQL summarises the duplicate group of the outer row d, its
-// members looked up by id (see groupMembersWhere).
-var groupSummarySQL = `LEFT JOIN LATERAL (
-    ` + groupCTE("d.id") + `    SELECT count(*) AS members,
-           coalesce(bool_or(m.id <> d.id AND (m.status IN ('active', 'posted') OR m.result_entry_id IS NOT NULL)), false) AS accepted
-    FROM intake_documents m WHERE m.id = ANY (ARRAY(SELECT id FROM grp))
-) g ON true`
-
 // Queue lists a page of an org's queue, newest first.
 func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter) (QueuePage, error) {
 	if f.PageSize <= 0 || f.PageSize > 200 {
@@ -258,11 +239,11 @@ func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter)
 	sql, args, order := queueQuery(orgID, f)
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
-		return QueuePage{}, fmt.Errorf("intake: queue: %w", err)
+		return QueuePage{}, fmt.Errorf("desk: queue: %w", err)
 	}
 	list, err := pgx.CollectRows(rows, scanQueueRow)
 	if err != nil {
-		return QueuePage{}, fmt.Errorf("intake: queue: %w", err)
+		return QueuePage{}, fmt.Errorf("desk: queue: %w", err)
 	}
 	more := len(list) > f.PageSize
 	if more {
@@ -311,8 +292,7 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 	// tab's newest rows are found however many rows of other statuses are
 	// newer. The all tab needs no status and scans (org_id, id).
 	page := func(extra string) string {
-		return `SELECT * FROM intake_documents d WHERE ` + strings.Join(where, " AND ") + extra +
-			` ORDER BY d.id ` + order + ` LIMIT ` + limit
+		return fmt.Sprintf(queuePageSQL, strings.Join(where, " AND ")+extra, "d.id "+order, limit)
 	}
 	inner := page("")
 	if statuses := f.Tab.statuses(); f.Tab != TabAll && len(statuses) == 1 {
@@ -322,9 +302,9 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 		for _, st := range statuses {
 			branches = append(branches, "("+page(" AND d.status = "+arg(st))+")")
 		}
-		inner = `SELECT * FROM (` + strings.Join(branches, " UNION ALL ") + `) d ORDER BY d.id ` + order + ` LIMIT ` + limit
+		inner = fmt.Sprintf(queueMergeSQL, strings.Join(branches, " UNION ALL "), "d.id "+order, limit)
 	}
-	return queueRowsSQL(inner, "d.id "+order), argsOf(), order
+	return fmt.Sprintf(queueRowsSQL, inner, "d.id "+order), argsOf(), order
 }
 
 // queueWhere is the search and filters of f as SQL conditions on d, with
@@ -377,31 +357,15 @@ func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) strin
 	orderBy := sortedOrderBy(f.Order)
 	limit := arg(f.Offset + f.PageSize + 1)
 	page := func(extra string) string {
-		return `SELECT * FROM intake_documents d WHERE ` + strings.Join(where, " AND ") + extra + ` ORDER BY ` + orderBy + ` LIMIT ` + limit
+		return fmt.Sprintf(queuePageSQL, strings.Join(where, " AND ")+extra, orderBy, limit)
 	}
 	var branches []string
 	statuses := f.Tab.statuses()
 	for _, st := range statuses {
 		branches = append(branches, "("+page(" AND d.status = "+arg(st)+f.Tab.condition())+")")
 	}
-	inner := `SELECT * FROM (` + strings.Join(branches, " UNION ALL ") + `) d ORDER BY ` + orderBy +
-		` OFFSET ` + arg(f.Offset) + ` LIMIT ` + arg(f.PageSize+1)
-	return queueRowsSQL(inner, orderBy)
-}
-
-// queueRowsSQL selects the desk's columns of the rows inner gives, in orderBy.
-func queueRowsSQL(inner, orderBy string) string {
-	return `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
-	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), d.payable_base::text, o.base_currency, coalesce(d.flag_reason, ''),
-	        coalesce(d.duplicate_of, 0), d.received_at, coalesce(d.fields->>'issue_date', ''), coalesce(d.fields->>'due_date', ''),
-	        g.members, g.accepted, coalesce(v.number, 0),
-	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0),
-	        d.status = 'posted' AND ` + reversedSQL + `
-	FROM (` + inner + `) d
-	JOIN orgs o ON o.id = d.org_id
-	` + groupSummarySQL + `
-	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
-	ORDER BY ` + orderBy
+	inner := fmt.Sprintf(queueMergeOffsetSQL, strings.Join(branches, " UNION ALL "), orderBy, arg(f.Offset), arg(f.PageSize+1))
+	return fmt.Sprintf(queueRowsSQL, inner, orderBy)
 }
 
 func scanQueueRow(r pgx.CollectableRow) (QueueRow, error) {
@@ -477,10 +441,9 @@ func TabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]T
 // tabCounts counts each status up to CountCap rows (an index-only scan of
 // at most that many entries each) and adds them up by tab.
 func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
-	rows, err := q.Query(ctx, `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM intake_documents
-		WHERE org_id = $1 AND status = s LIMIT $2) x) FROM unnest($3::text[]) s`, orgID, CountCap, TabAll.statuses())
+	rows, err := q.Query(ctx, statusCountsSQL, orgID, CountCap, TabAll.statuses())
 	if err != nil {
-		return nil, fmt.Errorf("intake: counts: %w", err)
+		return nil, fmt.Errorf("desk: counts: %w", err)
 	}
 	defer rows.Close()
 	by := map[string]int{}
@@ -524,12 +487,9 @@ func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]T
 // source key: no posted document is read that was not reversed.
 func reversedCount(ctx context.Context, q database.Executor, orgID int64) (int, error) {
 	var n int
-	err := q.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM journal_entries r
-		JOIN intake_documents d ON d.org_id = r.org_id AND d.status = 'posted' AND d.result_entry_id = r.reverses_id
-		     AND d.id = CASE WHEN r.source_id ~ '^[0-9]{1,18}$' THEN r.source_id::bigint END
-		WHERE r.reverses_id IS NOT NULL AND r.org_id = $1 AND r.source_type = 'intake' LIMIT $2) x`, orgID, CountCap).Scan(&n)
+	err := q.QueryRow(ctx, reversedCountSQL, orgID, CountCap).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("intake: counts: %w", err)
+		return 0, fmt.Errorf("desk: counts: %w", err)
 	}
 	return n, nil
 }

@@ -1,4 +1,4 @@
-package intake_test
+package desk_test
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/app"
-	"greatbook/internal/intake"
+	"greatbook/internal/desk"
 	"greatbook/internal/ledger"
 )
 
-func ids(rows []intake.QueueRow) []int64 {
+func ids(rows []desk.QueueRow) []int64 {
 	out := make([]int64, len(rows))
 	for i, r := range rows {
 		out[i] = r.ID
@@ -36,10 +36,10 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 
 	// Pages of three, older and back newer again: every row once, in order.
 	var seen []int64
-	f := intake.QueueFilter{Tab: intake.TabNeedsReview, PageSize: 3}
-	var pages []intake.QueuePage
+	f := desk.QueueFilter{Tab: desk.TabNeedsReview, PageSize: 3}
+	var pages []desk.QueuePage
 	for {
-		p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, f)
+		p, err := desk.Queue(ctx, w.DB.Pool, w.Org.ID, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,20 +54,20 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 		t.Fatalf("pages of three gave %v in %d pages, want %v in 3", seen, len(pages), all)
 	}
 	last := pages[len(pages)-1]
-	back, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview, PageSize: 3, After: last.Newer})
+	back, err := desk.Queue(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: desk.TabNeedsReview, PageSize: 3, After: last.Newer})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(ids(back.Rows), ids(pages[1].Rows)) || back.Newer == 0 || back.Older == 0 {
 		t.Fatalf("paging back newer gave %v (newer %d, older %d), want the middle page %v", ids(back.Rows), back.Newer, back.Older, ids(pages[1].Rows))
 	}
-	if pages[0].Counts[intake.TabNeedsReview] != (intake.TabCount{N: 7}) || pages[0].Counts[intake.TabPosted] != (intake.TabCount{}) {
+	if pages[0].Counts[desk.TabNeedsReview] != (desk.TabCount{N: 7}) || pages[0].Counts[desk.TabPosted] != (desk.TabCount{}) {
 		t.Fatalf("tab counts %v", pages[0].Counts)
 	}
 
 	search := func(q string) []int64 {
 		t.Helper()
-		p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabAll, Query: q})
+		p, err := desk.Queue(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: desk.TabAll, Query: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestTheQueuePagesSearchesAndBadges(t *testing.T) {
 	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, first, w.Actor); err != nil {
 		t.Fatal(err)
 	}
-	p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabFlagged})
+	p, err := desk.Queue(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: desk.TabFlagged})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,16 +136,16 @@ func TestTheDeskSortsByAColumnWithTheIdAsTieBreaker(t *testing.T) {
 		w.dated(t, r.id, r.issued, r.due)
 		rows = append(rows, r)
 	}
-	want := func(key intake.SortKey, desc bool) []int64 {
+	want := func(key desk.SortKey, desc bool) []int64 {
 		sorted := slices.Clone(rows)
 		slices.SortStableFunc(sorted, func(a, b row) int {
 			c := 0
 			switch key {
-			case intake.SortIssued:
+			case desk.SortIssued:
 				c = strings.Compare(a.issued, b.issued)
-			case intake.SortDue: // no due date sorts last ascending, first descending (PostgreSQL's NULLS default)
+			case desk.SortDue: // no due date sorts last ascending, first descending (PostgreSQL's NULLS default)
 				c = strings.Compare(cmpOr(a.due, "~"), cmpOr(b.due, "~"))
-			case intake.SortAmount:
+			case desk.SortAmount:
 				c = decimalCompare(t, a.paid, b.paid)
 			}
 			if c == 0 {
@@ -162,16 +162,16 @@ func TestTheDeskSortsByAColumnWithTheIdAsTieBreaker(t *testing.T) {
 		}
 		return out
 	}
-	for _, key := range intake.SortKeys {
+	for _, key := range desk.SortKeys {
 		for _, desc := range []bool{false, true} {
-			order := intake.QueueOrder{Key: key, Desc: desc}
+			order := desk.QueueOrder{Key: key, Desc: desc}
 			t.Run(order.String(), func(t *testing.T) {
 				// Pages of three, as the desk's URL carries them: every row once, in order.
-				f := intake.ParseQueueFilter(intake.QueueFilter{Tab: intake.TabNeedsReview, Order: order}.Values())
+				f := desk.ParseQueueFilter(desk.QueueFilter{Tab: desk.TabNeedsReview, Order: order}.Values())
 				f.PageSize = 3
 				var got []int64
 				for range 5 {
-					p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, f)
+					p, err := desk.Queue(ctx, w.DB.Pool, w.Org.ID, f)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -186,7 +186,7 @@ func TestTheDeskSortsByAColumnWithTheIdAsTieBreaker(t *testing.T) {
 					if p.NextOffset < 0 {
 						break
 					}
-					f = intake.ParseQueueFilter(intake.QueueFilter{Tab: f.Tab, Order: f.Order, Offset: p.NextOffset}.Values())
+					f = desk.ParseQueueFilter(desk.QueueFilter{Tab: f.Tab, Order: f.Order, Offset: p.NextOffset}.Values())
 					f.PageSize = 3
 				}
 				if w := want(key, desc); !slices.Equal(got, w) {
@@ -268,13 +268,13 @@ func TestTheDeskSortsAmountsInTheBaseCurrency(t *testing.T) {
 	rate("EUR", "2026-11-11", "50")
 	rate("EUR", "2026-11-03", "99")
 
-	order := func(o intake.QueueOrder) []int64 {
+	order := func(o desk.QueueOrder) []int64 {
 		t.Helper()
-		f := intake.ParseQueueFilter(intake.QueueFilter{Tab: intake.TabNeedsReview, Order: o}.Values())
+		f := desk.ParseQueueFilter(desk.QueueFilter{Tab: desk.TabNeedsReview, Order: o}.Values())
 		f.PageSize = 2
 		var got []int64
 		for range 10 {
-			p, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, f)
+			p, err := desk.Queue(ctx, w.DB.Pool, w.Org.ID, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,7 +282,7 @@ func TestTheDeskSortsAmountsInTheBaseCurrency(t *testing.T) {
 			if p.NextOffset < 0 {
 				break
 			}
-			f = intake.ParseQueueFilter(intake.QueueFilter{Tab: f.Tab, Order: f.Order, Offset: p.NextOffset}.Values())
+			f = desk.ParseQueueFilter(desk.QueueFilter{Tab: f.Tab, Order: f.Order, Offset: p.NextOffset}.Values())
 			f.PageSize = 2
 		}
 		return got
@@ -294,14 +294,14 @@ func TestTheDeskSortsAmountsInTheBaseCurrency(t *testing.T) {
 		}
 		return out
 	}
-	check := func(o intake.QueueOrder, want []int64) {
+	check := func(o desk.QueueOrder, want []int64) {
 		t.Helper()
 		if got := order(o); !slices.Equal(got, want) {
 			t.Errorf("order %s: %v, want %v (%v)", o, got, want, id)
 		}
 		// j and k walk the same order.
 		for i, x := range want {
-			p, err := intake.Position(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview, Order: o}, x)
+			p, err := desk.Position(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: desk.TabNeedsReview, Order: o}, x)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,13 +318,13 @@ func TestTheDeskSortsAmountsInTheBaseCurrency(t *testing.T) {
 		}
 	}
 	// 11,730 SEK twice: the id breaks the tie.
-	check(intake.QueueOrder{Key: intake.SortAmount, Desc: true}, names("eur-3000", "sek-24231", "sek-11730", "eur-1020", "sek-500", "usd-100"))
-	check(intake.QueueOrder{Key: intake.SortAmount}, names("sek-500", "eur-1020", "sek-11730", "sek-24231", "eur-3000", "usd-100"))
+	check(desk.QueueOrder{Key: desk.SortAmount, Desc: true}, names("eur-3000", "sek-24231", "sek-11730", "eur-1020", "sek-500", "usd-100"))
+	check(desk.QueueOrder{Key: desk.SortAmount}, names("sek-500", "eur-1020", "sek-11730", "sek-24231", "eur-3000", "usd-100"))
 
 	// A changed rate moves the documents it converts; a new one converts.
 	rate("EUR", "2026-11-09", "30") // 30,600 and 90,000 SEK
 	rate("USD", "2026-11-10", "10") // 1,000 SEK
-	check(intake.QueueOrder{Key: intake.SortAmount, Desc: true}, names("eur-3000", "eur-1020", "sek-24231", "sek-11730", "usd-100", "sek-500"))
+	check(desk.QueueOrder{Key: desk.SortAmount, Desc: true}, names("eur-3000", "eur-1020", "sek-24231", "sek-11730", "usd-100", "sek-500"))
 }
 
 // A posted document keeps the rate its journal entry was posted at (an

@@ -1,4 +1,4 @@
-package intake
+package desk
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"greatbook/internal/apchecks"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 )
@@ -25,13 +26,13 @@ type Reader struct {
 // DocumentPage is what a reviewer's page of one document shows, and what
 // it lets them do there.
 type DocumentPage struct {
-	Document Document
+	Document intake.Document
 	// Fields are the document's fields as filed; nil where none are.
 	Fields *einvoice.Document
 	// Findings are the pipeline's findings, fatal ones first.
 	Findings []einvoice.Finding
-	Verdict  Verdict
-	Group    []Member
+	Verdict  intake.Verdict
+	Group    []intake.Member
 	// Signature identifies the group as read, for the page's watch.
 	Signature  string
 	Comparison Comparison
@@ -52,19 +53,19 @@ type DocumentPage struct {
 type Comparison struct {
 	DocumentID int64
 	With       int64
-	Members    []Member
+	Members    []intake.Member
 	Rows       []einvoice.FieldPair
 }
 
 // DecisionPanel is what a reader may decide on a document now.
 type DecisionPanel struct {
-	Document Document
-	Verdict  Verdict
+	Document intake.Document
+	Verdict  intake.Verdict
 	// Job is the document's bookkeeping job, if it was approved.
 	Job *jobs.Job
 	// Blocking is the accepted member of the group that would refuse an
 	// approve, said before anyone presses approve; nil when there is none.
-	Blocking *Blocking
+	Blocking *intake.Blocking
 	// CanMarkDistinct: an admin may take a suspected duplicate out of its group.
 	CanMarkDistinct bool
 	// CanRetry: an admin may retry a failed or abandoned bookkeeping job.
@@ -84,15 +85,15 @@ type DecisionPanel struct {
 
 // ReadDocument gathers a document's page for a reader of its org.
 func ReadDocument(ctx context.Context, q database.Executor, r Reader, id int64) (DocumentPage, error) {
-	doc, err := get(ctx, q, r.OrgID, id)
+	doc, err := intake.GetDocument(ctx, q, r.OrgID, id)
 	if err != nil {
 		return DocumentPage{}, err
 	}
-	p := DocumentPage{Document: doc, Fields: fieldsOf(doc), Verdict: VerdictOf(doc),
-		CanTypeIn: doc.Status == Flagged && NeedsFields(doc.FlagReason)}
+	p := DocumentPage{Document: doc, Fields: fieldsOf(doc), Verdict: intake.VerdictOf(doc),
+		CanTypeIn: doc.Status == intake.Flagged && intake.NeedsFields(doc.FlagReason)}
 	_ = json.Unmarshal(doc.Findings, &p.Findings)
 	p.Findings = einvoice.BySeverity(p.Findings)
-	if p.Group, err = Group(ctx, q, r.OrgID, id); err != nil {
+	if p.Group, err = intake.Group(ctx, q, r.OrgID, id); err != nil {
 		return p, err
 	}
 	p.Signature = GroupSignature(p.Group, id, r.Label)
@@ -103,7 +104,7 @@ func ReadDocument(ctx context.Context, q database.Executor, r Reader, id int64) 
 		return p, err
 	}
 	if doc.MediaType != "application/pdf" && !strings.HasPrefix(doc.MediaType, "image/") {
-		raw, err := Original(ctx, q, r.OrgID, id)
+		raw, err := intake.Original(ctx, q, r.OrgID, id)
 		if err != nil {
 			return p, err
 		}
@@ -119,35 +120,33 @@ func ReadDocument(ctx context.Context, q database.Executor, r Reader, id int64) 
 
 // ReadDecision gathers a document's decision panel for a reader of its org.
 func ReadDecision(ctx context.Context, q database.Executor, r Reader, id int64) (DecisionPanel, error) {
-	doc, err := get(ctx, q, r.OrgID, id)
+	doc, err := intake.GetDocument(ctx, q, r.OrgID, id)
 	if err != nil {
 		return DecisionPanel{}, err
 	}
-	var group []Member
-	if undecided(doc) {
-		if group, err = Group(ctx, q, r.OrgID, id); err != nil {
+	var group []intake.Member
+	if doc.Undecided() {
+		if group, err = intake.Group(ctx, q, r.OrgID, id); err != nil {
 			return DecisionPanel{}, err
 		}
 	}
 	return decisionPanel(ctx, q, r, doc, group)
 }
 
-func undecided(doc Document) bool { return doc.Status == Pending || doc.Status == Flagged }
-
 // decisionPanel decides what r may do on doc; group is doc's duplicate
 // group, read only when doc is undecided.
-func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc Document, group []Member) (DecisionPanel, error) {
-	v := DecisionPanel{Document: doc, Verdict: VerdictOf(doc), CanMarkDistinct: r.Admin && undecided(doc) && doc.DuplicateOf != 0,
+func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc intake.Document, group []intake.Member) (DecisionPanel, error) {
+	v := DecisionPanel{Document: doc, Verdict: intake.VerdictOf(doc), CanMarkDistinct: r.Admin && doc.Undecided() && doc.DuplicateOf != 0,
 		SeesDeadLetters: r.Admin}
-	if undecided(doc) {
-		if b, blocked := BlockedBy(group, doc.ID); blocked {
+	if doc.Undecided() {
+		if b, blocked := intake.BlockedBy(group, doc.ID); blocked {
 			v.Blocking = &b
 		}
 		for _, m := range group {
-			v.CanCloseNothingToPost = v.CanCloseNothingToPost || (m.ID == doc.ID && closable(m) == nil)
+			v.CanCloseNothingToPost = v.CanCloseNothingToPost || (m.ID == doc.ID && intake.Closable(m) == nil)
 		}
 	}
-	if doc.Status == Posted && doc.ResultEntryID != 0 {
+	if doc.Status == intake.Posted && doc.ResultEntryID != 0 {
 		rev, reversed, err := ledger.ReversalOf(ctx, q, r.OrgID, doc.ResultEntryID)
 		if err != nil {
 			return v, err
@@ -170,7 +169,7 @@ func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc Docum
 // CompareWith is the member of group a document's page first sets beside
 // it: the one it was filed as a duplicate of, else the first other member;
 // 0 when it is alone.
-func CompareWith(doc Document, group []Member) int64 {
+func CompareWith(doc intake.Document, group []intake.Member) int64 {
 	if len(group) < 2 {
 		return 0
 	}
@@ -199,11 +198,11 @@ func ReadGroup(ctx context.Context, q database.Executor, r Reader, id, with int6
 }
 
 func readGroup(ctx context.Context, q database.Executor, r Reader, id, with int64, firstChoice bool) (Comparison, error) {
-	doc, err := get(ctx, q, r.OrgID, id)
+	doc, err := intake.GetDocument(ctx, q, r.OrgID, id)
 	if err != nil {
 		return Comparison{}, err
 	}
-	group, err := Group(ctx, q, r.OrgID, id)
+	group, err := intake.Group(ctx, q, r.OrgID, id)
 	if err != nil {
 		return Comparison{}, err
 	}
@@ -213,7 +212,7 @@ func readGroup(ctx context.Context, q database.Executor, r Reader, id, with int6
 	return compare(ctx, q, doc, group, with)
 }
 
-func compare(ctx context.Context, q database.Executor, doc Document, group []Member, with int64) (Comparison, error) {
+func compare(ctx context.Context, q database.Executor, doc intake.Document, group []intake.Member, with int64) (Comparison, error) {
 	v := Comparison{DocumentID: doc.ID, Members: group}
 	inGroup := false
 	for _, m := range group {
@@ -222,7 +221,7 @@ func compare(ctx context.Context, q database.Executor, doc Document, group []Mem
 	if !inGroup {
 		return v, nil
 	}
-	other, err := get(ctx, q, doc.OrgID, with)
+	other, err := intake.GetDocument(ctx, q, doc.OrgID, with)
 	if err != nil {
 		return v, err
 	}
@@ -238,7 +237,7 @@ func compare(ctx context.Context, q database.Executor, doc Document, group []Mem
 }
 
 // fieldsOf is a document's fields as filed, or nil.
-func fieldsOf(doc Document) *einvoice.Document {
+func fieldsOf(doc intake.Document) *einvoice.Document {
 	if len(doc.Fields) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package intake_test
+package desk_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"greatbook/internal/apchecks"
 	"greatbook/internal/app"
+	"greatbook/internal/desk"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 )
@@ -52,7 +53,7 @@ func TestListReadsAPageInAFixedNumberOfStatements(t *testing.T) {
 	var counts []int
 	for _, limit := range []int{3, 12} {
 		log.Take()
-		page, err := intake.List(ctx, pool, w.Org.ID, intake.ListFilter{Limit: limit})
+		page, err := desk.List(ctx, pool, w.Org.ID, desk.ListFilter{Limit: limit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestListReadsAPageInAFixedNumberOfStatements(t *testing.T) {
 			if listed, has := page.Jobs[d.ID]; err != nil || ok != has || has && !reflect.DeepEqual(listed, job) {
 				t.Fatalf("job of %d: listed %+v (%v), single %+v (%v) %v", d.ID, listed, has, job, ok, err)
 			}
-			findings, err := intake.Findings(ctx, w.DB.Pool, d)
+			findings, err := desk.Findings(ctx, w.DB.Pool, d)
 			if err != nil {
 				t.Fatal(err)
 			}

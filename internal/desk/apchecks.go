@@ -1,4 +1,4 @@
-package intake
+package desk
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"greatbook/internal/apchecks"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
 	"greatbook/internal/org"
 )
 
@@ -17,7 +18,7 @@ import (
 // time because the org's identity and the supplier's posted invoices change
 // after filing; they are warnings, so they change neither the status nor
 // the EN 16931 verdict. A document without fields has nothing to check.
-func CheckPayable(ctx context.Context, q database.Executor, doc Document) (apchecks.Report, error) {
+func CheckPayable(ctx context.Context, q database.Executor, doc intake.Document) (apchecks.Report, error) {
 	if fieldsOf(doc) == nil {
 		return apchecks.Report{}, nil
 	}
@@ -29,7 +30,7 @@ func CheckPayable(ctx context.Context, q database.Executor, doc Document) (apche
 }
 
 // checkPayable is CheckPayable with the document's org already read.
-func checkPayable(ctx context.Context, q database.Executor, doc Document, o org.Org) (apchecks.Report, error) {
+func checkPayable(ctx context.Context, q database.Executor, doc intake.Document, o org.Org) (apchecks.Report, error) {
 	in, needsPrevious, ok := payableInput(doc, o)
 	if !ok {
 		return apchecks.Report{}, nil
@@ -47,7 +48,7 @@ func checkPayable(ctx context.Context, q database.Executor, doc Document, o org.
 // needsPrevious says the bank check wants the supplier's previous accounts
 // (an invoice asking to be paid to an IBAN); ok is false for a document
 // without fields, which has nothing to check.
-func payableInput(doc Document, o org.Org) (in apchecks.Input, needsPrevious, ok bool) {
+func payableInput(doc intake.Document, o org.Org) (in apchecks.Input, needsPrevious, ok bool) {
 	fields := fieldsOf(doc)
 	if fields == nil {
 		return apchecks.Input{}, false, false
@@ -69,7 +70,7 @@ func payableInput(doc Document, o org.Org) (in apchecks.Input, needsPrevious, ok
 // Findings are everything the API says was found on a document (API.md):
 // the pipeline's findings as filed and the AP checks' warnings as they read
 // now, fatal first.
-func Findings(ctx context.Context, q database.Executor, doc Document) ([]einvoice.Finding, error) {
+func Findings(ctx context.Context, q database.Executor, doc intake.Document) ([]einvoice.Finding, error) {
 	if fieldsOf(doc) == nil {
 		return findingsWithOrg(ctx, q, doc, org.Org{})
 	}
@@ -81,7 +82,7 @@ func Findings(ctx context.Context, q database.Executor, doc Document) ([]einvoic
 }
 
 // findingsWithOrg is Findings with the document's org already read.
-func findingsWithOrg(ctx context.Context, q database.Executor, doc Document, o org.Org) ([]einvoice.Finding, error) {
+func findingsWithOrg(ctx context.Context, q database.Executor, doc intake.Document, o org.Org) ([]einvoice.Finding, error) {
 	ap, err := checkPayable(ctx, q, doc, o)
 	if err != nil {
 		return nil, err
@@ -90,11 +91,11 @@ func findingsWithOrg(ctx context.Context, q database.Executor, doc Document, o o
 }
 
 // withFiled are the findings as filed and the AP checks', fatal first.
-func withFiled(doc Document, ap apchecks.Report) ([]einvoice.Finding, error) {
+func withFiled(doc intake.Document, ap apchecks.Report) ([]einvoice.Finding, error) {
 	findings := []einvoice.Finding{}
 	if len(doc.Findings) > 0 {
 		if err := json.Unmarshal(doc.Findings, &findings); err != nil {
-			return nil, fmt.Errorf("intake: findings of document %d: %w", doc.ID, err)
+			return nil, fmt.Errorf("desk: findings of document %d: %w", doc.ID, err)
 		}
 	}
 	return einvoice.BySeverity(append(findings, ap.Findings...)), nil

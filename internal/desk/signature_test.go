@@ -1,9 +1,10 @@
-package intake_test
+package desk_test
 
 import (
 	"testing"
 	"time"
 
+	"greatbook/internal/desk"
 	"greatbook/internal/intake"
 )
 
@@ -13,7 +14,7 @@ func TestGroupSignatureIgnoresOnlyTheReadersOwnDecision(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	before := []intake.Member{{ID: 1, Status: intake.Pending}, {ID: 2, Status: intake.Flagged, DuplicateOf: 1}}
-	sig := intake.GroupSignature(before, 1, "ann@example.test")
+	sig := desk.GroupSignature(before, 1, "ann@example.test")
 	with := func(f func(ms []intake.Member)) []intake.Member {
 		ms := append([]intake.Member(nil), before...)
 		f(ms)
@@ -40,7 +41,7 @@ func TestGroupSignatureIgnoresOnlyTheReadersOwnDecision(t *testing.T) {
 		{"a member joined", append(append([]intake.Member(nil), before...), intake.Member{ID: 3, Status: intake.Flagged, DuplicateOf: 1}), false},
 	}
 	for _, c := range cases {
-		if got := intake.GroupSignature(c.members, 1, "ann@example.test") == sig; got != c.same {
+		if got := desk.GroupSignature(c.members, 1, "ann@example.test") == sig; got != c.same {
 			t.Errorf("%s: signature unchanged = %v, want %v", c.name, got, c.same)
 		}
 	}

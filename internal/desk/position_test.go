@@ -1,11 +1,11 @@
-package intake_test
+package desk_test
 
 import (
 	"context"
 	"testing"
 
 	"greatbook/internal/app"
-	"greatbook/internal/intake"
+	"greatbook/internal/desk"
 )
 
 // The next and previous documents are the rows below and above on the
@@ -27,20 +27,20 @@ func TestPositionFollowsTheDesksQueue(t *testing.T) {
 	w.Named(t, e, "Acme AB", "E-1", "")
 	cases := []struct {
 		name string
-		f    intake.QueueFilter
+		f    desk.QueueFilter
 		at   int64
-		want intake.QueuePosition
+		want desk.QueuePosition
 	}{
-		{"needs review, in the middle", intake.QueueFilter{Tab: intake.TabNeedsReview}, c, intake.QueuePosition{Previous: d, Next: b}},
-		{"needs review, the newest", intake.QueueFilter{}, e, intake.QueuePosition{Previous: 0, Next: d}},
-		{"needs review, the oldest", intake.QueueFilter{Tab: intake.TabNeedsReview}, a, intake.QueuePosition{Previous: b, Next: 0}},
-		{"flagged tab skips the pending", intake.QueueFilter{Tab: intake.TabFlagged}, e, intake.QueuePosition{Next: b}},
-		{"a search skips the others", intake.QueueFilter{Tab: intake.TabNeedsReview, Query: "acme"}, c, intake.QueuePosition{Previous: e, Next: a}},
-		{"a document outside the tab", intake.QueueFilter{Tab: intake.TabFlagged}, c, intake.QueuePosition{Previous: e, Next: b}},
+		{"needs review, in the middle", desk.QueueFilter{Tab: desk.TabNeedsReview}, c, desk.QueuePosition{Previous: d, Next: b}},
+		{"needs review, the newest", desk.QueueFilter{}, e, desk.QueuePosition{Previous: 0, Next: d}},
+		{"needs review, the oldest", desk.QueueFilter{Tab: desk.TabNeedsReview}, a, desk.QueuePosition{Previous: b, Next: 0}},
+		{"flagged tab skips the pending", desk.QueueFilter{Tab: desk.TabFlagged}, e, desk.QueuePosition{Next: b}},
+		{"a search skips the others", desk.QueueFilter{Tab: desk.TabNeedsReview, Query: "acme"}, c, desk.QueuePosition{Previous: e, Next: a}},
+		{"a document outside the tab", desk.QueueFilter{Tab: desk.TabFlagged}, c, desk.QueuePosition{Previous: e, Next: b}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := intake.Position(ctx, w.DB.Pool, w.Org.ID, tc.f, tc.at)
+			got, err := desk.Position(ctx, w.DB.Pool, w.Org.ID, tc.f, tc.at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,16 +54,16 @@ func TestPositionFollowsTheDesksQueue(t *testing.T) {
 	if _, err := w.App.Decisions.Reject(ctx, w.Org.ID, c, "not ours", w.Actor); err != nil {
 		t.Fatal(err)
 	}
-	got, err := intake.Position(ctx, w.DB.Pool, w.Org.ID, intake.QueueFilter{Tab: intake.TabNeedsReview}, c)
+	got, err := desk.Position(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: desk.TabNeedsReview}, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != (intake.QueuePosition{Previous: d, Next: b}) {
+	if got != (desk.QueuePosition{Previous: d, Next: b}) {
 		t.Fatalf("after rejecting %d: %+v, want previous %d, next %d", c, got, d, b)
 	}
 
 	// Another org's documents are never neighbours.
-	if got, err := intake.Position(ctx, w.DB.Pool, w.Org.ID+1000, intake.QueueFilter{}, c); err != nil || got != (intake.QueuePosition{}) {
+	if got, err := desk.Position(ctx, w.DB.Pool, w.Org.ID+1000, desk.QueueFilter{}, c); err != nil || got != (desk.QueuePosition{}) {
 		t.Fatalf("another org: %+v, %v", got, err)
 	}
 }
@@ -87,22 +87,22 @@ func TestPositionFollowsEverySortedOrder(t *testing.T) {
 		WHERE org_id = $1`, w.Org.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range intake.SortKeys {
+	for _, key := range desk.SortKeys {
 		for _, desc := range []bool{false, true} {
-			f := intake.QueueFilter{Tab: intake.TabNeedsReview, Order: intake.QueueOrder{Key: key, Desc: desc}, PageSize: 50}
-			page, err := intake.Queue(ctx, w.DB.Pool, w.Org.ID, f)
+			f := desk.QueueFilter{Tab: desk.TabNeedsReview, Order: desk.QueueOrder{Key: key, Desc: desc}, PageSize: 50}
+			page, err := desk.Queue(ctx, w.DB.Pool, w.Org.ID, f)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, r := range page.Rows {
-				want := intake.QueuePosition{}
+				want := desk.QueuePosition{}
 				if i > 0 {
 					want.Previous = page.Rows[i-1].ID
 				}
 				if i+1 < len(page.Rows) {
 					want.Next = page.Rows[i+1].ID
 				}
-				got, err := intake.Position(ctx, w.DB.Pool, w.Org.ID, f, r.ID)
+				got, err := desk.Position(ctx, w.DB.Pool, w.Org.ID, f, r.ID)
 				if err != nil {
 					t.Fatal(err)
 				}

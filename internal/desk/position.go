@@ -1,4 +1,4 @@
-package intake
+package desk
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func Position(ctx context.Context, q database.Executor, orgID int64, f QueueFilt
 		sql, args, _ := queueQuery(orgID, g)
 		rows, err := q.Query(ctx, sql, args...)
 		if err != nil {
-			return 0, fmt.Errorf("intake: queue position: %w", err)
+			return 0, fmt.Errorf("desk: queue position: %w", err)
 		}
 		list, err := pgx.CollectRows(rows, scanQueueRow)
 		if err != nil || len(list) == 0 {
@@ -73,17 +73,14 @@ func sortedPosition(ctx context.Context, q database.Executor, orgID int64, f Que
 	if f.Tab != TabAll {
 		where = append(where, "((d.status = ANY("+arg(f.Tab.statuses())+"::text[])"+f.Tab.condition()+") OR d.id = "+self+")")
 	}
-	sql := `SELECT coalesce(prev, 0), coalesce(next, 0) FROM (
-		SELECT d.id, lag(d.id) OVER w AS prev, lead(d.id) OVER w AS next FROM intake_documents d
-		WHERE ` + strings.Join(where, " AND ") + `
-		WINDOW w AS (ORDER BY ` + sortedOrderBy(f.Order) + `)) x WHERE x.id = ` + self
+	sql := fmt.Sprintf(sortedPositionSQL, strings.Join(where, " AND "), sortedOrderBy(f.Order), self)
 	var p QueuePosition
 	err := q.QueryRow(ctx, sql, argsOf()...).Scan(&p.Previous, &p.Next)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return QueuePosition{}, nil
 	}
 	if err != nil {
-		return p, fmt.Errorf("intake: queue position: %w", err)
+		return p, fmt.Errorf("desk: queue position: %w", err)
 	}
 	return p, nil
 }

@@ -1,4 +1,4 @@
-package intake
+package desk
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
+	"greatbook/internal/intake"
 	"greatbook/internal/runs"
 )
 
@@ -27,7 +28,7 @@ type HistoryItem struct {
 // each bookkeeping step and its journal entry — from the audit trail and the
 // run checkpoints, oldest first.
 func History(ctx context.Context, q database.Executor, orgID, id int64) ([]HistoryItem, error) {
-	doc, err := get(ctx, q, orgID, id)
+	doc, err := intake.GetDocument(ctx, q, orgID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +53,11 @@ func History(ctx context.Context, q database.Executor, orgID, id int64) ([]Histo
 			// pipeline's last step; these rows are for the event feed.
 			continue
 		case "approve":
-			it.What, it.Tone = fmt.Sprintf("approved (%s → %s)", StatusWords(Status(e.FromStatus)), StatusWords(Status(e.ToStatus))), "good"
+			it.What, it.Tone = fmt.Sprintf("approved (%s → %s)", intake.StatusWords(intake.Status(e.FromStatus)), intake.StatusWords(intake.Status(e.ToStatus))), "good"
 		case "reject":
 			it.What, it.Detail, it.Tone = "rejected", str("reason"), "bad"
 		case "typed_in":
-			it.What = fmt.Sprintf("fields typed in (%s → %s)", StatusWords(Status(e.FromStatus)), StatusWords(Status(e.ToStatus)))
+			it.What = fmt.Sprintf("fields typed in (%s → %s)", intake.StatusWords(intake.Status(e.FromStatus)), intake.StatusWords(intake.Status(e.ToStatus)))
 		case "not_a_duplicate":
 			it.What, it.Detail = "marked not a duplicate of document "+num("was_duplicate_of"), str("reason")
 		case "job_launched":
@@ -119,7 +120,7 @@ func orNone2(a, b string) string {
 // leave it as it was, so that a reviewer's page never reports their own
 // action as a change made while they were looking (the decision region
 // shows that outcome itself).
-func GroupSignature(members []Member, id int64, reader string) string {
+func GroupSignature(members []intake.Member, id int64, reader string) string {
 	s := ""
 	for _, m := range members {
 		if m.ID == id {

@@ -1,4 +1,4 @@
-package intake_test
+package desk_test
 
 import (
 	"context"
@@ -6,19 +6,20 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
+	"greatbook/internal/desk"
 	"greatbook/internal/intake"
 )
 
 // readDocument reads a document's page, its original (which the world's
 // documents lack) stored first.
-func (w *world) readDocument(t *testing.T, r intake.Reader, id int64) intake.DocumentPage {
+func (w *world) readDocument(t *testing.T, r desk.Reader, id int64) desk.DocumentPage {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO intake_originals (document_id, content) VALUES ($1, '<Invoice/>')
 		ON CONFLICT DO NOTHING`, id); err != nil {
 		t.Fatal(err)
 	}
-	p, err := intake.ReadDocument(ctx, w.DB.Pool, r, id)
+	p, err := desk.ReadDocument(ctx, w.DB.Pool, r, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestTheDocumentPageOffersTypingInOnlyForAFlaggedDocumentWithoutFields(t *te
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	reviewer := intake.Reader{OrgID: w.Org.ID}
+	reviewer := desk.Reader{OrgID: w.Org.ID}
 	original := w.Doc(t, 0)
 	for _, tc := range []struct {
 		name, status, flag string
@@ -68,7 +69,7 @@ func TestTheDocumentPageComparesWithTheMemberItDuplicates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	reviewer := intake.Reader{OrgID: w.Org.ID}
+	reviewer := desk.Reader{OrgID: w.Org.ID}
 	// first <- second <- third: third duplicates second, though first
 	// comes first in the group.
 	ids := w.Group(t, []int{-1, 0, 1})
@@ -95,7 +96,7 @@ func TestTheDocumentPageComparesWithTheMemberItDuplicates(t *testing.T) {
 
 	// Asked for a member outside the group (or itself), it compares with nothing.
 	for _, with := range []int64{lone, third, 0} {
-		c, err := intake.ReadComparison(ctx, w.DB.Pool, reviewer, third, with)
+		c, err := desk.ReadComparison(ctx, w.DB.Pool, reviewer, third, with)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +104,7 @@ func TestTheDocumentPageComparesWithTheMemberItDuplicates(t *testing.T) {
 			t.Errorf("ReadComparison(%d, with %d) = with %d and %d rows, want nothing", third, with, c.With, len(c.Rows))
 		}
 	}
-	c, err := intake.ReadComparison(ctx, w.DB.Pool, reviewer, third, first)
+	c, err := desk.ReadComparison(ctx, w.DB.Pool, reviewer, third, first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,13 +119,13 @@ func TestTheDecisionPanelDecidesWhatAReaderMayDo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
-	reviewer, admin := intake.Reader{OrgID: w.Org.ID}, intake.Reader{OrgID: w.Org.ID, Admin: true}
+	reviewer, admin := desk.Reader{OrgID: w.Org.ID}, desk.Reader{OrgID: w.Org.ID, Admin: true}
 	ids := w.Group(t, []int{-1, 0})
 	original, duplicate := ids[0], ids[1]
 
-	read := func(r intake.Reader, id int64) intake.DecisionPanel {
+	read := func(r desk.Reader, id int64) desk.DecisionPanel {
 		t.Helper()
-		p, err := intake.ReadDecision(ctx, w.DB.Pool, r, id)
+		p, err := desk.ReadDecision(ctx, w.DB.Pool, r, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,11 +180,11 @@ func TestTheReadModelKeepsToTheReadersOrg(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, app.Config{})
 	id := w.Doc(t, 0)
-	stranger := intake.Reader{OrgID: w.Org.ID + 1000, Admin: true}
-	if _, err := intake.ReadDocument(ctx, w.DB.Pool, stranger, id); apperr.CodeOf(err) != apperr.NotFound {
+	stranger := desk.Reader{OrgID: w.Org.ID + 1000, Admin: true}
+	if _, err := desk.ReadDocument(ctx, w.DB.Pool, stranger, id); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("ReadDocument from another org: %v, want not found", err)
 	}
-	if _, err := intake.ReadDecision(ctx, w.DB.Pool, stranger, id); apperr.CodeOf(err) != apperr.NotFound {
+	if _, err := desk.ReadDecision(ctx, w.DB.Pool, stranger, id); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("ReadDecision from another org: %v, want not found", err)
 	}
 }
