@@ -11,6 +11,7 @@ import (
 
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/views"
 )
 
@@ -31,12 +32,12 @@ func TestTheDecisionPanelRefreshesOnlyOnItsTriggers(t *testing.T) {
 		"pending": {Doc: doc(intake.Pending)},
 		"flagged": {Doc: doc(intake.Flagged)},
 		"blocked": {Doc: doc(intake.Flagged), Outcome: &views.Outcome{Kind: "conflict",
-			Blocking: &intake.Blocking{ID: 6, Status: intake.Posted, ApprovedBy: "rev@example.test", ApprovedAt: &at, EntryID: 11}}},
+			Blocking: &review.Blocking{ID: 6, Status: intake.Posted, ApprovedBy: "rev@example.test", ApprovedAt: &at, EntryID: 11}}},
 		"working":  {Doc: doc(intake.Active), Job: job(jobs.Launched)},
 		"failed":   {Doc: doc(intake.Active), Job: job(jobs.Abandoned), CanRetry: true},
 		"posted":   {Doc: doc(intake.Posted), Job: job(jobs.Done)},
 		"rejected": {Doc: doc(intake.Rejected)},
-		"invalid": {Doc: doc(intake.Flagged), Verdict: intake.Verdict{Applies: true, State: intake.VerdictInvalid, Violations: 1,
+		"invalid": {Doc: doc(intake.Flagged), Verdict: review.Verdict{Applies: true, State: review.VerdictInvalid, Violations: 1,
 			NeedsAcknowledgement: true, SupplierNotice: "Your invoice INV-1 cannot be accepted."}},
 	}
 	for name, v := range states {

@@ -15,6 +15,7 @@ import (
 	"greatbook/internal/desk"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/views"
 )
 
@@ -100,7 +101,7 @@ func asOutcome(err error) (*views.Outcome, int, bool) {
 	}
 	switch e.Code {
 	case apperr.DuplicateGroupConflict:
-		b, _ := e.Details["blocking"].(intake.Blocking)
+		b, _ := e.Details["blocking"].(review.Blocking)
 		return &views.Outcome{Kind: "conflict", Message: e.Message, Blocking: &b}, statusByCode[e.Code], true
 	case apperr.InvalidState, apperr.Invalid, apperr.Unavailable:
 		return &views.Outcome{Kind: "invalid", Message: e.Message}, statusByCode[e.Code], true
@@ -149,7 +150,7 @@ func (s *Server) approve(c echo.Context) error {
 		// The panel's acknowledgement of an invalid e-invoice, as the API's
 		// {"acknowledge_invalid": true, "reason": ...}; the plain approve button
 		// sends neither.
-		ack := intake.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
+		ack := review.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
 		a, err := s.app.Decisions.ApproveWith(ctx, u.OrgID, id, u.Actor(), ack)
 		s.countApprove(&a.Launch, err)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
+	"greatbook/internal/review"
 	"greatbook/views"
 )
 
@@ -169,12 +170,12 @@ func compareView(c desk.Comparison) views.CompareView {
 
 // documentAndGroup loads the document the path names, of the user's org,
 // and its duplicate group.
-func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []intake.Member, error) {
+func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []review.Member, error) {
 	doc, err := s.pathDocument(c)
 	if err != nil {
 		return doc, nil, err
 	}
-	group, err := intake.Group(c.Request().Context(), s.pool, doc.OrgID, doc.ID)
+	group, err := review.Group(c.Request().Context(), s.pool, doc.OrgID, doc.ID)
 	return doc, group, err
 }
 
@@ -234,7 +235,7 @@ func (s *Server) watch(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	group, err := review.Group(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -243,7 +244,7 @@ func (s *Server) watch(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	notice := "This document's duplicate group changed while you were looking at it."
-	if b, blocked := intake.BlockedBy(group, id); blocked {
+	if b, blocked := review.BlockedBy(group, id); blocked {
 		notice = fmt.Sprintf("Document %d in this group is %s: this document cannot be approved now.", b.ID, intake.StatusWords(b.Status))
 		if b.ApprovedBy != "" && b.ApprovedAt != nil {
 			notice = fmt.Sprintf("Document %d in this group was approved by %s at %s and is %s: this document cannot be approved now.",

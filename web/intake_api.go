@@ -17,6 +17,7 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 )
 
 // readDocument reads an uploaded document: the raw body, or the part named
@@ -151,7 +152,7 @@ func (s *Server) apiListIntake(c echo.Context) error {
 // intakeJSON is a document as the API shows it (API.md, with additions),
 // reading its findings and job; the listing reads those for a whole page
 // and builds each document with intakeBody, so both routes say the same.
-func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Member) (map[string]any, error) {
+func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []review.Member) (map[string]any, error) {
 	// Every finding with its severity, fatal ones first (API.md), the AP checks' among them.
 	findings, err := desk.Findings(c.Request().Context(), s.pool, d)
 	if err != nil {
@@ -170,7 +171,7 @@ func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Me
 
 // intakeBody is the JSON of a document from what was read of it; job is
 // nil when it has none.
-func intakeBody(d intake.Document, group []intake.Member, findings []einvoice.Finding, job *jobs.Job) map[string]any {
+func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Finding, job *jobs.Job) map[string]any {
 	members := make([]map[string]any, 0, len(group))
 	for _, m := range group {
 		members = append(members, map[string]any{"id": m.ID, "status": m.Status})

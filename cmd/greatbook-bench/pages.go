@@ -25,9 +25,9 @@ import (
 	"greatbook/internal/database"
 	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
-	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
+	"greatbook/internal/review"
 	"greatbook/web"
 )
 
@@ -282,7 +282,7 @@ func pages(ctx context.Context, e *bench.Env) error {
 	pick := func(ids []int64, i int) int64 { return ids[i%len(ids)] }
 	sigs, other := map[int64]string{}, map[int64]int64{}
 	for _, id := range w.grouped {
-		g, err := intake.Group(ctx, e.Pool, w.org.ID, id)
+		g, err := review.Group(ctx, e.Pool, w.org.ID, id)
 		if err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ import (
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 	"greatbook/internal/retry"
+	"greatbook/internal/review"
 )
 
 // The demo sign-in details. They are printed by `greatbook demo` and
@@ -308,7 +309,7 @@ func loadDemoDeadLetter(ctx context.Context, a *app.App, o org.Org, reviewer aut
 	if status != intake.Pending {
 		return nil // approved on an earlier run
 	}
-	staged := intake.NewDecisions(a.Pool, &jobs.Outbox{Pool: a.Pool, Starter: unreachableBookkeeper{}}, nil)
+	staged := review.NewDecisions(a.Pool, &jobs.Outbox{Pool: a.Pool, Starter: unreachableBookkeeper{}}, nil)
 	if _, err := staged.Approve(ctx, o.ID, id, actor); err != nil {
 		return fmt.Errorf("demo: approve the dead letter's document: %w", err)
 	}

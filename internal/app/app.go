@@ -13,9 +13,9 @@ import (
 
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/failpoint"
-	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 	"greatbook/internal/pipeline"
+	"greatbook/internal/review"
 	"greatbook/internal/runs"
 	"greatbook/internal/typewriter"
 	"greatbook/internal/webhooks"
@@ -80,7 +80,7 @@ type App struct {
 	Outbox     *jobs.Outbox
 	// BulkRetries runs a bulk retry of many dead letters as a durable run.
 	BulkRetries *jobs.BulkRetries
-	Decisions   *intake.Decisions
+	Decisions   *review.Decisions
 	Typewriter  *typewriter.Service
 	Webhooks    *webhooks.Service
 	Metrics     *Metrics
@@ -113,7 +113,7 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	a.Outbox = &jobs.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff,
 		Failpoints: cfg.Failpoints}
 	a.BulkRetries = jobs.NewBulkRetries(pool, engine, a.Outbox)
-	a.Decisions = intake.NewDecisions(pool, a.Outbox, cfg.Failpoints)
+	a.Decisions = review.NewDecisions(pool, a.Outbox, cfg.Failpoints)
 	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
 	a.Webhooks = &webhooks.Service{Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout, Logger: cfg.Logger}
 	a.Metrics = NewMetrics(pool)

@@ -17,10 +17,10 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
 	"greatbook/internal/einvoice"
-	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
+	"greatbook/internal/review"
 	"greatbook/internal/runs"
 )
 
@@ -89,7 +89,7 @@ func (w *approveWorld) pgbenchTargets(ctx context.Context, name string, ids []in
 // Differences: pgbench takes its target and a run id with one statement
 // each (greatbook has them in memory).
 func (w *approveWorld) approveScript(targets string) Script {
-	s, j := intake.Statements, jobs.Statements
+	s, j := review.Statements, jobs.Statements
 	data, _ := json.Marshal(map[string]any{"intake_id": 0, "job_id": 0})
 	vars := map[string]string{"org": strconv.FormatInt(w.org.ID, 10), "uid": strconv.FormatInt(w.user.ID, 10), "actor": w.user.Email,
 		"approve": "approve", "intake": "intake", "from": "pending", "to": "active", "detail": "{}", "maxatt": "5",

@@ -10,6 +10,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
 	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"greatbook/internal/runs"
 )
 
@@ -120,7 +121,7 @@ func orNone2(a, b string) string {
 // leave it as it was, so that a reviewer's page never reports their own
 // action as a change made while they were looking (the decision region
 // shows that outcome itself).
-func GroupSignature(members []intake.Member, id int64, reader string) string {
+func GroupSignature(members []review.Member, id int64, reader string) string {
 	s := ""
 	for _, m := range members {
 		if m.ID == id {

@@ -16,6 +16,7 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 	"greatbook/internal/org"
+	"greatbook/internal/review"
 	"greatbook/internal/storable"
 )
 
@@ -49,7 +50,7 @@ type ListFilter struct {
 // document, read in a fixed number of queries however long the page.
 type ListPage struct {
 	Documents []intake.Document
-	Groups    map[int64][]intake.Member
+	Groups    map[int64][]review.Member
 	Jobs      map[int64]jobs.Job
 	Findings  map[int64][]einvoice.Finding
 	// Next is the keyset position of the following page (the last id of
@@ -108,7 +109,7 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 	for i, d := range page.Documents {
 		ids[i] = d.ID
 	}
-	if page.Groups, err = intake.Groups(ctx, q, orgID, ids); err != nil {
+	if page.Groups, err = review.Groups(ctx, q, orgID, ids); err != nil {
 		return ListPage{}, err
 	}
 	if page.Jobs, err = jobs.ForDocuments(ctx, q, orgID, ids); err != nil {

@@ -10,8 +10,8 @@ import (
 	"greatbook/internal/apchecks"
 	"greatbook/internal/app"
 	"greatbook/internal/desk"
-	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 )
 
 // TestListReadsAPageInAFixedNumberOfStatements proves the listing has no
@@ -63,7 +63,7 @@ func TestListReadsAPageInAFixedNumberOfStatements(t *testing.T) {
 		}
 		bankChanges := 0
 		for _, d := range page.Documents {
-			group, err := intake.Group(ctx, w.DB.Pool, w.Org.ID, d.ID)
+			group, err := review.Group(ctx, w.DB.Pool, w.Org.ID, d.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,9 @@
 package desk
 
-import "greatbook/internal/intake"
+import (
+	"greatbook/internal/intake"
+	"greatbook/internal/review"
+)
 
 // The statements of the desk's read side. Fixed statements are constants;
 // a statement built from a filter is a format here, filled with fmt.Sprintf
@@ -47,7 +50,7 @@ var queueRowsSQL = `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.
 	        d.status = 'posted' AND ` + reversedSQL + `
 	FROM (%s) d
 	JOIN orgs o ON o.id = d.org_id
-	` + intake.GroupSummarySQL + `
+	` + review.GroupSummarySQL + `
 	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
 	ORDER BY %s`
 

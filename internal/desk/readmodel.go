@@ -11,6 +11,7 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
+	"greatbook/internal/review"
 )
 
 // Reader is who reads a document: the read model decides from it what the
@@ -31,8 +32,8 @@ type DocumentPage struct {
 	Fields *einvoice.Document
 	// Findings are the pipeline's findings, fatal ones first.
 	Findings []einvoice.Finding
-	Verdict  intake.Verdict
-	Group    []intake.Member
+	Verdict  review.Verdict
+	Group    []review.Member
 	// Signature identifies the group as read, for the page's watch.
 	Signature  string
 	Comparison Comparison
@@ -53,19 +54,19 @@ type DocumentPage struct {
 type Comparison struct {
 	DocumentID int64
 	With       int64
-	Members    []intake.Member
+	Members    []review.Member
 	Rows       []einvoice.FieldPair
 }
 
 // DecisionPanel is what a reader may decide on a document now.
 type DecisionPanel struct {
 	Document intake.Document
-	Verdict  intake.Verdict
+	Verdict  review.Verdict
 	// Job is the document's bookkeeping job, if it was approved.
 	Job *jobs.Job
 	// Blocking is the accepted member of the group that would refuse an
 	// approve, said before anyone presses approve; nil when there is none.
-	Blocking *intake.Blocking
+	Blocking *review.Blocking
 	// CanMarkDistinct: an admin may take a suspected duplicate out of its group.
 	CanMarkDistinct bool
 	// CanRetry: an admin may retry a failed or abandoned bookkeeping job.
@@ -89,11 +90,11 @@ func ReadDocument(ctx context.Context, q database.Executor, r Reader, id int64) 
 	if err != nil {
 		return DocumentPage{}, err
 	}
-	p := DocumentPage{Document: doc, Fields: fieldsOf(doc), Verdict: intake.VerdictOf(doc),
+	p := DocumentPage{Document: doc, Fields: fieldsOf(doc), Verdict: review.VerdictOf(doc),
 		CanTypeIn: doc.Status == intake.Flagged && intake.NeedsFields(doc.FlagReason)}
 	_ = json.Unmarshal(doc.Findings, &p.Findings)
 	p.Findings = einvoice.BySeverity(p.Findings)
-	if p.Group, err = intake.Group(ctx, q, r.OrgID, id); err != nil {
+	if p.Group, err = review.Group(ctx, q, r.OrgID, id); err != nil {
 		return p, err
 	}
 	p.Signature = GroupSignature(p.Group, id, r.Label)
@@ -124,9 +125,9 @@ func ReadDecision(ctx context.Context, q database.Executor, r Reader, id int64) 
 	if err != nil {
 		return DecisionPanel{}, err
 	}
-	var group []intake.Member
+	var group []review.Member
 	if doc.Undecided() {
-		if group, err = intake.Group(ctx, q, r.OrgID, id); err != nil {
+		if group, err = review.Group(ctx, q, r.OrgID, id); err != nil {
 			return DecisionPanel{}, err
 		}
 	}
@@ -135,15 +136,15 @@ func ReadDecision(ctx context.Context, q database.Executor, r Reader, id int64) 
 
 // decisionPanel decides what r may do on doc; group is doc's duplicate
 // group, read only when doc is undecided.
-func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc intake.Document, group []intake.Member) (DecisionPanel, error) {
-	v := DecisionPanel{Document: doc, Verdict: intake.VerdictOf(doc), CanMarkDistinct: r.Admin && doc.Undecided() && doc.DuplicateOf != 0,
+func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc intake.Document, group []review.Member) (DecisionPanel, error) {
+	v := DecisionPanel{Document: doc, Verdict: review.VerdictOf(doc), CanMarkDistinct: r.Admin && doc.Undecided() && doc.DuplicateOf != 0,
 		SeesDeadLetters: r.Admin}
 	if doc.Undecided() {
-		if b, blocked := intake.BlockedBy(group, doc.ID); blocked {
+		if b, blocked := review.BlockedBy(group, doc.ID); blocked {
 			v.Blocking = &b
 		}
 		for _, m := range group {
-			v.CanCloseNothingToPost = v.CanCloseNothingToPost || (m.ID == doc.ID && intake.Closable(m) == nil)
+			v.CanCloseNothingToPost = v.CanCloseNothingToPost || (m.ID == doc.ID && review.Closable(m) == nil)
 		}
 	}
 	if doc.Status == intake.Posted && doc.ResultEntryID != 0 {
@@ -169,7 +170,7 @@ func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc intak
 // CompareWith is the member of group a document's page first sets beside
 // it: the one it was filed as a duplicate of, else the first other member;
 // 0 when it is alone.
-func CompareWith(doc intake.Document, group []intake.Member) int64 {
+func CompareWith(doc intake.Document, group []review.Member) int64 {
 	if len(group) < 2 {
 		return 0
 	}
@@ -202,7 +203,7 @@ func readGroup(ctx context.Context, q database.Executor, r Reader, id, with int6
 	if err != nil {
 		return Comparison{}, err
 	}
-	group, err := intake.Group(ctx, q, r.OrgID, id)
+	group, err := review.Group(ctx, q, r.OrgID, id)
 	if err != nil {
 		return Comparison{}, err
 	}
@@ -212,7 +213,7 @@ func readGroup(ctx context.Context, q database.Executor, r Reader, id, with int6
 	return compare(ctx, q, doc, group, with)
 }
 
-func compare(ctx context.Context, q database.Executor, doc intake.Document, group []intake.Member, with int64) (Comparison, error) {
+func compare(ctx context.Context, q database.Executor, doc intake.Document, group []review.Member, with int64) (Comparison, error) {
 	v := Comparison{DocumentID: doc.ID, Members: group}
 	inGroup := false
 	for _, m := range group {

@@ -6,6 +6,7 @@ import (
 
 	"greatbook/internal/desk"
 	"greatbook/internal/intake"
+	"greatbook/internal/review"
 )
 
 // The group watch's signature ignores the reader's own decision on the
@@ -13,32 +14,32 @@ import (
 func TestGroupSignatureIgnoresOnlyTheReadersOwnDecision(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	before := []intake.Member{{ID: 1, Status: intake.Pending}, {ID: 2, Status: intake.Flagged, DuplicateOf: 1}}
+	before := []review.Member{{ID: 1, Status: intake.Pending}, {ID: 2, Status: intake.Flagged, DuplicateOf: 1}}
 	sig := desk.GroupSignature(before, 1, "ann@example.test")
-	with := func(f func(ms []intake.Member)) []intake.Member {
-		ms := append([]intake.Member(nil), before...)
+	with := func(f func(ms []review.Member)) []review.Member {
+		ms := append([]review.Member(nil), before...)
 		f(ms)
 		return ms
 	}
 	cases := []struct {
 		name    string
-		members []intake.Member
+		members []review.Member
 		same    bool
 	}{
 		{"nothing happened", before, true},
-		{"the reader approved it", with(func(ms []intake.Member) {
+		{"the reader approved it", with(func(ms []review.Member) {
 			ms[0].Status, ms[0].DecidedBy, ms[0].DecidedAt = intake.Active, "ann@example.test", &now
 		}), true},
-		{"the reader's approval was posted", with(func(ms []intake.Member) {
+		{"the reader's approval was posted", with(func(ms []review.Member) {
 			ms[0].Status, ms[0].DecidedBy, ms[0].DecidedAt, ms[0].ResultEntryID = intake.Posted, "ann@example.test", &now, 7
 		}), true},
-		{"someone else approved it", with(func(ms []intake.Member) {
+		{"someone else approved it", with(func(ms []review.Member) {
 			ms[0].Status, ms[0].DecidedBy, ms[0].DecidedAt = intake.Active, "bob@example.test", &now
 		}), false},
-		{"someone decided another member", with(func(ms []intake.Member) {
+		{"someone decided another member", with(func(ms []review.Member) {
 			ms[1].Status, ms[1].DecidedBy = intake.Rejected, "ann@example.test"
 		}), false},
-		{"a member joined", append(append([]intake.Member(nil), before...), intake.Member{ID: 3, Status: intake.Flagged, DuplicateOf: 1}), false},
+		{"a member joined", append(append([]review.Member(nil), before...), review.Member{ID: 3, Status: intake.Flagged, DuplicateOf: 1}), false},
 	}
 	for _, c := range cases {
 		if got := desk.GroupSignature(c.members, 1, "ann@example.test") == sig; got != c.same {

@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
 )
@@ -22,7 +23,7 @@ func TestAFaultBeforeTheCommitLeavesNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
 	id := w.Doc(t, 0)
-	w.Failpoints.Set(intake.FailpointBeforeCommit, func(context.Context) error { return errors.New("injected fault") })
+	w.Failpoints.Set(review.FailpointBeforeCommit, func(context.Context) error { return errors.New("injected fault") })
 	if _, err := w.App.Decisions.Approve(context.Background(), w.Org.ID, id, w.Actor); err == nil {
 		t.Fatal("the fault did not fail the approve")
 	}

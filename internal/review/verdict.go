@@ -1,4 +1,4 @@
-package intake
+package review
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"greatbook/internal/audit"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
 )
 
 // The states of a document's EN 16931 verdict (Verdict.State).
@@ -53,7 +54,7 @@ type Verdict struct {
 
 // VerdictOf reads the verdict of a filed document from its findings,
 // fields, format and profile as the pipeline filed them.
-func VerdictOf(doc Document) Verdict {
+func VerdictOf(doc intake.Document) Verdict {
 	var findings []einvoice.Finding
 	_ = json.Unmarshal(doc.Findings, &findings) // filed by the pipeline; unreadable means none to show
 	v := Verdict{Profile: einvoice.Profile(doc.Profile), Findings: einvoice.BySeverity(findings)}
@@ -80,7 +81,7 @@ func VerdictOf(doc Document) Verdict {
 		}
 	}
 	v.Violations = len(fatal)
-	v.Applies = enSyntax(doc.Format, v.Profile) && !notAnInvoice && !advisory && doc.FlagReason != FlagNotAnInvoice
+	v.Applies = enSyntax(doc.Format, v.Profile) && !notAnInvoice && !advisory && doc.FlagReason != intake.FlagNotAnInvoice
 	switch {
 	case len(fatal) > 0:
 		v.State = VerdictInvalid
@@ -97,9 +98,9 @@ func VerdictOf(doc Document) Verdict {
 	}
 	// The same conditions as approvable's, read from the document: an
 	// acknowledgement is offered only where it can succeed.
-	v.NeedsAcknowledgement = (doc.Status == Pending || doc.Status == Flagged) && !notAnInvoice && !nothingToPost &&
-		doc.FlagReason != FlagNotAnInvoice && (!NeedsFields(doc.FlagReason) || doc.FlagReason == FlagInvalidEInvoice) &&
-		doc.DocType != "" && len(doc.Fields) > 0 && (len(fatal) > 0 || doc.FlagReason == FlagInvalidEInvoice) && !unpostable
+	v.NeedsAcknowledgement = (doc.Status == intake.Pending || doc.Status == intake.Flagged) && !notAnInvoice && !nothingToPost &&
+		doc.FlagReason != intake.FlagNotAnInvoice && (!intake.NeedsFields(doc.FlagReason) || doc.FlagReason == intake.FlagInvalidEInvoice) &&
+		doc.DocType != "" && len(doc.Fields) > 0 && (len(fatal) > 0 || doc.FlagReason == intake.FlagInvalidEInvoice) && !unpostable
 	if len(fatal) > 0 && !notAnInvoice {
 		var fields struct {
 			Type   einvoice.DocType `json:"type"`

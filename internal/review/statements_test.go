@@ -1,4 +1,4 @@
-package intake_test
+package review_test
 
 import (
 	"context"
@@ -8,26 +8,26 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
-	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/internal/runs"
 )
 
 // TestStatementsAreWhatApproveSends proves that the benchmark measures the
-// product: intake.Statements and jobs.Statements (which make bench runs through pgbench) are,
-// statement for statement, what an approve and its launch, and a sweep's
-// launch, send to the server.
+// product: review.Statements and jobs.Statements (which make bench runs
+// through pgbench) are, statement for statement, what an approve and its
+// launch, and a sweep's launch, send to the server.
 func TestStatementsAreWhatApproveSends(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})
 	pool, log := w.DB.TracedPool(t)
 	outbox := &jobs.Outbox{Pool: pool, Starter: w.App.Outbox.Starter, Logger: w.App.Outbox.Logger}
-	s, j := intake.Statements, jobs.Statements
+	s, j := review.Statements, jobs.Statements
 	ctx := context.Background()
 
 	t.Run("approve and launch", func(t *testing.T) {
 		id := w.Doc(t, 0)
-		d := intake.NewDecisions(pool, outbox, nil)
+		d := review.NewDecisions(pool, outbox, nil)
 		log.Take()
 		a, err := d.Approve(ctx, w.Org.ID, id, w.Actor)
 		if err != nil {

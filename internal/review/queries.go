@@ -1,15 +1,8 @@
-package intake
+package review
 
-import (
-	"context"
-	"fmt"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"greatbook/internal/apperr"
-	"greatbook/internal/database"
-)
+// The statements of the duplicate group and of the decisions. The group is
+// found by one recursive query (groupCTE), and its members are always read
+// by id (groupMembersWhere).
 
 // groupCTE is the recursive query that finds a duplicate group: every row
 // joined to seed by duplicate_of edges, in either direction, transitively,
@@ -39,34 +32,8 @@ var groupIDsSQL = groupCTE("$1::bigint") + `SELECT id FROM grp`
 // through the primary key.
 var groupMembersWhere = `d.id = ANY (ARRAY(` + groupIDsSQL + `)) AND d.org_id = $2`
 
-// Member is a document of a duplicate group, as the group's rule and its
-// pages see it.
-type Member struct {
-	ID              int64      `json:"id"`
-	Status          Status     `json:"status"`
-	DuplicateOf     int64      `json:"-"`
-	DuplicateReason string     `json:"-"`
-	ResultEntryID   int64      `json:"-"`
-	DecidedBy       string     `json:"-"`
-	DecidedAt       *time.Time `json:"-"`
-	SourceRef       string     `json:"-"`
-	Filename        string     `json:"-"`
-	DocType         string     `json:"-"`
-	FlagReason      string     `json:"-"`
-	HasFields       bool       `json:"-"`
-	// NothingToPost: every amount the bookkeeper would post is zero.
-	NothingToPost bool `json:"-"`
-	// Findings are the pipeline's findings as filed (JSON), read where a
-	// decision depends on them: approving an invalid e-invoice.
-	Findings []byte `json:"-"`
-}
-
-// Accepted reports whether a member has entered, or is entering, the
-// ledger: active, posted, or holding a journal entry.
-func (m Member) Accepted() bool {
-	return m.Status == Active || m.Status == Posted || m.ResultEntryID != 0
-}
-
+// memberColumns are the columns of a Member, in the order scanMember reads
+// them.
 const memberColumns = `d.id, d.status, coalesce(d.duplicate_of, 0), coalesce(d.duplicate_reason, ''), coalesce(d.result_entry_id, 0),
 	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.source_ref, ''), d.filename, coalesce(d.doc_type, ''),
 	coalesce(d.flag_reason, ''), d.fields IS NOT NULL, ` + nothingToPostSQL + `, d.findings`
@@ -80,31 +47,9 @@ const nothingToPostSQL = `(d.fields IS NOT NULL
 	AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(CASE jsonb_typeof(d.fields -> 'tax_subtotals') WHEN 'array' THEN d.fields -> 'tax_subtotals' ELSE '[]' END) s
 	                WHERE s ->> 'tax' !~ '^-?0*(\.0*)?$'))`
 
-func scanMember(r pgx.CollectableRow) (Member, error) {
-	var m Member
-	err := r.Scan(&m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt, &m.SourceRef,
-		&m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost, &m.Findings)
-	return m, err
-}
-
-// Group returns the duplicate group of a document (itself included), by id.
-// A document that is not the org's has no group: not_found, so that no
-// caller answers for another org's id as if it were an empty group.
-func Group(ctx context.Context, q database.Executor, orgID, id int64) ([]Member, error) {
-	rows, err := q.Query(ctx, `SELECT `+memberColumns+` FROM intake_documents d
-		WHERE `+groupMembersWhere+` ORDER BY d.id`, id, orgID)
-	if err != nil {
-		return nil, fmt.Errorf("intake: group of %d: %w", id, err)
-	}
-	members, err := pgx.CollectRows(rows, scanMember)
-	if err != nil {
-		return nil, fmt.Errorf("intake: group of %d: %w", id, err)
-	}
-	if len(members) == 0 {
-		return nil, apperr.New(apperr.NotFound, "no document %d", id)
-	}
-	return members, nil
-}
+// groupSQL reads the duplicate group of the row $1 in org $2 (Group).
+var groupSQL = `SELECT ` + memberColumns + ` FROM intake_documents d
+		WHERE ` + groupMembersWhere + ` ORDER BY d.id`
 
 // groupsSQL finds the duplicate group of every seed at once: groupCTE with
 // the seed carried along each path. The join to the table is restricted
@@ -123,27 +68,6 @@ const groupsSQL = `WITH RECURSIVE grp (seed, id) AS (
 SELECT grp.seed, ` + memberColumns + ` FROM grp JOIN intake_documents d ON d.id = grp.id
 WHERE d.id = ANY (ARRAY(SELECT id FROM grp)) AND d.org_id = $2 ORDER BY grp.seed, d.id`
 
-// Groups are the duplicate groups of ids (each by id, itself included), as
-// Group reads one.
-func Groups(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64][]Member, error) {
-	rows, err := q.Query(ctx, groupsSQL, ids, orgID)
-	if err != nil {
-		return nil, fmt.Errorf("intake: groups: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[int64][]Member, len(ids))
-	for rows.Next() {
-		var seed int64
-		var m Member
-		if err := rows.Scan(&seed, &m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt,
-			&m.SourceRef, &m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost, &m.Findings); err != nil {
-			return nil, fmt.Errorf("intake: groups: %w", err)
-		}
-		out[seed] = append(out[seed], m)
-	}
-	return out, rows.Err()
-}
-
 // GroupSummarySQL is a LEFT JOIN LATERAL g (members, accepted) that
 // summarises the duplicate group of the outer row d, its members looked up
 // by id (see groupMembersWhere): the desk's queue shows it on each row.
@@ -152,3 +76,41 @@ var GroupSummarySQL = `LEFT JOIN LATERAL (
            coalesce(bool_or(m.id <> d.id AND (m.status IN ('active', 'posted') OR m.result_entry_id IS NOT NULL)), false) AS accepted
     FROM intake_documents m WHERE m.id = ANY (ARRAY(SELECT id FROM grp))
 ) g ON true`
+
+// lockGroupSQL is the first statement of every decision: it finds the
+// whole duplicate group and locks it, every member, ordered by id, in one
+// statement. The same order everywhere means no two decisions deadlock.
+// The members are read by id (groupMembersWhere).
+var lockGroupSQL = `SELECT ` + memberColumns + ` FROM intake_documents d
+WHERE ` + groupMembersWhere + `
+ORDER BY d.id
+FOR UPDATE`
+
+// recheckSQL lists the ids of the group of the row $1 again, once it is
+// locked: a new statement sees what committed meanwhile (lockWholeGroup).
+var recheckSQL = `SELECT coalesce(array_agg(id), '{}') FROM (` + groupIDsSQL + `) g`
+
+// activateSQL makes an approved document active, recording who decided.
+const activateSQL = `UPDATE intake_documents SET status = 'active', decided_by = $2, decided_at = now(), decision_reason = NULL, updated_at = now() WHERE id = $1`
+
+// The other decisions' updates: a rejection (also a close, with its fixed
+// reason), and "not a duplicate", which turns the duplicate edge into a
+// distinct one and a document flagged only as a duplicate pending.
+const (
+	rejectSQL = `UPDATE intake_documents SET status = 'rejected', decided_by = $2, decided_at = now(),
+			decision_reason = $3, updated_at = now() WHERE id = $1`
+	markDistinctSQL = `UPDATE intake_documents SET distinct_from = duplicate_of, duplicate_of = NULL,
+			duplicate_reason = NULL,
+			status = CASE WHEN flag_reason = 'duplicate' THEN 'pending' ELSE status END,
+			flag_reason = CASE WHEN flag_reason = 'duplicate' THEN NULL ELSE flag_reason END,
+			updated_at = now() WHERE id = $1`
+)
+
+// Statements are the SQL of approve before its job is written
+// (jobs.Statements has the rest), in order, for the benchmark that runs the
+// same statements through pgbench: the very constants Approve sends
+// (TestStatementsAreWhatApproveSends compares them with what reaches the
+// server).
+var Statements = struct {
+	LockGroup, Recheck, Activate string
+}{lockGroupSQL, recheckSQL, activateSQL}

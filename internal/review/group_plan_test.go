@@ -1,4 +1,4 @@
-package intake_test
+package review_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/bench"
-	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 )
 
@@ -34,7 +34,7 @@ func TestAGroupIsReadByItsMembersNotByTheOrg(t *testing.T) {
 	}
 	reads := map[string]read{
 		"the group lock": {1, func(tx pgx.Tx, seed bench.EndToEndSeed) error {
-			rows, err := tx.Query(ctx, intake.Statements.LockGroup, seed.IDs[len(seed.IDs)/2], seed.Org.ID)
+			rows, err := tx.Query(ctx, review.Statements.LockGroup, seed.IDs[len(seed.IDs)/2], seed.Org.ID)
 			if err != nil {
 				return err
 			}
@@ -42,11 +42,11 @@ func TestAGroupIsReadByItsMembersNotByTheOrg(t *testing.T) {
 			return rows.Err()
 		}},
 		"the group read": {1, func(tx pgx.Tx, seed bench.EndToEndSeed) error {
-			_, err := intake.Group(ctx, tx, seed.Org.ID, seed.IDs[len(seed.IDs)/2])
+			_, err := review.Group(ctx, tx, seed.Org.ID, seed.IDs[len(seed.IDs)/2])
 			return err
 		}},
 		"the queue's group summaries": {50, func(tx pgx.Tx, seed bench.EndToEndSeed) error {
-			rows, err := tx.Query(ctx, `SELECT d.id, g.members FROM intake_documents d `+intake.GroupSummarySQL+`
+			rows, err := tx.Query(ctx, `SELECT d.id, g.members FROM intake_documents d `+review.GroupSummarySQL+`
 				WHERE d.id = ANY ($1) ORDER BY d.id`, seed.IDs[:50])
 			if err != nil {
 				return err
@@ -55,7 +55,7 @@ func TestAGroupIsReadByItsMembersNotByTheOrg(t *testing.T) {
 			return rows.Err()
 		}},
 		"the listing's groups": {50, func(tx pgx.Tx, seed bench.EndToEndSeed) error {
-			_, err := intake.Groups(ctx, tx, seed.Org.ID, seed.IDs[:50])
+			_, err := review.Groups(ctx, tx, seed.Org.ID, seed.IDs[:50])
 			return err
 		}},
 	}

@@ -1,4 +1,4 @@
-package intake_test
+package review_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 )
 
@@ -29,7 +30,7 @@ var topologies = map[string][]int{
 // approveConcurrently has n approvers approve members of a group at once
 // and checks the rule: at most one member accepted, every loser a 409,
 // nothing else reaching a caller.
-func approveConcurrently(t *testing.T, w *world, d *intake.Decisions, ids []int64, n int) int64 {
+func approveConcurrently(t *testing.T, w *world, d *review.Decisions, ids []int64, n int) int64 {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -104,10 +105,10 @@ func TestTheGroupEntersTheLedgerOnce(t *testing.T) {
 				}
 				_, err := w.App.Decisions.Approve(context.Background(), w.Org.ID, id, w.Actor)
 				e, ok := apperr.As(err)
-				if !ok || e.Code != apperr.DuplicateGroupConflict || e.Details["blocking"].(intake.Blocking).ID != winner {
+				if !ok || e.Code != apperr.DuplicateGroupConflict || e.Details["blocking"].(review.Blocking).ID != winner {
 					t.Fatalf("approving %d after %d: %v", id, winner, err)
 				}
-				b := e.Details["blocking"].(intake.Blocking)
+				b := e.Details["blocking"].(review.Blocking)
 				if b.Status != intake.Posted || b.ApprovedBy != w.Actor.Label || b.ApprovedAt == nil || b.EntryID == 0 {
 					t.Fatalf("blocking member: %+v", b)
 				}
@@ -220,7 +221,7 @@ func TestTheGroupLockIsTheFirstLock(t *testing.T) {
 			w := newWorld(t, app.Config{})
 			ids := w.Group(t, []int{-1, 0})
 			b := &barrier{db: w.DB}
-			d := intake.WithTestOptions(w.App.Decisions, intake.TestOptions{LockRowFirst: tc.lockRowFirst, AfterLock: b.wait(t)})
+			d := review.WithTestOptions(w.App.Decisions, review.TestOptions{LockRowFirst: tc.lockRowFirst, AfterLock: b.wait(t)})
 			// Two reviewers approve the two members in opposite orders at once.
 			winner := approveConcurrently(t, w, d, []int64{ids[0], ids[1]}, 2)
 			checkOneEntry(t, w, ids, winner)
@@ -258,7 +259,7 @@ func TestApproveHoldsNothingWhileItWaitsForTheGroup(t *testing.T) {
 			if _, err := tx.Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 FOR UPDATE`, ids[0]); err != nil {
 				t.Fatal(err)
 			}
-			d := intake.WithTestOptions(w.App.Decisions, intake.TestOptions{LockRowFirst: tc.rowFirst})
+			d := review.WithTestOptions(w.App.Decisions, review.TestOptions{LockRowFirst: tc.rowFirst})
 			done := make(chan error, 1)
 			go func() {
 				_, err := d.Approve(ctx, w.Org.ID, ids[1], w.Actor)
@@ -298,7 +299,7 @@ func TestTheLockCoversTheGroupNotOneEdge(t *testing.T) {
 			w := newWorld(t, app.Config{})
 			ids := w.Group(t, []int{-1, 0, 1}) // a chain: the ends share no edge
 			b := &barrier{db: w.DB}
-			d := intake.WithTestOptions(w.App.Decisions, intake.TestOptions{LockEdgeOnly: tc.edgeOnly, AfterLock: b.wait(t)})
+			d := review.WithTestOptions(w.App.Decisions, review.TestOptions{LockEdgeOnly: tc.edgeOnly, AfterLock: b.wait(t)})
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
 			for i, id := range []int64{ids[0], ids[2]} {
@@ -331,7 +332,7 @@ func TestTheGroupGrowingWhileLockedIsSeen(t *testing.T) {
 			ctx := context.Background()
 			w := newWorld(t, app.Config{})
 			ids := w.Group(t, []int{-1, 0})
-			d := intake.WithTestOptions(w.App.Decisions, intake.TestOptions{SkipRecheck: tc.skipRecheck})
+			d := review.WithTestOptions(w.App.Decisions, review.TestOptions{SkipRecheck: tc.skipRecheck})
 
 			// Another transaction holds the root, and files an accepted
 			// member under it while the approve waits for the root.
@@ -409,7 +410,7 @@ func TestRejectWaitsForAnApprovalInFlight(t *testing.T) {
 	w := newWorld(t, app.Config{})
 	ids := w.Group(t, []int{-1, 0})
 	inside, release := make(chan struct{}), make(chan struct{})
-	w.Failpoints.Set(intake.FailpointBeforeCommit, func(context.Context) error {
+	w.Failpoints.Set(review.FailpointBeforeCommit, func(context.Context) error {
 		close(inside)
 		<-release
 		return nil

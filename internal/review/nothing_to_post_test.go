@@ -1,4 +1,4 @@
-package intake_test
+package review_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 )
 
@@ -87,11 +88,11 @@ func TestCloseADocumentWithNothingToPost(t *testing.T) {
 	}
 
 	doc, err := w.App.Decisions.CloseNothingToPost(ctx, w.Org.ID, nothing, w.Actor)
-	if err != nil || doc.Status != intake.Rejected || doc.DecisionReason != intake.NothingToPostReason || doc.DecidedBy != w.Actor.Label {
+	if err != nil || doc.Status != intake.Rejected || doc.DecisionReason != review.NothingToPostReason || doc.DecidedBy != w.Actor.Label {
 		t.Fatalf("close: %+v, %v", doc, err)
 	}
 	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE action = 'reject' AND subject_id = $1 AND actor = $2
-		AND detail->>'reason' = $3 AND detail->>'closed' = 'nothing_to_post' AND to_status = 'rejected'`, nothing, w.Actor.Label, intake.NothingToPostReason); n != 1 {
+		AND detail->>'reason' = $3 AND detail->>'closed' = 'nothing_to_post' AND to_status = 'rejected'`, nothing, w.Actor.Label, review.NothingToPostReason); n != 1 {
 		t.Fatalf("%d audited closes", n)
 	}
 

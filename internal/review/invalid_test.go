@@ -1,4 +1,4 @@
-package intake_test
+package review_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 )
 
@@ -39,10 +40,10 @@ func TestApprovingAnInvalidEInvoiceNeedsAnAcknowledgement(t *testing.T) {
 		strings.Contains(e.Message, "line_net_mismatch") {
 		t.Fatalf("approve without an acknowledgement: %v", err)
 	}
-	if vs, _ := e.Details["violations"].([]intake.Violation); len(vs) != 1 || vs[0].Code != "BR-CO-16" || vs[0].Field != "totals.payable" {
+	if vs, _ := e.Details["violations"].([]review.Violation); len(vs) != 1 || vs[0].Code != "BR-CO-16" || vs[0].Field != "totals.payable" {
 		t.Fatalf("violations %#v", e.Details["violations"])
 	}
-	if _, err := w.App.Decisions.ApproveWith(ctx, w.Org.ID, id, w.Actor, intake.Acknowledgement{Invalid: true}); !apperr.Is(err, apperr.Invalid) {
+	if _, err := w.App.Decisions.ApproveWith(ctx, w.Org.ID, id, w.Actor, review.Acknowledgement{Invalid: true}); !apperr.Is(err, apperr.Invalid) {
 		t.Fatalf("an acknowledgement without a reason: %v", err)
 	}
 	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM jobs`); n != 0 {
@@ -50,7 +51,7 @@ func TestApprovingAnInvalidEInvoiceNeedsAnAcknowledgement(t *testing.T) {
 	}
 
 	reason := "supplier confirmed the amount due by phone; credit note follows"
-	if _, err := w.App.Decisions.ApproveWith(ctx, w.Org.ID, id, w.Actor, intake.Acknowledgement{Invalid: true, Reason: reason}); err != nil {
+	if _, err := w.App.Decisions.ApproveWith(ctx, w.Org.ID, id, w.Actor, review.Acknowledgement{Invalid: true, Reason: reason}); err != nil {
 		t.Fatalf("acknowledged approve: %v", err)
 	}
 	if n := testkit.Count(t, w.DB, `SELECT count(*) FROM audit_events WHERE action = 'approve' AND subject_id = $1 AND actor = $2
@@ -70,7 +71,7 @@ func TestAnUnpostableInvalidEInvoiceIsNeverApproved(t *testing.T) {
 	w := newWorld(t, app.Config{})
 	for _, code := range []string{"amount_out_of_range", "unstorable_text", "BR-CL-04"} {
 		id := w.flagInvalid(t, `[{"code":"`+code+`","severity":"fatal","field":"x","message":"m"},{"code":"BR-CO-16","severity":"fatal","field":"totals.payable","message":"m"}]`)
-		_, err := w.App.Decisions.ApproveWith(context.Background(), w.Org.ID, id, w.Actor, intake.Acknowledgement{Invalid: true, Reason: "approve it anyway"})
+		_, err := w.App.Decisions.ApproveWith(context.Background(), w.Org.ID, id, w.Actor, review.Acknowledgement{Invalid: true, Reason: "approve it anyway"})
 		e, ok := apperr.As(err)
 		if !ok || e.Code != apperr.InvalidState || e.Details["reason"] != "unpostable" || !strings.Contains(e.Message, code) {
 			t.Fatalf("%s: %v", code, err)
@@ -105,7 +106,7 @@ func TestAnInvalidEInvoiceFlaggedAsADuplicateNeedsTheAcknowledgementToo(t *testi
 	if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidState || e.Details["reason"] != intake.FlagInvalidEInvoice {
 		t.Fatalf("approving it once not a duplicate: %v", err)
 	}
-	if _, err := w.App.Decisions.ApproveWith(ctx, w.Org.ID, dup, w.Actor, intake.Acknowledgement{Invalid: true, Reason: "checked with the supplier"}); err != nil {
+	if _, err := w.App.Decisions.ApproveWith(ctx, w.Org.ID, dup, w.Actor, review.Acknowledgement{Invalid: true, Reason: "checked with the supplier"}); err != nil {
 		t.Fatal(err)
 	}
 }
