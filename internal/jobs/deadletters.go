@@ -93,9 +93,9 @@ func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f De
 	if err != nil {
 		return nil, err
 	}
-	sql := deadLettersSQL + where + deadLettersOrderSQL
+	sql := fmt.Sprintf(deadLettersSQL, where)
 	if limit > 0 {
-		sql += fmt.Sprintf(" LIMIT %d", limit)
+		sql += fmt.Sprintf(limitSQL, limit)
 	}
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
@@ -165,7 +165,7 @@ func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scop
 		return 0, err
 	}
 	var n int
-	err = q.QueryRow(ctx, countDeadLettersSQL+f.from()+` WHERE `+where, args...).Scan(&n)
+	err = q.QueryRow(ctx, fmt.Sprintf(countDeadLettersSQL, f.from(), where), args...).Scan(&n)
 	return n, err
 }
 
@@ -197,7 +197,7 @@ func DryRunRetryIn(ctx context.Context, q database.Executor, scope org.Scope, f 
 	if err != nil {
 		return DryRun{}, err
 	}
-	rows, err := q.Query(ctx, dryRunSQL+f.from()+` WHERE `+where, args...)
+	rows, err := q.Query(ctx, fmt.Sprintf(dryRunSQL, f.from(), where), args...)
 	if err != nil {
 		return DryRun{}, fmt.Errorf("jobs: dry run: %w", err)
 	}
@@ -316,7 +316,7 @@ func (o *Outbox) RetrySelectedIn(ctx context.Context, scope org.Scope, jobIDs []
 		return BulkRetry{}, apperr.New(apperr.Invalid, "at most %d dead letters can be retried at once, not %d", MaxSelected, len(ids))
 	}
 	args := []any{ids}
-	rows, err := o.Pool.Query(ctx, selectedJobsSQL+scope.Where("org_id", &args)+` ORDER BY id`, args...)
+	rows, err := o.Pool.Query(ctx, fmt.Sprintf(selectedJobsSQL, scope.Where("org_id", &args)), args...)
 	if err != nil {
 		return BulkRetry{}, fmt.Errorf("jobs: retry selected: %w", err)
 	}

@@ -58,24 +58,24 @@ const (
 	sweepStateSQL = `SELECT last_pass_at, launched, failed FROM sweep_passes WHERE id = 1`
 )
 
-// Dead letters: the fixed parts of the statements DeadLetterFilter
-// completes with its conditions.
+// Dead letters: the statements a DeadLetterFilter completes with the FROM
+// it reads (jobsFromSQL, or jobsWithDocumentsFromSQL when it asks for a
+// supplier) and its conditions (DeadLetterFilter.where).
 const (
 	// deadLetterStatusesSQL keeps both kinds of dead letter.
 	deadLetterStatusesSQL = `j.status IN ('abandoned', 'failed')`
-	// deadLettersSQL lists them with their documents and orgs, to be
-	// followed by the filter's conditions and deadLettersOrderSQL.
+	// deadLettersSQL lists them with their documents and orgs, the most
+	// recently failed first: conditions; then limitSQL, when a page.
 	deadLettersSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug
-		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id WHERE `
-	deadLettersOrderSQL = ` ORDER BY j.updated_at DESC, j.id DESC`
-	// What a count or a dry run reads: the jobs, and their documents only
-	// when the filter asks for a supplier.
+		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id WHERE %s ORDER BY j.updated_at DESC, j.id DESC`
+	limitSQL                 = ` LIMIT %d`
 	jobsFromSQL              = `jobs j`
 	jobsWithDocumentsFromSQL = `jobs j JOIN intake_documents d ON d.id = j.intake_id`
-	countDeadLettersSQL      = `SELECT count(*) FROM `
-	dryRunSQL                = `SELECT j.id, j.attempts FROM `
+	// countDeadLettersSQL and dryRunSQL: FROM, conditions.
+	countDeadLettersSQL = `SELECT count(*) FROM %s WHERE %s`
+	dryRunSQL           = `SELECT j.id, j.attempts FROM %s WHERE %s`
 	// selectedJobsSQL finds the ticked jobs ($1) within a scope's condition.
-	selectedJobsSQL = `SELECT id, org_id FROM jobs WHERE id = ANY($1) AND `
+	selectedJobsSQL = `SELECT id, org_id FROM jobs WHERE id = ANY($1) AND %s ORDER BY id`
 )
 
 // A durable bulk retry: the database's clock for its cutoff, and its next
