@@ -24,11 +24,11 @@ type HistoryItem struct {
 	Tone   string // "", "good", "bad", "wait"
 }
 
-// History is a document's one readable history: its arrival, each pipeline
+// history is a document's one readable history: its arrival, each pipeline
 // step and repair, its filing, the decisions on it, each launch attempt,
 // each bookkeeping step and its journal entry — from the audit trail and the
 // run checkpoints, oldest first.
-func History(ctx context.Context, q database.Executor, orgID, id int64) ([]HistoryItem, error) {
+func history(ctx context.Context, q database.Executor, orgID, id int64) ([]HistoryItem, error) {
 	doc, err := intake.GetDocument(ctx, q, orgID, id)
 	if err != nil {
 		return nil, err

@@ -105,8 +105,8 @@ func (o QueueOrder) String() string {
 	return string(o.Key)
 }
 
-// ParseQueueOrder reads an order as String writes it; anything else is the default.
-func ParseQueueOrder(s string) QueueOrder {
+// parseQueueOrder reads an order as String writes it; anything else is the default.
+func parseQueueOrder(s string) QueueOrder {
 	o := QueueOrder{Key: SortKey(strings.TrimPrefix(s, "-")), Desc: strings.HasPrefix(s, "-")}
 	if !slices.Contains(SortKeys, o.Key) {
 		return DefaultOrder
@@ -140,7 +140,7 @@ type QueueFilter struct {
 // defaults, as a hand-edited URL should.
 func ParseQueueFilter(v url.Values) QueueFilter {
 	f := QueueFilter{Tab: Tab(v.Get("tab")), Query: v.Get("q"), DocType: v.Get("type"), FlagReason: v.Get("flag"),
-		Order: ParseQueueOrder(v.Get("order"))}
+		Order: parseQueueOrder(v.Get("order"))}
 	if !slices.Contains(Tabs, f.Tab) {
 		f.Tab = TabNeedsReview
 	}
@@ -415,9 +415,9 @@ func queueCursors(list []QueueRow, f QueueFilter, more bool) (older, newer int64
 	return older, newer
 }
 
-// CountCap is where the desk stops counting a status: counting every row
+// countCap is where the desk stops counting a status: counting every row
 // of a large org on each page load would cost more than the page.
-const CountCap = 1000
+const countCap = 1000
 
 // TabCount is how many rows a tab holds; More says there are more than N.
 type TabCount struct {
@@ -438,10 +438,10 @@ func TabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]T
 	return tabCounts(ctx, q, orgID)
 }
 
-// tabCounts counts each status up to CountCap rows (an index-only scan of
+// tabCounts counts each status up to countCap rows (an index-only scan of
 // at most that many entries each) and adds them up by tab.
 func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
-	rows, err := q.Query(ctx, statusCountsSQL, orgID, CountCap, TabAll.statuses())
+	rows, err := q.Query(ctx, statusCountsSQL, orgID, countCap, TabAll.statuses())
 	if err != nil {
 		return nil, fmt.Errorf("desk: counts: %w", err)
 	}
@@ -468,26 +468,26 @@ func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]T
 		var c TabCount
 		for _, s := range t.statuses() {
 			c.N += by[s]
-			c.More = c.More || by[s] >= CountCap
+			c.More = c.More || by[s] >= countCap
 		}
 		switch t {
 		case TabPosted:
 			c.N = max(c.N-reversed, 0)
 		case TabReversed:
-			c = TabCount{N: reversed, More: reversed >= CountCap}
+			c = TabCount{N: reversed, More: reversed >= countCap}
 		}
 		counts[t] = c
 	}
 	return counts, nil
 }
 
-// reversedCount counts, up to CountCap, the org's posted documents whose
+// reversedCount counts, up to countCap, the org's posted documents whose
 // entry was reversed. It starts from the reversals (few, in the partial
 // index journal_entries_reverses_idx) and finds each one's document by its
 // source key: no posted document is read that was not reversed.
 func reversedCount(ctx context.Context, q database.Executor, orgID int64) (int, error) {
 	var n int
-	err := q.QueryRow(ctx, reversedCountSQL, orgID, CountCap).Scan(&n)
+	err := q.QueryRow(ctx, reversedCountSQL, orgID, countCap).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("desk: counts: %w", err)
 	}

@@ -98,10 +98,10 @@ func ReadDocument(ctx context.Context, q database.Executor, r Reader, id int64) 
 		return p, err
 	}
 	p.Signature = GroupSignature(p.Group, id, r.Label)
-	if p.Comparison, err = compare(ctx, q, doc, p.Group, CompareWith(doc, p.Group)); err != nil {
+	if p.Comparison, err = compare(ctx, q, doc, p.Group, compareWith(doc, p.Group)); err != nil {
 		return p, err
 	}
-	if p.History, err = History(ctx, q, r.OrgID, id); err != nil {
+	if p.History, err = history(ctx, q, r.OrgID, id); err != nil {
 		return p, err
 	}
 	if doc.MediaType != "application/pdf" && !strings.HasPrefix(doc.MediaType, "image/") {
@@ -167,10 +167,10 @@ func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc intak
 	return v, nil
 }
 
-// CompareWith is the member of group a document's page first sets beside
+// compareWith is the member of group a document's page first sets beside
 // it: the one it was filed as a duplicate of, else the first other member;
 // 0 when it is alone.
-func CompareWith(doc intake.Document, group []review.Member) int64 {
+func compareWith(doc intake.Document, group []review.Member) int64 {
 	if len(group) < 2 {
 		return 0
 	}
@@ -192,7 +192,7 @@ func ReadComparison(ctx context.Context, q database.Executor, r Reader, id, with
 }
 
 // ReadGroup is document id's group as its page shows it: the members, and
-// the document beside member with (the page's first choice, CompareWith,
+// the document beside member with (the page's first choice, compareWith,
 // when with is 0).
 func ReadGroup(ctx context.Context, q database.Executor, r Reader, id, with int64) (Comparison, error) {
 	return readGroup(ctx, q, r, id, with, true)
@@ -208,7 +208,7 @@ func readGroup(ctx context.Context, q database.Executor, r Reader, id, with int6
 		return Comparison{}, err
 	}
 	if with == 0 && firstChoice {
-		with = CompareWith(doc, group)
+		with = compareWith(doc, group)
 	}
 	return compare(ctx, q, doc, group, with)
 }

@@ -25,8 +25,8 @@ const SyncBulkRetryMax = 100
 // retries before it checkpoints its position.
 const BulkRetryBatch = 100
 
-// BulkRetryKind is the kind of a durable bulk retry's run.
-const BulkRetryKind = "bulk_retry"
+// bulkRetryKind is the kind of a durable bulk retry's run.
+const bulkRetryKind = "bulk_retry"
 
 // BulkRetryState is a durable bulk retry's checkpointed state: what it
 // retries (the filter, in its run's org, the letters dead at Cutoff), how
@@ -61,7 +61,7 @@ type BulkRetries struct {
 // NewBulkRetries registers the bulk_retry graph with engine.
 func NewBulkRetries(pool *pgxpool.Pool, engine *runs.Engine, outbox *Outbox) *BulkRetries {
 	b := &BulkRetries{Pool: pool, Engine: engine, Outbox: outbox}
-	b.graph = runs.Graph[BulkRetryState]{Kind: BulkRetryKind, Start: "retry",
+	b.graph = runs.Graph[BulkRetryState]{Kind: bulkRetryKind, Start: "retry",
 		Nodes: map[string]runs.NodeFunc[BulkRetryState]{"retry": b.step}}
 	runs.Register(engine, b.graph)
 	return b
@@ -196,7 +196,7 @@ type BulkRetryProgress struct {
 // BulkRetryRuns lists the durable bulk retries of a scope, the most
 // recently changed first.
 func BulkRetryRuns(ctx context.Context, q database.Executor, scope org.Scope) ([]BulkRetryProgress, error) {
-	infos, err := runs.ListIn(ctx, q, scope, runs.ListFilter{Kind: BulkRetryKind, Limit: 10})
+	infos, err := runs.ListIn(ctx, q, scope, runs.ListFilter{Kind: bulkRetryKind, Limit: 10})
 	if err != nil {
 		return nil, err
 	}

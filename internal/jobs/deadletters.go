@@ -72,7 +72,7 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 
 // DeadLetters lists an org's dead letters, the most recently failed first.
 // Dead letters are never pruned.
-// The page shows the first DeadLetterPage; CountDeadLetters says how many
+// The page shows the first DeadLetterPage; CountDeadLettersIn says how many
 // there are in all.
 func DeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) ([]DeadLetter, error) {
 	return DeadLettersIn(ctx, q, org.Only(orgID), f)
@@ -122,12 +122,8 @@ type Attempt struct {
 	At         time.Time
 }
 
-// History returns a job of an org with every attempt, oldest first.
-func History(ctx context.Context, q database.Executor, orgID, jobID int64) (Job, []Attempt, error) {
-	return HistoryIn(ctx, q, org.Only(orgID), jobID)
-}
-
-// HistoryIn is History for a job in a scope (an operator's: any org's).
+// HistoryIn returns a job in a scope (an operator's: any org's) with
+// every attempt, oldest first.
 func HistoryIn(ctx context.Context, q database.Executor, scope org.Scope, jobID int64) (Job, []Attempt, error) {
 	job, err := jobIn(ctx, q, scope, jobID)
 	if err != nil {
@@ -153,12 +149,8 @@ type BulkRetry struct {
 	Skipped  int // launched meanwhile by someone else
 }
 
-// CountDeadLetters counts the dead letters a filter matches.
-func CountDeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) (int, error) {
-	return CountDeadLettersIn(ctx, q, org.Only(orgID), f)
-}
-
-// CountDeadLettersIn counts the dead letters of a scope a filter matches.
+// CountDeadLettersIn counts the dead letters of a scope (an operator's:
+// every org's) a filter matches.
 func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) (int, error) {
 	where, args, err := f.where(scope)
 	if err != nil {
