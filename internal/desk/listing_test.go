@@ -18,7 +18,7 @@ import (
 // N+1: a page of 3 and a page of 12 send the same statements (the page, all
 // its groups, all its jobs, the org, all the bank check's previous
 // accounts), and what it read of each document is what the single reads
-// (Group, JobForDocument, Findings) read.
+// (review.Group, jobs.ForDocument, desk.Findings) read.
 func TestListReadsAPageInAFixedNumberOfStatements(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, app.Config{})

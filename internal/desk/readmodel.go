@@ -73,7 +73,7 @@ type DecisionPanel struct {
 	CanRetry bool
 	// CanCloseNothingToPost: the document is valid but every amount is
 	// zero, so approve refuses it; a reviewer closes it in one step
-	// (Decisions.CloseNothingToPost).
+	// (review.Decisions.CloseNothingToPost).
 	CanCloseNothingToPost bool
 	// SeesDeadLetters: the reader may open the dead-letter page (an admin);
 	// a reviewer is told whom to ask instead of a link that answers 403.

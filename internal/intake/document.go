@@ -1,6 +1,10 @@
-// Package intake holds documents from their arrival until a reviewer's
-// decision: the queue, its natural-key duplicate flags, duplicate groups,
-// and the guarded approval and its outbox.
+// Package intake holds the documents that arrive: their statuses and flag
+// reasons, their natural key, and their filing, which flags a repeat as a
+// duplicate of the row that holds the key and never merges or drops it. The
+// Store has two implementations that enforce the same partial unique index:
+// PGStore, and MemoryStore for the offline pipeline (intaketest holds their
+// one conformance suite). The decisions on a document are review's, its
+// bookkeeping job is jobs', and what the desk shows of it is desk's.
 package intake
 
 import (
@@ -42,7 +46,7 @@ const (
 	FlagNotAnInvoice = "not_an_invoice"
 	// FlagNothingToPost: the document was read and is valid, but every
 	// amount of it is zero: approving it would post nothing. A reviewer
-	// closes it (Decisions.CloseNothingToPost).
+	// closes it (review.Decisions.CloseNothingToPost).
 	FlagNothingToPost = "nothing_to_post"
 )
 

@@ -329,7 +329,7 @@ func get(ctx context.Context, q database.Executor, orgID, id int64) (Document, e
 }
 
 // GetDocument returns one document of an org (not_found when the org has
-// no such document), like GetJob and Original: reads take the Executor, and
+// no such document), like Original and jobs.Get: reads take the Executor, and
 // a PGStore is built only where a Store is needed, over a transaction.
 func GetDocument(ctx context.Context, q database.Executor, orgID, id int64) (Document, error) {
 	return get(ctx, q, orgID, id)
