@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"greatbook/internal/app"
-	"greatbook/internal/intake/intaketest"
+	"greatbook/internal/app/apptest"
 )
 
 // world is the shared test world, with this package's own helpers as methods.
-type world struct{ *intaketest.World }
+type world struct{ *apptest.World }
 
-func newWorld(t *testing.T, cfg app.Config) *world { return &world{intaketest.NewWorld(t, cfg)} }
+func newWorld(t *testing.T, cfg app.Config) *world { return &world{apptest.NewWorld(t, cfg)} }

@@ -1,4 +1,6 @@
-package intaketest
+// Package apptest is the assembled app on a fresh database, with an org and
+// documents in it, for the tests of the packages the app assembles: a World.
+package apptest
 
 import (
 	"context"

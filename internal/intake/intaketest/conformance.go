@@ -1,7 +1,6 @@
-// Package intaketest is what the tests of intake and of the packages over it
-// share: the conformance suite every intake.Store passes, PostgreSQL's and
-// the in-memory one (Exercise: whatever the pipeline sees offline it sees in
-// production), and a World of documents in an org with the app running.
+// Package intaketest is the conformance suite every intake.Store passes:
+// PostgreSQL's and the in-memory one. Whatever the pipeline sees offline it
+// sees in production.
 package intaketest
 
 import (
