@@ -182,13 +182,6 @@ func Get(ctx context.Context, q database.Executor, orgID, id int64) (Job, error)
 	return j, nil
 }
 
-// Statements are the SQL of writing a job and of a launch, in order, for
-// the benchmark that runs the same statements through pgbench: the very
-// constants InsertTx and a launch send.
-var Statements = struct {
-	InsertJob, LockJob, LockJobSkipLocked, MarkLaunched, InsertAttempt string
-}{insertJobSQL, lockJobSQL, lockJobSkipLockedSQL, markLaunchedSQL, insertAttemptSQL}
-
 // InsertTx writes the job a document's approval owes, in the approval's
 // transaction tx, so that the approval and its job commit together; it is
 // launched after the commit (Launch). A document has one job at most: a

@@ -32,6 +32,14 @@ const (
 	insertAttemptSQL     = `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`
 )
 
+// Statements are the SQL of writing a job and of a launch, in order, for
+// the benchmark that runs the same statements through pgbench: the very
+// constants InsertTx and a launch send (TestStatementsAreWhatApproveSends
+// compares them with what reaches the server).
+var Statements = struct {
+	InsertJob, LockJob, LockJobSkipLocked, MarkLaunched, InsertAttempt string
+}{insertJobSQL, lockJobSQL, lockJobSkipLockedSQL, markLaunchedSQL, insertAttemptSQL}
+
 // Recording a failed launch (the job locked with lockJobSQL first).
 const (
 	recordFailureSQL = `UPDATE jobs j SET status = $2, attempts = $3, last_error = $4, error_class = $5,
