@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"fmt"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 	"greatbook/internal/runs"
 	"net/url"
@@ -38,13 +38,13 @@ func runURL(id string) templ.SafeURL { return templ.SafeURL("/admin/runs/" + id)
 
 // DeadLettersProps is the dead-letter page's contents.
 type DeadLettersProps struct {
-	Filter  intake.DeadLetterFilter
-	Letters []intake.DeadLetter
+	Filter  jobs.DeadLetterFilter
+	Letters []jobs.DeadLetter
 	// Total is how many match when the page shows only the first of them.
 	Total int
 	// Preview is the dry run of a bulk retry: how many match, and which.
-	Preview *intake.DryRun
-	Result  *intake.BulkRetry
+	Preview *jobs.DryRun
+	Result  *jobs.BulkRetry
 	Error   string
 	// Webhooks is the section of dead webhook deliveries.
 	Webhooks WebhookDeadLettersProps
@@ -53,11 +53,11 @@ type DeadLettersProps struct {
 	Operator  bool
 	OrgFilter string
 	// BulkRuns are the durable bulk retries (more than
-	// intake.SyncBulkRetryMax letters), with their progress.
-	BulkRuns []intake.BulkRetryProgress
+	// jobs.SyncBulkRetryMax letters), with their progress.
+	BulkRuns []jobs.BulkRetryProgress
 }
 
-func bulkRunsActive(list []intake.BulkRetryProgress) bool {
+func bulkRunsActive(list []jobs.BulkRetryProgress) bool {
 	for _, r := range list {
 		if r.Status == runs.Running {
 			return true
@@ -68,7 +68,7 @@ func bulkRunsActive(list []intake.BulkRetryProgress) bool {
 
 // BulkRetryRuns is the progress of the durable bulk retries, polled while
 // one is running.
-func BulkRetryRuns(list []intake.BulkRetryProgress) templ.Component {
+func BulkRetryRuns(list []jobs.BulkRetryProgress) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -287,7 +287,7 @@ func BulkRetryRuns(list []intake.BulkRetryProgress) templ.Component {
 	})
 }
 
-func filterQuery(f intake.DeadLetterFilter) string {
+func filterQuery(f jobs.DeadLetterFilter) string {
 	v := url.Values{}
 	for k, x := range map[string]string{"status": f.Status, "class": f.ErrorClass, "supplier": f.Supplier, "from": f.From, "to": f.To} {
 		if x != "" {
@@ -297,7 +297,7 @@ func filterQuery(f intake.DeadLetterFilter) string {
 	return v.Encode()
 }
 
-func deadLetterFilterFields(f intake.DeadLetterFilter) templ.Component {
+func deadLetterFilterFields(f jobs.DeadLetterFilter) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -483,7 +483,7 @@ func orgFilterHidden(operator bool, slug string) templ.Component {
 }
 
 // deadLetterFilterHidden carries the page's filter through a post.
-func deadLetterFilterHidden(f intake.DeadLetterFilter) templ.Component {
+func deadLetterFilterHidden(f jobs.DeadLetterFilter) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1329,7 +1329,7 @@ func DeadLettersPage(c Chrome, p DeadLettersProps) templ.Component {
 }
 
 // JobPage is a job's full history.
-func JobPage(c Chrome, job intake.Job, attempts []intake.Attempt, runViews []RunView) templ.Component {
+func JobPage(c Chrome, job jobs.Job, attempts []jobs.Attempt, runViews []RunView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1493,7 +1493,7 @@ func JobPage(c Chrome, job intake.Job, attempts []intake.Attempt, runViews []Run
 					return templ_7745c5c3_Err
 				}
 			}
-			if job.Status == intake.JobAbandoned || job.Status == intake.JobFailed || job.Status == intake.JobPending {
+			if job.Status == jobs.Abandoned || job.Status == jobs.Failed || job.Status == jobs.Pending {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 121, "<form class=\"inline-form card\" method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1955,8 +1955,8 @@ func checkpointTable(cps []runs.Checkpoint) templ.Component {
 type RunsProps struct {
 	Kind, State string
 	Runs        []runs.Info
-	Stranded    []intake.Stranded
-	Sweep       intake.SweepState
+	Stranded    []jobs.Stranded
+	Sweep       jobs.SweepState
 	Counts      runs.StateCounts
 	// OrgSlugs, set for an instance operator, names the org of each run
 	// (an Org column): the page lists every org's.

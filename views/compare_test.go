@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"greatbook/internal/einvoice"
-	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"greatbook/views"
 )
 
@@ -13,7 +13,7 @@ import (
 func TestCompareMarksTheChangeInsideAValue(t *testing.T) {
 	t.Parallel()
 	doc := render(t, views.Compare(views.CompareView{DocumentID: 7, With: 3,
-		Members: []intake.Member{{ID: 3}, {ID: 7}},
+		Members: []review.Member{{ID: 3}, {ID: 7}},
 		Rows: []einvoice.FieldPair{
 			{Field: "number", A: "INV-001", B: "INV-001", Same: true},
 			{Field: "due date", A: "2026-12-20", B: "2027-01-15"},

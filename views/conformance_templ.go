@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"greatbook/internal/einvoice"
-	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"strconv"
 	"strings"
 )
@@ -53,7 +53,7 @@ func violations(n int) string {
 // with its rule id, severity, business term and the rule's words with the
 // numbers, fatal first. Documents the rules do not judge (the project's
 // JSON, scans, ZUGFeRD 1.0) show their findings in findingsList instead.
-func ConformancePanel(v intake.Verdict) templ.Component {
+func ConformancePanel(v review.Verdict) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -137,7 +137,7 @@ func ConformancePanel(v intake.Verdict) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		switch v.State {
-		case intake.VerdictInvalid:
+		case review.VerdictInvalid:
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "Invalid e-invoice: ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -151,7 +151,7 @@ func ConformancePanel(v intake.Verdict) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		case intake.VerdictNotApplicable:
+		case review.VerdictNotApplicable:
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "EN 16931 rules do not apply to this profile (")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -169,7 +169,7 @@ func ConformancePanel(v intake.Verdict) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		case intake.VerdictNotRun:
+		case review.VerdictNotRun:
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "EN 16931 rules were not run")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -197,7 +197,7 @@ func ConformancePanel(v intake.Verdict) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.State == intake.VerdictInvalid {
+		if v.State == review.VerdictInvalid {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<p class=\"muted\">A fatal rule of EN 16931 is broken: this is not a proper e-invoice. Ask the supplier for a corrected one (reject below: the reason is written for them), or approve it with an acknowledgement and a reason.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

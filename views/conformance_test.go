@@ -12,6 +12,7 @@ import (
 
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"greatbook/views"
 )
 
@@ -60,7 +61,7 @@ func TestConformancePanel(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := render(t, views.ConformancePanel(intake.VerdictOf(tc.doc)))
+			d := render(t, views.ConformancePanel(review.VerdictOf(tc.doc)))
 			panel := d.Find(`#conformance[data-testid=conformance]`)
 			if got := strings.Join(strings.Fields(panel.Find(`[data-testid=conformance-verdict]`).Text()), " "); got != tc.says {
 				t.Fatalf("the panel says %q, want %q", got, tc.says)
@@ -87,7 +88,7 @@ func TestConformancePanel(t *testing.T) {
 // supplier; a valid one the plain approve button and an empty reason.
 func TestTheDecisionPanelOfAnInvalidEInvoice(t *testing.T) {
 	doc := filedDocument("ubl", "en16931", intake.FlagInvalidEInvoice, brokenTotal)
-	d := render(t, views.DecisionPanel(views.DecisionView{Doc: doc, Verdict: intake.VerdictOf(doc)}))
+	d := render(t, views.DecisionPanel(views.DecisionView{Doc: doc, Verdict: review.VerdictOf(doc)}))
 	form := d.Find(`[data-testid=acknowledge-form]`)
 	if form.Find(`input[type=checkbox][name=acknowledge_invalid][value=true]`).Length() != 1 || form.Find(`textarea[name=reason]`).Length() != 1 ||
 		form.Find(`[data-testid=approve]`).Length() != 1 || form.AttrOr("hx-post", "") != "/intake/7/approve" || form.AttrOr("hx-sync", "") != "#decision:replace" {
@@ -99,7 +100,7 @@ func TestTheDecisionPanelOfAnInvalidEInvoice(t *testing.T) {
 	}
 
 	valid := filedDocument("ubl", "en16931", "")
-	d = render(t, views.DecisionPanel(views.DecisionView{Doc: valid, Verdict: intake.VerdictOf(valid)}))
+	d = render(t, views.DecisionPanel(views.DecisionView{Doc: valid, Verdict: review.VerdictOf(valid)}))
 	if d.Find(`[data-testid=acknowledge-form]`).Length() != 0 || d.Find(`button[data-testid=approve][hx-post]`).Length() != 1 ||
 		d.Find(`input#reject-reason`).AttrOr("value", "") != "" {
 		html, _ := d.Html()

@@ -10,6 +10,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/views"
 )
 
@@ -23,19 +25,19 @@ func TestTheDecisionPanelRefreshesOnlyOnItsTriggers(t *testing.T) {
 	doc := func(s intake.Status) intake.Document {
 		return intake.Document{ID: 7, OrgID: 1, Status: s, DocType: "invoice", SourceRef: "SE556677889901/INV-1"}
 	}
-	job := func(s intake.JobStatus) *intake.Job {
-		return &intake.Job{ID: 3, IntakeID: 7, Status: s, Attempts: 1, MaxAttempts: 5}
+	job := func(s jobs.Status) *jobs.Job {
+		return &jobs.Job{ID: 3, IntakeID: 7, Status: s, Attempts: 1, MaxAttempts: 5}
 	}
 	states := map[string]views.DecisionView{
 		"pending": {Doc: doc(intake.Pending)},
 		"flagged": {Doc: doc(intake.Flagged)},
 		"blocked": {Doc: doc(intake.Flagged), Outcome: &views.Outcome{Kind: "conflict",
-			Blocking: &intake.Blocking{ID: 6, Status: intake.Posted, ApprovedBy: "rev@example.test", ApprovedAt: &at, EntryID: 11}}},
-		"working":  {Doc: doc(intake.Active), Job: job(intake.JobLaunched)},
-		"failed":   {Doc: doc(intake.Active), Job: job(intake.JobAbandoned), CanRetry: true},
-		"posted":   {Doc: doc(intake.Posted), Job: job(intake.JobDone)},
+			Blocking: &review.Blocking{ID: 6, Status: intake.Posted, ApprovedBy: "rev@example.test", ApprovedAt: &at, EntryID: 11}}},
+		"working":  {Doc: doc(intake.Active), Job: job(jobs.Launched)},
+		"failed":   {Doc: doc(intake.Active), Job: job(jobs.Abandoned), CanRetry: true},
+		"posted":   {Doc: doc(intake.Posted), Job: job(jobs.Done)},
 		"rejected": {Doc: doc(intake.Rejected)},
-		"invalid": {Doc: doc(intake.Flagged), Verdict: intake.Verdict{Applies: true, State: intake.VerdictInvalid, Violations: 1,
+		"invalid": {Doc: doc(intake.Flagged), Verdict: review.Verdict{Applies: true, State: review.VerdictInvalid, Violations: 1,
 			NeedsAcknowledgement: true, SupplierNotice: "Your invoice INV-1 cannot be accepted."}},
 	}
 	for name, v := range states {
@@ -73,17 +75,17 @@ func TestTheDecisionPanelRefreshesOnlyOnItsTriggers(t *testing.T) {
 func TestTheDecisionPanelsAttributesFollowItsState(t *testing.T) {
 	t.Parallel()
 	doc := func(s intake.Status) intake.Document { return intake.Document{ID: 7, OrgID: 1, Status: s} }
-	job := func(s intake.JobStatus) *intake.Job {
-		return &intake.Job{ID: 3, IntakeID: 7, Status: s, MaxAttempts: 5}
+	job := func(s jobs.Status) *jobs.Job {
+		return &jobs.Job{ID: 3, IntakeID: 7, Status: s, MaxAttempts: 5}
 	}
 	for name, tc := range map[string]struct {
 		v     views.DecisionView
 		every string
 	}{
-		"working":  {views.DecisionView{Doc: doc(intake.Active), Job: job(intake.JobLaunched)}, "every 1s"},
-		"waiting":  {views.DecisionView{Doc: doc(intake.Active), Job: job(intake.JobFailed)}, "every 3s"},
+		"working":  {views.DecisionView{Doc: doc(intake.Active), Job: job(jobs.Launched)}, "every 1s"},
+		"waiting":  {views.DecisionView{Doc: doc(intake.Active), Job: job(jobs.Failed)}, "every 3s"},
 		"pending":  {views.DecisionView{Doc: doc(intake.Pending)}, ""},
-		"posted":   {views.DecisionView{Doc: doc(intake.Posted), Job: job(intake.JobDone)}, ""},
+		"posted":   {views.DecisionView{Doc: doc(intake.Posted), Job: job(jobs.Done)}, ""},
 		"rejected": {views.DecisionView{Doc: doc(intake.Rejected)}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"greatbook/internal/intake"
+	"greatbook/internal/review"
 )
 
 // graphNode is a member of a group drawn in the graph.
@@ -45,8 +46,8 @@ var reasonLabels = map[string]string{
 // member it duplicates. A cycle is cut where the walk meets a member it has
 // already passed, so its members fall in successive layers and one edge of
 // the cycle points upwards; every member and edge is still drawn.
-func layoutGroup(members []intake.Member, current int64) groupGraph {
-	byID := map[int64]intake.Member{}
+func layoutGroup(members []review.Member, current int64) groupGraph {
+	byID := map[int64]review.Member{}
 	for _, m := range members {
 		byID[m.ID] = m
 	}

@@ -10,9 +10,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/apchecks"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
+	"greatbook/internal/review"
 	"greatbook/internal/webhooks"
 	"greatbook/views"
 )
@@ -34,13 +37,13 @@ func TestPagesSayCodesInWords(t *testing.T) {
 	dec := decimal.RequireFromString
 	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
 	manual := intake.Document{ID: 7, Status: intake.Flagged, FlagReason: intake.FlagNeedsManualExtraction, ContentHash: strings.Repeat("ab", 32)}
-	members := []intake.Member{{ID: 6, Status: intake.Active}, {ID: 7, Status: intake.Flagged, DuplicateOf: 6, DuplicateReason: intake.SameReference}}
+	members := []review.Member{{ID: 6, Status: intake.Active}, {ID: 7, Status: intake.Flagged, DuplicateOf: 6, DuplicateReason: intake.SameReference}}
 	for name, tc := range map[string]struct {
 		c     templ.Component
 		words []string
 	}{
 		"badges": {views.DocumentBadges(manual, false, false), []string{"needs typing in"}},
-		"desk": {views.DeskPage(views.Chrome{Title: "Desk"}, views.DeskProps{Page: intake.QueuePage{Rows: []intake.QueueRow{
+		"desk": {views.DeskPage(views.Chrome{Title: "Desk"}, views.DeskProps{Page: desk.QueuePage{Rows: []desk.QueueRow{
 			{ID: 7, Status: intake.Flagged, FlagReason: intake.FlagExtractionFailed, ReceivedAt: at},
 			{ID: 8, Status: intake.Active, ReceivedAt: at},
 		}}}), []string{"extraction failed", "approved", "needs typing in", "not an invoice", "nothing to post"}},
@@ -50,14 +53,14 @@ func TestPagesSayCodesInWords(t *testing.T) {
 			{Code: apchecks.CodeSupplierIBANDiff, Severity: einvoice.SeverityWarning, Field: "BT-84", Message: "the bank account differs"},
 			{Code: apchecks.CodeDueAtArrival, Severity: einvoice.SeverityWarning, Field: "BT-9", Message: "it was due already"},
 		}}), []string{"Bank account changed", "Due date passed at arrival"}},
-		"findings": {views.ConformancePanel(intake.Verdict{Applies: true, State: intake.VerdictInvalid, Violations: 1, Findings: []einvoice.Finding{
+		"findings": {views.ConformancePanel(review.Verdict{Applies: true, State: review.VerdictInvalid, Violations: 1, Findings: []einvoice.Finding{
 			{Code: "BR-CO-10", Severity: einvoice.SeverityFatal, Field: "BT-106", Message: "the sum of the lines is wrong"},
 			{Code: einvoice.CodeLineNet, Severity: einvoice.SeverityWarning, Field: "BT-131", Message: "a line's net is off"},
 		}}), []string{"BR-CO-10", "Line net does not add up"}},
 		"group":   {views.GroupGraph(members, 7), []string{"approved"}},
 		"compare": {views.Compare(views.CompareView{DocumentID: 7, With: 6, Members: members}), []string{"document 6 (approved)"}},
 		"blocked": {views.DecisionPanel(views.DecisionView{Doc: intake.Document{ID: 7, Status: intake.Flagged, DuplicateOf: 6},
-			Outcome: &views.Outcome{Kind: "conflict", Blocking: &intake.Blocking{ID: 6, Status: intake.Active, ApprovedBy: "ann@example.test", ApprovedAt: &at}}}),
+			Outcome: &views.Outcome{Kind: "conflict", Blocking: &review.Blocking{ID: 6, Status: intake.Active, ApprovedBy: "ann@example.test", ApprovedAt: &at}}}),
 			[]string{"is already approved"}},
 		"lines": {views.DocumentPage(views.Chrome{Title: "Document"}, views.DocumentView{Doc: manual, Decision: views.DecisionView{Doc: manual},
 			Fields: &einvoice.Document{Type: einvoice.TypeCreditNote, Lines: []einvoice.Line{{Quantity: dec("1"), UnitPrice: dec("1")}}}}),
@@ -84,8 +87,8 @@ func TestCountsOfOneAreSingular(t *testing.T) {
 		c    templ.Component
 		want string
 	}{
-		"dead letters": {views.DeadLettersPage(views.Chrome{Title: "Dead letters"}, views.DeadLettersProps{Preview: &intake.DryRun{Count: 1},
-			Letters: []intake.DeadLetter{{Job: intake.Job{ID: 3, IntakeID: 7, Status: intake.JobAbandoned}}}}),
+		"dead letters": {views.DeadLettersPage(views.Chrome{Title: "Dead letters"}, views.DeadLettersProps{Preview: &jobs.DryRun{Count: 1},
+			Letters: []jobs.DeadLetter{{Job: jobs.Job{ID: 3, IntakeID: 7, Status: jobs.Abandoned}}}}),
 			"1 dead letter matches."},
 		"webhook preview": {views.WebhookDeadLetters(views.Chrome{}, views.WebhookDeadLettersProps{Preview: &webhooks.DryRun{Count: 1}, Letters: []webhooks.DeadLetter{{ID: 3}}}),
 			"1 webhook delivery matches."},
@@ -109,7 +112,7 @@ func TestNoSpaceBeforePunctuation(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
 	for name, c := range map[string]templ.Component{
 		"blocked": views.DecisionPanel(views.DecisionView{Doc: intake.Document{ID: 7, Status: intake.Flagged, DuplicateOf: 6},
-			Outcome: &views.Outcome{Kind: "conflict", Blocking: &intake.Blocking{ID: 6, Status: intake.Posted, ApprovedBy: "ann@example.test", ApprovedAt: &at, EntryID: 11}}}),
+			Outcome: &views.Outcome{Kind: "conflict", Blocking: &review.Blocking{ID: 6, Status: intake.Posted, ApprovedBy: "ann@example.test", ApprovedAt: &at, EntryID: 11}}}),
 		"reversed": views.DecisionPanel(views.DecisionView{Doc: intake.Document{ID: 7, Status: intake.Posted, ResultEntryID: 11, DecidedBy: "ann@example.test", DecidedAt: &at},
 			Reversal: &ledger.Entry{ID: 12, ReversesID: 11, ReversalReason: "booked twice", CreatedBy: "ann@example.test", CreatedAt: at}}),
 		"bank change": views.BankChangeAlert(apchecks.BankChange{IBAN: "SE3550000000054910000003",

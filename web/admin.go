@@ -11,15 +11,15 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 	"greatbook/internal/runs"
 	"greatbook/views"
 )
 
-func deadLetterFilter(c echo.Context) intake.DeadLetterFilter {
-	return intake.DeadLetterFilter{Status: c.FormValue("status"), ErrorClass: c.FormValue("class"), Supplier: c.FormValue("supplier"),
+func deadLetterFilter(c echo.Context) jobs.DeadLetterFilter {
+	return jobs.DeadLetterFilter{Status: c.FormValue("status"), ErrorClass: c.FormValue("class"), Supplier: c.FormValue("supplier"),
 		From: c.FormValue("from"), To: c.FormValue("to")}
 }
 
@@ -59,16 +59,16 @@ func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) erro
 	if err != nil {
 		return err
 	}
-	list, err := intake.DeadLettersIn(ctx, s.pool, scope, p.Filter)
+	list, err := jobs.DeadLettersIn(ctx, s.pool, scope, p.Filter)
 	if err != nil {
 		return err
 	}
-	if p.BulkRuns, err = intake.BulkRetryRuns(ctx, s.pool, currentUser(c).Scope()); err != nil {
+	if p.BulkRuns, err = jobs.BulkRetryRuns(ctx, s.pool, currentUser(c).Scope()); err != nil {
 		return err
 	}
 	p.Letters, p.Total = list, len(list)
-	if len(list) == intake.DeadLetterPage {
-		if p.Total, err = intake.CountDeadLettersIn(ctx, s.pool, scope, p.Filter); err != nil {
+	if len(list) == jobs.DeadLetterPage {
+		if p.Total, err = jobs.CountDeadLettersIn(ctx, s.pool, scope, p.Filter); err != nil {
 			return err
 		}
 	}
@@ -89,12 +89,12 @@ func (s *Server) bulkRetry(c echo.Context) error {
 	status := http.StatusOK
 	if c.FormValue("step") == "retry" {
 		expected, _ := strconv.Atoi(c.FormValue("expected"))
-		confirmed := intake.DryRun{Count: expected, Set: c.FormValue("set")}
-		if expected > intake.SyncBulkRetryMax {
+		confirmed := jobs.DryRun{Count: expected, Set: c.FormValue("set")}
+		if expected > jobs.SyncBulkRetryMax {
 			// Too many to retry while the operator waits: a durable run,
 			// whose progress the page polls.
 			_, err := s.app.BulkRetries.Start(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
-			if status, err = bulkOutcome(&props, intake.BulkRetry{}, err); err != nil {
+			if status, err = bulkOutcome(&props, jobs.BulkRetry{}, err); err != nil {
 				return err
 			}
 			props.Result = nil
@@ -105,7 +105,7 @@ func (s *Server) bulkRetry(c echo.Context) error {
 			}
 		}
 	} else {
-		dry, err := intake.DryRunRetryIn(ctx, s.pool, scope, f)
+		dry, err := jobs.DryRunRetryIn(ctx, s.pool, scope, f)
 		if err != nil {
 			return err
 		}
@@ -124,8 +124,8 @@ func (s *Server) retrySelected(c echo.Context) error {
 	if err != nil {
 		return apperr.New(apperr.Invalid, "the form could not be read")
 	}
-	if len(form["job"]) > intake.MaxSelected {
-		return apperr.New(apperr.Invalid, "at most %d dead letters can be retried at once", intake.MaxSelected)
+	if len(form["job"]) > jobs.MaxSelected {
+		return apperr.New(apperr.Invalid, "at most %d dead letters can be retried at once", jobs.MaxSelected)
 	}
 	ids := make([]int64, 0, len(form["job"]))
 	for _, v := range form["job"] {
@@ -158,7 +158,7 @@ func (s *Server) jobPage(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	job, attempts, err := intake.JobHistoryIn(ctx, s.pool, u.Scope(), id)
+	job, attempts, err := jobs.HistoryIn(ctx, s.pool, u.Scope(), id)
 	if err != nil {
 		return err
 	}
@@ -192,8 +192,8 @@ func (s *Server) adminRetry(c echo.Context) error {
 		return err
 	}
 	u := currentUser(c)
-	var out intake.LaunchOutcome
-	job, _, err := intake.JobHistoryIn(c.Request().Context(), s.pool, u.Scope(), id)
+	var out jobs.LaunchOutcome
+	job, _, err := jobs.HistoryIn(c.Request().Context(), s.pool, u.Scope(), id)
 	if err == nil { // the job's own org: an operator retries any org's
 		out, err = s.app.Outbox.Retry(c.Request().Context(), job.OrgID, id, c.FormValue("reason"), u.Actor())
 	}
@@ -219,7 +219,7 @@ func (s *Server) runsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	stranded, sweep, err := intake.StrandedWorkIn(ctx, s.pool, u.Scope(), 2*s.app.Engine.LeaseTTL+time.Minute)
+	stranded, sweep, err := jobs.StrandedWorkIn(ctx, s.pool, u.Scope(), 2*s.app.Engine.LeaseTTL+time.Minute)
 	if err != nil {
 		return err
 	}
@@ -303,7 +303,7 @@ func (s *Server) sourceKeys(c echo.Context) error {
 // bulkOutcome puts a bulk retry's outcome on the dead-letter page: its
 // result, or a refusal said in place with its status; an internal error is
 // returned to become the error page.
-func bulkOutcome(props *views.DeadLettersProps, res intake.BulkRetry, err error) (int, error) {
+func bulkOutcome(props *views.DeadLettersProps, res jobs.BulkRetry, err error) (int, error) {
 	if err == nil {
 		props.Result = &res
 		return http.StatusOK, nil
@@ -319,7 +319,7 @@ func bulkOutcome(props *views.DeadLettersProps, res intake.BulkRetry, err error)
 // bulkRetryProgress is the dead-letter page's progress of its durable bulk
 // retries, which the page polls while one runs.
 func (s *Server) bulkRetryProgress(c echo.Context) error {
-	list, err := intake.BulkRetryRuns(c.Request().Context(), s.pool, currentUser(c).Scope())
+	list, err := jobs.BulkRetryRuns(c.Request().Context(), s.pool, currentUser(c).Scope())
 	if err != nil {
 		return err
 	}

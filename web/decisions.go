@@ -12,14 +12,17 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/auth"
 	"greatbook/internal/bookkeeper"
+	"greatbook/internal/desk"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/views"
 )
 
 // decisionView is the decision region of a document as the read model
 // gave it, with the bookkeeper's open question and out, what a decision
 // just did (nil for none: then a blocking member is said as a conflict).
-func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
+func (s *Server) decisionView(c echo.Context, p desk.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
 	v := views.DecisionView{Doc: p.Document, Job: p.Job, Verdict: p.Verdict, Outcome: out,
 		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters, Reversal: p.Reversal,
 		CanCloseNothingToPost: p.CanCloseNothingToPost}
@@ -37,7 +40,7 @@ func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views
 
 // readDecision reads document id's decision region for the signed-in user.
 func (s *Server) readDecision(c echo.Context, id int64, out *views.Outcome) (views.DecisionView, error) {
-	p, err := intake.ReadDecision(c.Request().Context(), s.pool, reader(c), id)
+	p, err := desk.ReadDecision(c.Request().Context(), s.pool, reader(c), id)
 	if err != nil {
 		return views.DecisionView{}, err
 	}
@@ -98,7 +101,7 @@ func asOutcome(err error) (*views.Outcome, int, bool) {
 	}
 	switch e.Code {
 	case apperr.DuplicateGroupConflict:
-		b, _ := e.Details["blocking"].(intake.Blocking)
+		b, _ := e.Details["blocking"].(review.Blocking)
 		return &views.Outcome{Kind: "conflict", Message: e.Message, Blocking: &b}, statusByCode[e.Code], true
 	case apperr.InvalidState, apperr.Invalid, apperr.Unavailable:
 		return &views.Outcome{Kind: "invalid", Message: e.Message}, statusByCode[e.Code], true
@@ -147,7 +150,7 @@ func (s *Server) approve(c echo.Context) error {
 		// The panel's acknowledgement of an invalid e-invoice, as the API's
 		// {"acknowledge_invalid": true, "reason": ...}; the plain approve button
 		// sends neither.
-		ack := intake.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
+		ack := review.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
 		a, err := s.app.Decisions.ApproveWith(ctx, u.OrgID, id, u.Actor(), ack)
 		s.countApprove(&a.Launch, err)
 		if err != nil {
@@ -210,7 +213,7 @@ func (s *Server) retryJob(c echo.Context) error {
 	}
 	u := currentUser(c)
 	ctx := c.Request().Context()
-	job, err := intake.GetJob(ctx, s.pool, u.OrgID, jobID)
+	job, err := jobs.Get(ctx, s.pool, u.OrgID, jobID)
 	if err != nil {
 		return err
 	}

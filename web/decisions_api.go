@@ -8,7 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/bookkeeper"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 )
 
 // reasonRequest is the body of reject, not-a-duplicate and retry.
@@ -40,7 +41,7 @@ func (s *Server) apiApprove(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var ack intake.Acknowledgement
+	var ack review.Acknowledgement
 	if err := decodeOptionalJSON(c, &ack); err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func (s *Server) apiApprove(c echo.Context) error {
 }
 
 // launchJSON is a launch as API.md shows it, with the job's status added.
-func launchJSON(l intake.LaunchOutcome) map[string]any {
+func launchJSON(l jobs.LaunchOutcome) map[string]any {
 	out := map[string]any{"outcome": l.Outcome, "job_id": l.JobID, "job_status": l.Status}
 	if l.RunID != "" {
 		out["run_id"] = l.RunID
@@ -111,7 +112,7 @@ func (s *Server) apiNotADuplicate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	group, err := review.Group(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 
 	"greatbook/internal/auth"
 	"greatbook/internal/bookkeeper"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
 	"greatbook/internal/testkit/browser"
@@ -58,7 +58,7 @@ func filed(t *testing.T, c *apiClient, content []byte, status string) int64 {
 func breakLaunches(a *site, message string) (fix func()) {
 	var mu sync.Mutex
 	broken := true
-	a.failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
+	a.failpoints.Set(jobs.FailpointLaunch, func(context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if broken {

@@ -12,7 +12,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
 )
@@ -184,7 +184,7 @@ func TestEventFeedFollowsADocumentsLife(t *testing.T) {
 	// A job: its launch fails (transient), an operator's retry fails for
 	// good (abandoned), the next retry launches and posts.
 	var mode atomic.Int32 // 0 launches, 1 fails transiently, 2 fails for good
-	a.failpoints.Set(intake.FailpointLaunch, func(context.Context) error {
+	a.failpoints.Set(jobs.FailpointLaunch, func(context.Context) error {
 		switch mode.Load() {
 		case 1:
 			return retry.MarkTransient(errors.New("the pool is busy (injected)"), 0)

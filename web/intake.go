@@ -14,9 +14,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
+	"greatbook/internal/review"
 	"greatbook/views"
 )
 
@@ -130,9 +132,9 @@ func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) 
 }
 
 // reader is the signed-in user as the read model sees them.
-func reader(c echo.Context) intake.Reader {
+func reader(c echo.Context) desk.Reader {
 	u := currentUser(c)
-	return intake.Reader{OrgID: u.OrgID, Admin: u.IsAdmin(), Label: u.Actor().Label}
+	return desk.Reader{OrgID: u.OrgID, Admin: u.IsAdmin(), Label: u.Actor().Label}
 }
 
 // documentView gathers what a document's page shows: the document as
@@ -140,7 +142,7 @@ func reader(c echo.Context) intake.Reader {
 // version chain of the document, where it has them.
 func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, error) {
 	ctx := c.Request().Context()
-	p, err := intake.ReadDocument(ctx, s.pool, reader(c), id)
+	p, err := desk.ReadDocument(ctx, s.pool, reader(c), id)
 	if err != nil {
 		return views.DocumentView{}, err
 	}
@@ -162,18 +164,18 @@ func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, err
 	return v, nil
 }
 
-func compareView(c intake.Comparison) views.CompareView {
+func compareView(c desk.Comparison) views.CompareView {
 	return views.CompareView{DocumentID: c.DocumentID, With: c.With, Members: c.Members, Rows: c.Rows}
 }
 
 // documentAndGroup loads the document the path names, of the user's org,
 // and its duplicate group.
-func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []intake.Member, error) {
+func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []review.Member, error) {
 	doc, err := s.pathDocument(c)
 	if err != nil {
 		return doc, nil, err
 	}
-	group, err := intake.Group(c.Request().Context(), s.pool, doc.OrgID, doc.ID)
+	group, err := review.Group(c.Request().Context(), s.pool, doc.OrgID, doc.ID)
 	return doc, group, err
 }
 
@@ -183,7 +185,7 @@ func (s *Server) compare(c echo.Context) error {
 		return err
 	}
 	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
-	v, err := intake.ReadComparison(c.Request().Context(), s.pool, reader(c), id, with)
+	v, err := desk.ReadComparison(c.Request().Context(), s.pool, reader(c), id, with)
 	if err != nil {
 		return err
 	}
@@ -199,7 +201,7 @@ func (s *Server) groupSection(c echo.Context) error {
 		return err
 	}
 	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
-	v, err := intake.ReadGroup(c.Request().Context(), s.pool, reader(c), id, with)
+	v, err := desk.ReadGroup(c.Request().Context(), s.pool, reader(c), id, with)
 	if err != nil {
 		return err
 	}
@@ -233,16 +235,16 @@ func (s *Server) watch(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	group, err := review.Group(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
 	}
-	sig := intake.GroupSignature(group, id, u.Actor().Label)
+	sig := desk.GroupSignature(group, id, u.Actor().Label)
 	if sig == c.QueryParam("sig") {
 		return c.NoContent(http.StatusNoContent)
 	}
 	notice := "This document's duplicate group changed while you were looking at it."
-	if b, blocked := intake.BlockedBy(group, id); blocked {
+	if b, blocked := review.BlockedBy(group, id); blocked {
 		notice = fmt.Sprintf("Document %d in this group is %s: this document cannot be approved now.", b.ID, intake.StatusWords(b.Status))
 		if b.ApprovedBy != "" && b.ApprovedAt != nil {
 			notice = fmt.Sprintf("Document %d in this group was approved by %s at %s and is %s: this document cannot be approved now.",

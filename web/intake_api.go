@@ -13,8 +13,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 )
 
 // readDocument reads an uploaded document: the raw body, or the part named
@@ -104,9 +107,9 @@ func (s *Server) apiListIntake(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := intake.ListFilter{Status: intake.Status(v.Get("status")), FlagReason: v.Get("flag_reason"),
+	f := desk.ListFilter{Status: intake.Status(v.Get("status")), FlagReason: v.Get("flag_reason"),
 		Supplier: v.Get("supplier"), Query: v.Get("q")}
-	if f.Limit, err = limitParam(v, intake.DefaultListLimit, intake.MaxListLimit); err != nil {
+	if f.Limit, err = limitParam(v, desk.DefaultListLimit, desk.MaxListLimit); err != nil {
 		return err
 	}
 	after, dateOnly, err := timeParam(v, "received_after")
@@ -127,13 +130,13 @@ func (s *Server) apiListIntake(c echo.Context) error {
 			return invalidParam("cursor", "is not a cursor this listing gave (pass next_cursor as it came)")
 		}
 	}
-	page, err := intake.List(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
+	page, err := desk.List(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
 	if err != nil {
 		return nameParameter(err)
 	}
 	docs := make([]map[string]any, 0, len(page.Documents))
 	for _, d := range page.Documents {
-		var job *intake.Job
+		var job *jobs.Job
 		if j, ok := page.Jobs[d.ID]; ok {
 			job = &j
 		}
@@ -149,17 +152,17 @@ func (s *Server) apiListIntake(c echo.Context) error {
 // intakeJSON is a document as the API shows it (API.md, with additions),
 // reading its findings and job; the listing reads those for a whole page
 // and builds each document with intakeBody, so both routes say the same.
-func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Member) (map[string]any, error) {
+func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []review.Member) (map[string]any, error) {
 	// Every finding with its severity, fatal ones first (API.md), the AP checks' among them.
-	findings, err := intake.Findings(c.Request().Context(), s.pool, d)
+	findings, err := desk.Findings(c.Request().Context(), s.pool, d)
 	if err != nil {
 		return nil, err
 	}
-	job, ok, err := intake.JobForDocument(c.Request().Context(), s.pool, d.OrgID, d.ID)
+	job, ok, err := jobs.ForDocument(c.Request().Context(), s.pool, d.OrgID, d.ID)
 	if err != nil {
 		return nil, err
 	}
-	var jobp *intake.Job
+	var jobp *jobs.Job
 	if ok {
 		jobp = &job
 	}
@@ -168,7 +171,7 @@ func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Me
 
 // intakeBody is the JSON of a document from what was read of it; job is
 // nil when it has none.
-func intakeBody(d intake.Document, group []intake.Member, findings []einvoice.Finding, job *intake.Job) map[string]any {
+func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Finding, job *jobs.Job) map[string]any {
 	members := make([]map[string]any, 0, len(group))
 	for _, m := range group {
 		members = append(members, map[string]any{"id": m.ID, "status": m.Status})
@@ -191,7 +194,7 @@ func intakeBody(d intake.Document, group []intake.Member, findings []einvoice.Fi
 }
 
 // jobJSON is the document's outbox job, or null.
-func jobJSON(job *intake.Job) any {
+func jobJSON(job *jobs.Job) any {
 	if job == nil {
 		return nil
 	}

@@ -11,7 +11,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 )
 
 // metricsObserve records a request's server time by route, with labels
@@ -21,7 +21,7 @@ func (s *Server) metricsObserve(route, method string, status int, d time.Duratio
 }
 
 // countApprove counts an approval's outcome.
-func (s *Server) countApprove(launch *intake.LaunchOutcome, err error) {
+func (s *Server) countApprove(launch *jobs.LaunchOutcome, err error) {
 	outcome := "launched"
 	switch {
 	case apperr.Is(err, apperr.DuplicateGroupConflict):

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 )
 
@@ -21,12 +21,12 @@ func TestBrowserCloseADocumentWithNothingToPost(t *testing.T) {
 	must(t, expect.Locator(p.GetByTestId("flag-reason")).ToHaveText("nothing to post"))
 	decision := p.GetByTestId("decision")
 	must(t, expect.Locator(decision.GetByTestId("approve")).ToHaveCount(0))
-	must(t, expect.Locator(decision.GetByTestId("close-nothing-to-post-reason")).ToHaveText(intake.NothingToPostReason))
+	must(t, expect.Locator(decision.GetByTestId("close-nothing-to-post-reason")).ToHaveText(review.NothingToPostReason))
 	assertAccessible(t, p)
 	must(t, decision.GetByTestId("close-nothing-to-post").Click())
 	outcome := p.GetByTestId("outcome")
 	must(t, expect.Locator(outcome).ToHaveAttribute("data-outcome", "rejected"))
 	must(t, expect.Locator(outcome).ToHaveText("Closed: nothing to post."))
 	must(t, expect.Locator(decision).ToHaveAttribute("data-status", "rejected"))
-	must(t, expect.Locator(p.GetByTestId("rejected")).ToContainText(intake.NothingToPostReason))
+	must(t, expect.Locator(p.GetByTestId("rejected")).ToContainText(review.NothingToPostReason))
 }

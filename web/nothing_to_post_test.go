@@ -9,7 +9,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/intake"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 )
 
@@ -64,7 +64,7 @@ func TestNothingToPostThroughTheAPI(t *testing.T) {
 		t.Fatalf("closed: %v", got)
 	}
 	if n := testkit.Count(t, a.db, `SELECT count(*) FROM intake_documents WHERE id = $1 AND decision_reason = $2 AND decided_by = $3`,
-		nothing, intake.NothingToPostReason, reviewer.Email); n != 1 {
+		nothing, review.NothingToPostReason, reviewer.Email); n != 1 {
 		t.Fatal("the closed document does not carry the fixed reason and who closed it")
 	}
 	if n := testkit.Count(t, a.db, `SELECT count(*) FROM audit_events WHERE action = 'reject' AND subject_id = $1 AND detail->>'closed' = 'nothing_to_post'`,
@@ -130,7 +130,7 @@ func TestTheDeskAndThePageOfADocumentWithNothingToPost(t *testing.T) {
 		t.Fatalf("close: %d", status)
 	}
 	d = page("/intake/" + itoa(nothing))
-	if got := d.Find(`[data-testid=rejected]`).Text(); !strings.Contains(got, intake.NothingToPostReason) {
+	if got := d.Find(`[data-testid=rejected]`).Text(); !strings.Contains(got, review.NothingToPostReason) {
 		t.Fatalf("the closed document's page says %q", got)
 	}
 }

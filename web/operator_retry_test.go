@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/testkit"
 )
 
@@ -22,7 +22,7 @@ func TestOperatorRetriesAcrossOrgs(t *testing.T) {
 	a := newApp(t)
 	acme, _, admin, adminCSRF := a.signedInClient(t, auth.RoleAdmin)
 	globex := testkit.Org(t, a.db)
-	a.failpoints.Set(intake.FailpointLaunch, func(context.Context) error { return errors.New("posting service unavailable") })
+	a.failpoints.Set(jobs.FailpointLaunch, func(context.Context) error { return errors.New("posting service unavailable") })
 	mine, theirs := seedDeadLetter(t, a, acme, "A-1"), seedDeadLetter(t, a, globex, "G-1")
 	op := a.operator(t)
 	csrf, _ := doc(t, get(t, op, a.URL+"/admin/dead-letters")).Find(`form.signout input[name=_csrf]`).Attr("value")

@@ -15,7 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/testkit"
 )
 
@@ -109,13 +109,13 @@ func TestALargeBulkRetryRunsInTheBackgroundWithProgress(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	o, _, c, csrf := a.signedInClient(t, auth.RoleAdmin)
-	const n = intake.SyncBulkRetryMax + 20
+	const n = jobs.SyncBulkRetryMax + 20
 	for i := range n {
 		seedDeadLetter(t, a, o, fmt.Sprintf("B-%d", i))
 	}
 	// The posting service is still down: every retry fails at once, and
 	// its letter is a dead letter again (which the run must not retry twice).
-	a.failpoints.Set(intake.FailpointLaunch, func(context.Context) error { return errors.New("posting service unavailable") })
+	a.failpoints.Set(jobs.FailpointLaunch, func(context.Context) error { return errors.New("posting service unavailable") })
 	post := func(form url.Values) *goquery.Document {
 		t.Helper()
 		form.Set("_csrf", csrf)

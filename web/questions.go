@@ -12,7 +12,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/bookkeeper"
-	"greatbook/internal/intake"
+	"greatbook/internal/desk"
 	"greatbook/views"
 )
 
@@ -40,7 +40,7 @@ func csrfToken(c echo.Context) string {
 
 // deskQueue is the queue the desk showed when an answer was given on it
 // (htmx says which page sent the request); the default queue otherwise.
-func deskQueue(c echo.Context) intake.QueueFilter {
+func deskQueue(c echo.Context) desk.QueueFilter {
 	if u, err := url.Parse(c.Request().Header.Get("HX-Current-URL")); err == nil && u.Path == "/desk" {
 		f, _ := queueContext(u.Query())
 		return f
@@ -78,7 +78,7 @@ func (s *Server) answerOnDesk(c echo.Context) error {
 		}
 		// The desk's tabs come along: the bookkeeper posts the document a
 		// moment later, and the tabs follow it until it has.
-		counts, err := intake.TabCounts(c.Request().Context(), s.pool, u.OrgID)
+		counts, err := desk.TabCounts(c.Request().Context(), s.pool, u.OrgID)
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
-	"greatbook/internal/intake"
+	"greatbook/internal/desk"
 	"greatbook/views"
 )
 
@@ -20,7 +20,7 @@ const maxQueueContext = 4096
 
 // deskTabs answers the desk's tabs reading their counts again.
 func (s *Server) deskTabs(c echo.Context) error {
-	counts, err := intake.TabCounts(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	counts, err := desk.TabCounts(c.Request().Context(), s.pool, currentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
@@ -30,12 +30,12 @@ func (s *Server) deskTabs(c echo.Context) error {
 
 // queueFilter is the desk's queue the query v describes: the desk's own
 // parameters, and the same ones carried along to a document page.
-func queueFilter(v url.Values) intake.QueueFilter { return intake.ParseQueueFilter(v) }
+func queueFilter(v url.Values) desk.QueueFilter { return desk.ParseQueueFilter(v) }
 
 // queueContext is the queue a document page was opened from, as the query
 // string the page passes along: the desk's parameters without its page
 // cursors (the queue, not where the desk's page started).
-func queueContext(v url.Values) (intake.QueueFilter, string) {
+func queueContext(v url.Values) (desk.QueueFilter, string) {
 	kept := url.Values{}
 	for k, vs := range v {
 		switch k {
@@ -64,12 +64,12 @@ func (s *Server) queueNavigation(c echo.Context, id int64) (views.QueueNav, erro
 // queue the desk would refuse (a search it cannot store) falls back to the
 // default queue: it must fail neither the document's page nor a decision
 // already made.
-func (s *Server) position(c echo.Context, f intake.QueueFilter, query string, id int64) (intake.QueuePosition, string, error) {
+func (s *Server) position(c echo.Context, f desk.QueueFilter, query string, id int64) (desk.QueuePosition, string, error) {
 	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
-	pos, err := intake.Position(ctx, s.pool, orgID, f, id)
+	pos, err := desk.Position(ctx, s.pool, orgID, f, id)
 	if e, ok := apperr.As(err); ok && e.Code == apperr.Invalid {
 		query = ""
-		pos, err = intake.Position(ctx, s.pool, orgID, intake.QueueFilter{}, id)
+		pos, err = desk.Position(ctx, s.pool, orgID, desk.QueueFilter{}, id)
 	}
 	return pos, query, err
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/org"
 	"greatbook/views"
 )
@@ -68,7 +68,7 @@ func (s *Server) chrome(c echo.Context, title, active string) views.Chrome {
 // jobs_dead_letters_idx). A count that fails leaves the badge off rather
 // than the page.
 func (s *Server) deadLetterCount(c echo.Context, scope org.Scope) int {
-	n, err := intake.CountDeadLettersIn(c.Request().Context(), s.pool, scope, intake.DeadLetterFilter{})
+	n, err := jobs.CountDeadLettersIn(c.Request().Context(), s.pool, scope, jobs.DeadLetterFilter{})
 	if err != nil {
 		s.logger.Warn("web: count dead letters for the nav", "error", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID))
 		return 0

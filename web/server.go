@@ -15,7 +15,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
 	"greatbook/internal/database"
-	"greatbook/internal/intake"
+	"greatbook/internal/desk"
 	"greatbook/static"
 	"greatbook/views"
 )
@@ -245,7 +245,7 @@ func (s *Server) apiMe(c echo.Context) error {
 func (s *Server) desk(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	p, err := intake.Queue(ctx, s.pool, u.OrgID, queueFilter(c.QueryParams()))
+	p, err := desk.Queue(ctx, s.pool, u.OrgID, queueFilter(c.QueryParams()))
 	if err != nil {
 		return err
 	}

@@ -23,10 +23,11 @@ import (
 	"greatbook/internal/auth"
 	"greatbook/internal/bench"
 	"greatbook/internal/database"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
-	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
+	"greatbook/internal/review"
 	"greatbook/web"
 )
 
@@ -281,11 +282,11 @@ func pages(ctx context.Context, e *bench.Env) error {
 	pick := func(ids []int64, i int) int64 { return ids[i%len(ids)] }
 	sigs, other := map[int64]string{}, map[int64]int64{}
 	for _, id := range w.grouped {
-		g, err := intake.Group(ctx, e.Pool, w.org.ID, id)
+		g, err := review.Group(ctx, e.Pool, w.org.ID, id)
 		if err != nil {
 			return err
 		}
-		sigs[id] = intake.GroupSignature(g, id, u.Email)
+		sigs[id] = desk.GroupSignature(g, id, u.Email)
 		for _, m := range g {
 			if m.ID != id {
 				other[id] = m.ID

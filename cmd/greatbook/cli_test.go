@@ -14,6 +14,7 @@ import (
 
 	"greatbook/internal/apchecks"
 	"greatbook/internal/app"
+	"greatbook/internal/desk"
 	"greatbook/internal/intake"
 	"greatbook/internal/testkit"
 	"greatbook/web"
@@ -201,7 +202,7 @@ func TestDemoShowsTheInvoiceAddressedToAnotherCompany(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		report, err := intake.CheckPayable(ctx, db.Pool, doc)
+		report, err := desk.CheckPayable(ctx, db.Pool, doc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,9 +16,11 @@ import (
 	"greatbook/internal/auth"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 	"greatbook/internal/retry"
+	"greatbook/internal/review"
 )
 
 // The demo sign-in details. They are printed by `greatbook demo` and
@@ -273,7 +275,7 @@ const demoDeadLetterDocument = `{"type": "invoice", "number": "KB-2026-311", "is
 // bookkeeping service that refuses work would: the demo's dead letter.
 type unreachableBookkeeper struct{}
 
-func (unreachableBookkeeper) CreateRun(context.Context, pgx.Tx, intake.Job) (string, error) {
+func (unreachableBookkeeper) CreateRun(context.Context, pgx.Tx, jobs.Job) (string, error) {
 	return "", retry.MarkPermanent(errors.New("demo: the bookkeeping service refused the job (staged by greatbook demo; retry it from the dead-letter page)"))
 }
 
@@ -306,7 +308,7 @@ func loadDemoDeadLetter(ctx context.Context, a *app.App, o org.Org, reviewer aut
 	if status != intake.Pending {
 		return nil // approved on an earlier run
 	}
-	staged := intake.NewDecisions(a.Pool, &intake.Outbox{Pool: a.Pool, Starter: unreachableBookkeeper{}}, nil)
+	staged := review.NewDecisions(a.Pool, &jobs.Outbox{Pool: a.Pool, Starter: unreachableBookkeeper{}}, nil)
 	if _, err := staged.Approve(ctx, o.ID, id, actor); err != nil {
 		return fmt.Errorf("demo: approve the dead letter's document: %w", err)
 	}

@@ -19,6 +19,8 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/database"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 )
 
@@ -77,10 +79,10 @@ func leftByACrash(t *testing.T, db *testkit.DB, ids []int64) {
 			if err := tx.QueryRow(context.Background(), `SELECT org_id FROM intake_documents WHERE id = $1`, id).Scan(&orgID); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(context.Background(), intake.Statements.Activate, id, "user:crashed-approver"); err != nil {
+			if _, err := tx.Exec(context.Background(), review.Statements.Activate, id, "user:crashed-approver"); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(context.Background(), intake.Statements.InsertJob, orgID, id, "user:crashed-approver", 5); err != nil {
+			if _, err := tx.Exec(context.Background(), jobs.Statements.InsertJob, orgID, id, "user:crashed-approver", 5); err != nil {
 				return err
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"greatbook/internal/app"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 )
 
 // sweep is one recovery pass: it launches the jobs left pending (a crash
@@ -29,7 +29,7 @@ func (e env) sweep(ctx context.Context, args []string) error {
 		return nil
 	}
 	for _, l := range res.Launched {
-		job, _ := intake.GetJobAnyOrg(ctx, d.pool, l.JobID)
+		job, _ := jobs.GetAnyOrg(ctx, d.pool, l.JobID)
 		fmt.Fprintf(e.stdout, "job %d launched: document %d, run %s\n", l.JobID, job.IntakeID, l.RunID)
 	}
 	for _, l := range res.Failed {

@@ -13,8 +13,9 @@ import (
 
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/failpoint"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/pipeline"
+	"greatbook/internal/review"
 	"greatbook/internal/runs"
 	"greatbook/internal/typewriter"
 	"greatbook/internal/webhooks"
@@ -76,10 +77,10 @@ type App struct {
 	Engine     *runs.Engine
 	Pipeline   *pipeline.Pipeline
 	Bookkeeper *bookkeeper.Bookkeeper
-	Outbox     *intake.Outbox
+	Outbox     *jobs.Outbox
 	// BulkRetries runs a bulk retry of many dead letters as a durable run.
-	BulkRetries *intake.BulkRetries
-	Decisions   *intake.Decisions
+	BulkRetries *jobs.BulkRetries
+	Decisions   *review.Decisions
 	Typewriter  *typewriter.Service
 	Webhooks    *webhooks.Service
 	Metrics     *Metrics
@@ -109,10 +110,10 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	if cfg.RetryBackoff > 0 {
 		a.Bookkeeper.RetryBackoff = cfg.RetryBackoff
 	}
-	a.Outbox = &intake.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff,
+	a.Outbox = &jobs.Outbox{Pool: pool, Starter: a.Bookkeeper, Logger: cfg.Logger, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.RetryBackoff,
 		Failpoints: cfg.Failpoints}
-	a.BulkRetries = intake.NewBulkRetries(pool, engine, a.Outbox)
-	a.Decisions = intake.NewDecisions(pool, a.Outbox, cfg.Failpoints)
+	a.BulkRetries = jobs.NewBulkRetries(pool, engine, a.Outbox)
+	a.Decisions = review.NewDecisions(pool, a.Outbox, cfg.Failpoints)
 	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
 	a.Webhooks = &webhooks.Service{Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout, Logger: cfg.Logger}
 	a.Metrics = NewMetrics(pool)
@@ -203,9 +204,9 @@ func (a *App) sweepLoop(ctx context.Context) {
 }
 
 // sweepPass sweeps once, unless its failpoint fails the pass.
-func (a *App) sweepPass(ctx context.Context) (intake.SweepResult, error) {
+func (a *App) sweepPass(ctx context.Context) (jobs.SweepResult, error) {
 	if err := a.cfg.Failpoints.Inject(ctx, FailpointBeforeSweepPass); err != nil {
-		return intake.SweepResult{}, err
+		return jobs.SweepResult{}, err
 	}
 	return a.Outbox.Sweep(ctx, 1000)
 }

@@ -11,7 +11,8 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/bench"
 	"greatbook/internal/database"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 )
 
@@ -56,7 +57,7 @@ func TestWorkersPostWhileRequestsHoldTheirShareOfThePool(t *testing.T) {
 
 	// The approval commits on another pool; its launch hands the run to
 	// the app's workers, which must find a connection of their own.
-	decisions := intake.NewDecisions(db.Pool, &intake.Outbox{Pool: db.Pool, Starter: a.Bookkeeper}, nil)
+	decisions := review.NewDecisions(db.Pool, &jobs.Outbox{Pool: db.Pool, Starter: a.Bookkeeper}, nil)
 	approval, err := decisions.Approve(ctx, seed.Org.ID, seed.IDs[0], audit.Actor{UserID: seed.User.ID, Label: seed.User.Email})
 	if err != nil {
 		t.Fatal(err)

@@ -17,9 +17,10 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
 	"greatbook/internal/einvoice"
-	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
+	"greatbook/internal/review"
 	"greatbook/internal/runs"
 )
 
@@ -88,7 +89,7 @@ func (w *approveWorld) pgbenchTargets(ctx context.Context, name string, ids []in
 // Differences: pgbench takes its target and a run id with one statement
 // each (greatbook has them in memory).
 func (w *approveWorld) approveScript(targets string) Script {
-	s := intake.Statements
+	s, j := review.Statements, jobs.Statements
 	data, _ := json.Marshal(map[string]any{"intake_id": 0, "job_id": 0})
 	vars := map[string]string{"org": strconv.FormatInt(w.org.ID, 10), "uid": strconv.FormatInt(w.user.ID, 10), "actor": w.user.Email,
 		"approve": "approve", "intake": "intake", "from": "pending", "to": "active", "detail": "{}", "maxatt": "5",
@@ -97,8 +98,8 @@ func (w *approveWorld) approveScript(targets string) Script {
 	auditInsert := func(action, to, detail string) string {
 		return Statement(audit.InsertSQL, "org", "uid", "actor", action, "intake", "id", "from", to, detail)
 	}
-	insertJob := strings.TrimSuffix(Statement(s.InsertJob, "org", "id", "actor", "maxatt"), ";\n") + " \\gset job_\n"
-	markLaunched := strings.TrimSuffix(Statement(s.MarkLaunched, "job_id", "run_id"), ";\n") + " \\gset att_\n"
+	insertJob := strings.TrimSuffix(Statement(j.InsertJob, "org", "id", "actor", "maxatt"), ";\n") + " \\gset job_\n"
+	markLaunched := strings.TrimSuffix(Statement(j.MarkLaunched, "job_id", "run_id"), ";\n") + " \\gset att_\n"
 	text := fmt.Sprintf("SELECT id FROM %[1]s WHERE n = (SELECT nextval('%[1]s_seq')) \\gset\n", targets) +
 		"BEGIN;\n" +
 		Statement(s.LockGroup, "id", "org") +
@@ -109,10 +110,10 @@ func (w *approveWorld) approveScript(targets string) Script {
 		"COMMIT;\n" +
 		"SELECT gen_random_uuid() AS run_id \\gset\n" +
 		"BEGIN;\n" +
-		Statement(s.LockJob, "job_id") +
+		Statement(j.LockJob, "job_id") +
 		Statement(runs.InsertSQL, "run_id", "org", "kind", "id", "node", "rundata") +
 		markLaunched +
-		Statement(s.InsertAttempt, "job_id", "att_attempts", "trigger", "actor", "run_id") +
+		Statement(j.InsertAttempt, "job_id", "att_attempts", "trigger", "actor", "run_id") +
 		auditInsert("launched", "tolaunched", "ldetail") +
 		"COMMIT;\n"
 	return Script{Text: text, Vars: vars}
@@ -270,14 +271,14 @@ func Approve(ctx context.Context, e *Env) error {
 		"kind": "bookkeeper", "node": "load", "rundata": `{"intake_id":0,"job_id":0}`, "trigger": "sweep",
 		"launched": "job_launched", "intake": "intake", "from": "pending", "tolaunched": "launched", "ldetail": `{"trigger":"sweep"}`},
 		Transactions: pending}
-	s := intake.Statements
+	j := jobs.Statements
 	launch.Text = "SELECT j.id AS job_id, j.intake_id AS id FROM bench_jobs b JOIN jobs j ON j.id = b.id WHERE b.n = (SELECT nextval('bench_jobs_seq')) \\gset\n" +
 		"SELECT gen_random_uuid() AS run_id \\gset\n" +
 		"BEGIN;\n" +
-		Statement(s.LockJobSkipLocked, "job_id") +
+		Statement(j.LockJobSkipLocked, "job_id") +
 		Statement(runs.InsertSQL, "run_id", "org", "kind", "id", "node", "rundata") +
-		strings.TrimSuffix(Statement(s.MarkLaunched, "job_id", "run_id"), ";\n") + " \\gset att_\n" +
-		Statement(s.InsertAttempt, "job_id", "att_attempts", "trigger", "actor", "run_id") +
+		strings.TrimSuffix(Statement(j.MarkLaunched, "job_id", "run_id"), ";\n") + " \\gset att_\n" +
+		Statement(j.InsertAttempt, "job_id", "att_attempts", "trigger", "actor", "run_id") +
 		Statement(audit.InsertSQL, "org", "uid", "actor", "launched", "intake", "id", "from", "tolaunched", "ldetail") +
 		"COMMIT;\n"
 	pgr, err := e.PGBenchRun(ctx, launch, 1)

@@ -26,6 +26,7 @@ import (
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 	"greatbook/internal/money"
 	"greatbook/internal/retry"
@@ -107,18 +108,18 @@ func New(pool *pgxpool.Pool, engine *runs.Engine, logger *slog.Logger) *Bookkeep
 	b.graph = runs.Graph[State]{Kind: Kind, Start: "load", Nodes: map[string]runs.NodeFunc[State]{
 		"load": b.load, "account": b.account, "rate": b.rate, "post": b.post,
 	}, OnFail: func(ctx context.Context, tx pgx.Tx, r *runs.Run[State], cause error) error {
-		return intake.RunFailed(ctx, tx, r.State.JobID, b.RetryBackoff, cause)
+		return jobs.RunFailed(ctx, tx, r.State.JobID, b.RetryBackoff, cause)
 	}}
 	runs.Register(engine, b.graph)
 	return b
 }
 
-// CreateRun implements intake.RunStarter.
-func (b *Bookkeeper) CreateRun(ctx context.Context, tx pgx.Tx, job intake.Job) (string, error) {
+// CreateRun implements jobs.RunStarter.
+func (b *Bookkeeper) CreateRun(ctx context.Context, tx pgx.Tx, job jobs.Job) (string, error) {
 	return runs.Create(ctx, tx, b.graph, job.OrgID, job.IntakeID, State{IntakeID: job.IntakeID, JobID: job.ID})
 }
 
-// Start implements intake.RunStarter: it waits, bounded by ctx and the
+// Start implements jobs.RunStarter: it waits, bounded by ctx and the
 // engine's LaunchWait, for a slot in the workers' queue.
 func (b *Bookkeeper) Start(ctx context.Context, runID string) error {
 	return b.engine.LaunchContext(ctx, runID)

@@ -1,6 +1,10 @@
-// Package intake holds documents from their arrival until a reviewer's
-// decision: the queue, its natural-key duplicate flags, duplicate groups,
-// and the guarded approval and its outbox.
+// Package intake holds the documents that arrive: their statuses and flag
+// reasons, their natural key, and their filing, which flags a repeat as a
+// duplicate of the row that holds the key and never merges or drops it. The
+// Store has two implementations that enforce the same partial unique index:
+// PGStore, and MemoryStore for the offline pipeline (intaketest holds their
+// one conformance suite). The decisions on a document are review's, its
+// bookkeeping job is jobs', and what the desk shows of it is desk's.
 package intake
 
 import (
@@ -25,6 +29,9 @@ const (
 	Rejected Status = "rejected"
 )
 
+// Statuses are every status a document can have, as the API names them.
+var Statuses = []Status{Received, Pending, Flagged, Active, Posted, Rejected}
+
 // Flag reasons.
 const (
 	FlagDuplicate             = "duplicate"
@@ -39,9 +46,13 @@ const (
 	FlagNotAnInvoice = "not_an_invoice"
 	// FlagNothingToPost: the document was read and is valid, but every
 	// amount of it is zero: approving it would post nothing. A reviewer
-	// closes it (Decisions.CloseNothingToPost).
+	// closes it (review.Decisions.CloseNothingToPost).
 	FlagNothingToPost = "nothing_to_post"
 )
+
+// FlagReasons are every reason a flagged document can carry.
+var FlagReasons = []string{FlagDuplicate, FlagExtractionFailed, FlagNeedsManualExtraction, FlagInvalidEInvoice, FlagNotAnInvoice,
+	FlagNothingToPost}
 
 // StatusWords is a document's status as a person reads it: an active
 // document is "approved" (the desk's word; the bookkeeper is posting it),
@@ -147,6 +158,10 @@ type Document struct {
 	DecisionReason      string
 	UpdatedAt           time.Time
 }
+
+// Undecided reports whether a reviewer may still decide the document:
+// it is pending or flagged.
+func (d Document) Undecided() bool { return d.Status == Pending || d.Status == Flagged }
 
 // Arrival is a document as it arrives.
 type Arrival struct {

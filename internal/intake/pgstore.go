@@ -46,14 +46,6 @@ func NewPGStoreTx(tx pgx.Tx) *PGStore {
 // there).
 const failpointAfterIncumbentRead = "intake/file/after-incumbent-read"
 
-// Columns of a document, in the order scanDocument reads them.
-const documentColumns = `d.id, d.org_id, d.content_hash, d.media_type, d.filename, d.size_bytes, d.received_via, d.received_by,
-	coalesce(d.pipeline_run_id::text, ''), d.status, coalesce(d.doc_type, ''), coalesce(d.source_ref, ''), coalesce(d.content_key, ''),
-	coalesce(d.format, ''), coalesce(d.profile, ''), d.fields, d.findings, coalesce(d.flag_reason, ''), coalesce(d.duplicate_of, 0),
-	coalesce(d.duplicate_reason, ''), coalesce(d.distinct_from, 0), coalesce(d.result_entry_id, 0),
-	coalesce(d.typewriter_version_id, 0), coalesce(d.version_group, 0), d.received_at, d.queued_at,
-	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.decision_reason, ''), d.updated_at`
-
 // ScanDocument reads a row selected with DocumentColumns.
 func ScanDocument(row pgx.Row) (Document, error) {
 	var d Document
@@ -64,9 +56,6 @@ func ScanDocument(row pgx.Row) (Document, error) {
 		&d.QueuedAt, &d.DecidedBy, &d.DecidedAt, &d.DecisionReason, &d.UpdatedAt)
 	return d, err
 }
-
-// DocumentColumns is the select list ScanDocument reads, for table alias d.
-const DocumentColumns = documentColumns
 
 // Ingest implements Store.
 func (s *PGStore) Ingest(ctx context.Context, a Arrival) (Document, bool, error) {
@@ -100,16 +89,7 @@ func QueueIngest(b *pgx.Batch, a Arrival) (func(pgx.BatchResults) (Document, boo
 		return nil, err
 	}
 	// The row and its bytes in one statement, which returns the row.
-	b.Queue(`
-		WITH d AS (
-			INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by, pipeline_run_id,
-			                              typewriter_version_id, version_group)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::uuid, NULLIF($9, 0), NULLIF($10, 0))
-			ON CONFLICT ON CONSTRAINT intake_documents_content_key DO NOTHING
-			RETURNING *),
-		original AS (INSERT INTO intake_originals (document_id, content) SELECT id, $11 FROM d),
-		received AS (`+receivedAuditSQL+`)
-		SELECT `+documentColumns+` FROM d`, a.OrgID, ContentHash(a.Content), a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
+	b.Queue(ingestSQL, a.OrgID, ContentHash(a.Content), a.MediaType, CleanFilename(a.Filename), len(a.Content), a.Via, a.Actor, a.RunID,
 		a.TypewriterVersionID, a.VersionGroup, a.Content)
 	return func(br pgx.BatchResults) (Document, bool, error) {
 		d, err := ScanDocument(br.QueryRow())
@@ -123,27 +103,9 @@ func QueueIngest(b *pgx.Batch, a Arrival) (func(pgx.BatchResults) (Document, boo
 	}, nil
 }
 
-// receivedAuditSQL records a new row's arrival in the audit trail (the
-// event feed's document.received), in the statement that writes the row.
-const receivedAuditSQL = `INSERT INTO audit_events (org_id, actor, action, subject_type, subject_id, to_status, detail)
-	SELECT d.org_id, d.received_by, 'received', 'intake', d.id, d.status,
-	       jsonb_build_object('media_type', d.media_type, 'filename', d.filename, 'size_bytes', d.size_bytes, 'via', d.received_via)
-	FROM d`
-
-// filedAuditSQL records a filing in the audit trail (the event feed's
-// document.filed), in the statement that files the row: its status, flag
-// and duplicate edge as filed. $13 is the status it was filed from.
-const filedAuditSQL = `INSERT INTO audit_events (org_id, actor, action, subject_type, subject_id, from_status, to_status, detail)
-	SELECT d.org_id, 'system:pipeline', 'filed', 'intake', d.id, $13, d.status,
-	       jsonb_strip_nulls(jsonb_build_object('flag_reason', d.flag_reason, 'duplicate_of', d.duplicate_of,
-	                                            'duplicate_reason', d.duplicate_reason, 'doc_type', d.doc_type,
-	                                            'source_ref', d.source_ref, 'format', d.format))
-	FROM d`
-
 // ArrivedBefore returns the row that a's bytes arrived as in a's org.
 func ArrivedBefore(ctx context.Context, q database.Executor, a Arrival) (Document, error) {
-	d, err := ScanDocument(q.QueryRow(ctx, `SELECT `+documentColumns+` FROM intake_documents d
-		WHERE d.content_hash = $1 AND d.org_id = $2`, ContentHash(a.Content), a.OrgID))
+	d, err := ScanDocument(q.QueryRow(ctx, arrivedBeforeSQL, ContentHash(a.Content), a.OrgID))
 	if err != nil {
 		return Document{}, fmt.Errorf("intake: ingest: %w", err)
 	}
@@ -152,36 +114,34 @@ func ArrivedBefore(ctx context.Context, q database.Executor, a Arrival) (Documen
 
 // Queue implements Store.
 func (s *PGStore) Queue(ctx context.Context, id int64, f Filing) (Document, error) {
-	return s.file(ctx, id, f, Received, `status = 'received'`, ErrNotReceived)
+	return s.file(ctx, id, f, Received, queueSQL, ErrNotReceived)
 }
 
 // Refile implements Store.
 func (s *PGStore) Refile(ctx context.Context, id int64, f Filing) (Document, error) {
-	return s.file(ctx, id, f, Flagged, `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed', 'invalid_einvoice')`, ErrNotRefileable)
+	return s.file(ctx, id, f, Flagged, refileSQL, ErrNotRefileable)
 }
 
-// file writes a filing to a row in the state `from` describes (whose
-// status is was).
-func (s *PGStore) file(ctx context.Context, id int64, f Filing, was Status, from string, errWrongState error) (Document, error) {
+// file writes a filing to a row with statement (queueSQL or refileSQL),
+// which files only a row in the state it expects (whose status is was).
+func (s *PGStore) file(ctx context.Context, id int64, f Filing, was Status, statement string, errWrongState error) (Document, error) {
 	if err := checkFiling(f); err != nil {
 		return Document{}, err
 	}
 	var doc Document
 	var err error
 	if s.tx != nil {
-		doc, err = s.fileIn(ctx, s.tx, id, f, was, from, errWrongState, true)
+		doc, err = s.fileIn(ctx, s.tx, id, f, was, statement, errWrongState, true)
 	} else {
 		doc, err = database.WithTxV(ctx, s.pool, func(tx pgx.Tx) (Document, error) {
-			return s.fileIn(ctx, tx, id, f, was, from, errWrongState, false)
+			return s.fileIn(ctx, tx, id, f, was, statement, errWrongState, false)
 		})
 	}
 	if database.IsUniqueViolation(err, "intake_natural_key") {
 		// Another row holds the key (it committed while we waited on the
 		// index). The filing is undone; find the incumbent and say so.
 		var incumbent int64
-		if qerr := s.db.QueryRow(ctx, `SELECT d.id FROM intake_documents d JOIN intake_documents me ON me.id = $1
-			WHERE d.org_id = me.org_id AND d.doc_type = $2 AND d.source_ref = $3 AND d.duplicate_of IS NULL
-			  AND d.distinct_from IS NULL AND d.status <> 'rejected'`, id, f.DocType, f.SourceRef).Scan(&incumbent); qerr != nil {
+		if qerr := s.db.QueryRow(ctx, naturalKeyIncumbentSQL, id, f.DocType, f.SourceRef).Scan(&incumbent); qerr != nil {
 			return Document{}, fmt.Errorf("intake: queue: natural key held, incumbent not found: %w", qerr)
 		}
 		return Document{}, &NaturalKeyConflict{DocType: f.DocType, SourceRef: f.SourceRef, Incumbent: incumbent, Reason: SameReference}
@@ -203,7 +163,7 @@ const filingSavepoint = "intake_filing"
 // fileIn files in tx in two round trips: the savepoint (when tx is the
 // caller's) with the guards' locks and incumbent reads in one batch, then
 // the update.
-func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was Status, from string, errWrongState error, savepoint bool) (doc Document, err error) {
+func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was Status, statement string, errWrongState error, savepoint bool) (doc Document, err error) {
 	// Only a row that may hold the natural key can be refused by its index.
 	savepoint = savepoint && f.DuplicateOf == 0
 	// A row that would hold its keys passes the guards that find their
@@ -254,15 +214,7 @@ func (s *PGStore) fileIn(ctx context.Context, tx pgx.Tx, id int64, f Filing, was
 		findings = []byte("[]")
 	}
 	// The filing and its audit row in one statement.
-	doc, err = ScanDocument(tx.QueryRow(ctx, `
-		WITH d AS (UPDATE intake_documents d SET status = $2, doc_type = NULLIF($3, ''), source_ref = NULLIF($4, ''),
-		       content_key = NULLIF($5, ''), format = NULLIF($6, ''), fields = $7, findings = $8,
-		       flag_reason = NULLIF($9, ''), duplicate_of = NULLIF($10, 0), duplicate_reason = NULLIF($11, ''),
-		       profile = NULLIF($12, ''), queued_at = now(), updated_at = now()
-		WHERE id = $1 AND `+from+`
-		RETURNING d.*),
-		filed AS (`+filedAuditSQL+`)
-		SELECT `+documentColumns+` FROM d`, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
+	doc, err = ScanDocument(tx.QueryRow(ctx, statement, id, status, f.DocType, f.SourceRef, f.ContentKey, f.Format, f.Fields, findings,
 		f.FlagReason, f.DuplicateOf, f.DuplicateReason, f.Profile, string(was)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Document{}, errWrongState
@@ -279,24 +231,6 @@ type guardLock struct{ take, release string }
 // heldGuardLock is the product's: the lock is held across the filing until
 // it commits. Only the mutation tests (export_test.go) build another.
 var heldGuardLock = guardLock{take: "pg_advisory_xact_lock"}
-
-// versionIncumbentSQL finds the live row filed by any version of the version
-// group of row $1: not rejected, filed (not received), preferring one
-// accepted, then one not filed as a duplicate, then the oldest. It is stated
-// over the group, never over the supersedes edge.
-const versionIncumbentSQL = `SELECT d.id FROM intake_documents d
-WHERE d.version_group = (SELECT version_group FROM intake_documents WHERE id = $1) AND d.id <> $1
-  AND d.status NOT IN ('rejected', 'received')
-ORDER BY (d.status IN ('active', 'posted') OR d.result_entry_id IS NOT NULL) DESC, (d.duplicate_of IS NULL) DESC, d.id
-LIMIT 1`
-
-// contentIncumbentSQL finds the live row other than $1 that holds content
-// key $2 in row $1's org under another reference than $3.
-const contentIncumbentSQL = `SELECT d.id FROM intake_documents d
-WHERE d.org_id = (SELECT org_id FROM intake_documents WHERE id = $1) AND d.content_key = $2 AND d.id <> $1
-  AND d.duplicate_of IS NULL AND d.distinct_from IS NULL AND d.status NOT IN ('rejected', 'received')
-  AND d.source_ref IS DISTINCT FROM $3
-ORDER BY d.id LIMIT 1`
 
 // queueGuards queues the guards of row id's filing f on b and returns what
 // reads their results and applies them to f. Each guard is a critical
@@ -323,7 +257,7 @@ func (s *PGStore) queueGuards(b *pgx.Batch, id int64, f Filing) func(pgx.BatchRe
 	// the org's id, a slash and the content key.
 	section := func(fn, key string, args ...any) {
 		if fn != "" {
-			b.Queue(`SELECT `+fn+`($1, hashtext(`+key+`)) FROM intake_documents d WHERE d.id = $2 AND `+key+` IS NOT NULL`, args...)
+			b.Queue(fmt.Sprintf(guardSectionSQL, fn, key, key), args...)
 		}
 	}
 	guard := func(key string, lockArgs []any, read string, args ...any) {
@@ -331,10 +265,10 @@ func (s *PGStore) queueGuards(b *pgx.Batch, id int64, f Filing) func(pgx.BatchRe
 		b.Queue(read, args...)
 		section(lock.release, key, lockArgs...)
 	}
-	guard(`d.version_group::text`, []any{database.LockVersionGroup, id}, versionIncumbentSQL, id)
+	guard(versionGroupKeySQL, []any{database.LockVersionGroup, id}, versionIncumbentSQL, id)
 	content := f.ContentKey != ""
 	if content {
-		guard(`d.org_id::text || '/' || $3`, []any{database.LockContentKey, id, f.ContentKey},
+		guard(contentKeySQL, []any{database.LockContentKey, id, f.ContentKey},
 			contentIncumbentSQL, id, f.ContentKey, nullIfEmpty(f.SourceRef))
 	}
 	return func(br pgx.BatchResults) (Filing, error) {
@@ -383,8 +317,6 @@ func (s *PGStore) Get(ctx context.Context, orgID, id int64) (Document, error) {
 	return get(ctx, s.db, orgID, id)
 }
 
-const getDocumentSQL = `SELECT ` + documentColumns + ` FROM intake_documents d WHERE d.id = $1 AND d.org_id = $2`
-
 func get(ctx context.Context, q database.Executor, orgID, id int64) (Document, error) {
 	d, err := ScanDocument(q.QueryRow(ctx, getDocumentSQL, id, orgID))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -397,7 +329,7 @@ func get(ctx context.Context, q database.Executor, orgID, id int64) (Document, e
 }
 
 // GetDocument returns one document of an org (not_found when the org has
-// no such document), like GetJob and Original: reads take the Executor, and
+// no such document), like Original and jobs.Get: reads take the Executor, and
 // a PGStore is built only where a Store is needed, over a transaction.
 func GetDocument(ctx context.Context, q database.Executor, orgID, id int64) (Document, error) {
 	return get(ctx, q, orgID, id)
@@ -406,8 +338,7 @@ func GetDocument(ctx context.Context, q database.Executor, orgID, id int64) (Doc
 // Original returns a document's bytes as they arrived.
 func Original(ctx context.Context, q database.Executor, orgID, id int64) ([]byte, error) {
 	var b []byte
-	err := q.QueryRow(ctx, `SELECT o.content FROM intake_originals o JOIN intake_documents d ON d.id = o.document_id
-		WHERE d.id = $1 AND d.org_id = $2`, id, orgID).Scan(&b)
+	err := q.QueryRow(ctx, originalSQL, id, orgID).Scan(&b)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, apperr.New(apperr.NotFound, "no document %d", id)
 	}

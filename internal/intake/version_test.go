@@ -21,21 +21,21 @@ import (
 func (w *world) versions(t *testing.T, n int) (group int64, rows []int64) {
 	t.Helper()
 	ctx := context.Background()
-	if err := w.db.Pool.QueryRow(ctx, `INSERT INTO typewriter_documents (org_id, created_by) VALUES ($1, 't') RETURNING id`, w.org.ID).Scan(&group); err != nil {
+	if err := w.DB.Pool.QueryRow(ctx, `INSERT INTO typewriter_documents (org_id, created_by) VALUES ($1, 't') RETURNING id`, w.Org.ID).Scan(&group); err != nil {
 		t.Fatal(err)
 	}
 	var prev any
 	for i := 1; i <= n; i++ {
 		var v int64
-		if err := w.db.Pool.QueryRow(ctx, `INSERT INTO typewriter_versions (document_id, org_id, number, supersedes_id, body, pdf, pdf_sha256, created_by)
-			VALUES ($1, $2, $3, $4, '{}', '\x00', repeat('a', 64), 't') RETURNING id`, group, w.org.ID, i, prev).Scan(&v); err != nil {
+		if err := w.DB.Pool.QueryRow(ctx, `INSERT INTO typewriter_versions (document_id, org_id, number, supersedes_id, body, pdf, pdf_sha256, created_by)
+			VALUES ($1, $2, $3, $4, '{}', '\x00', repeat('a', 64), 't') RETURNING id`, group, w.Org.ID, i, prev).Scan(&v); err != nil {
 			t.Fatal(err)
 		}
 		prev = v
 		var id int64
-		if err := w.db.Pool.QueryRow(ctx, `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by,
+		if err := w.DB.Pool.QueryRow(ctx, `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by,
 			typewriter_version_id, version_group) VALUES ($1, $2, 'application/pdf', 1, 'typewriter', 't', $3, $4) RETURNING id`,
-			w.org.ID, intake.ContentHash([]byte(fmt.Sprintf("%d/%d/%d", group, i, time.Now().UnixNano()))), v, group).Scan(&id); err != nil {
+			w.Org.ID, intake.ContentHash([]byte(fmt.Sprintf("%d/%d/%d", group, i, time.Now().UnixNano()))), v, group).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
 		rows = append(rows, id)
@@ -47,16 +47,16 @@ func (w *world) versions(t *testing.T, n int) (group int64, rows []int64) {
 func (w *world) received(t *testing.T) int64 {
 	t.Helper()
 	var id int64
-	if err := w.db.Pool.QueryRow(context.Background(), `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by)
+	if err := w.DB.Pool.QueryRow(context.Background(), `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by)
 		VALUES ($1, $2, 'application/xml', 1, 'api', 't') RETURNING id`,
-		w.org.ID, intake.ContentHash([]byte(fmt.Sprintf("received/%d/%d", w.refs.Add(1), time.Now().UnixNano())))).Scan(&id); err != nil {
+		w.Org.ID, intake.ContentHash([]byte(fmt.Sprintf("received/%d/%d", w.NextRef(), time.Now().UnixNano())))).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	return id
 }
 
 func (w *world) filing(n int) intake.Filing {
-	return intake.Filing{DocType: "invoice", SourceRef: fmt.Sprintf("vat:SE1/TW-%d-%d", n, w.refs.Add(1)), Format: "facturx", Fields: w.fields}
+	return intake.Filing{DocType: "invoice", SourceRef: fmt.Sprintf("vat:SE1/TW-%d-%d", n, w.NextRef()), Format: "facturx", Fields: w.Fields}
 }
 
 // guardModes are the ways a test store takes a guard's lock: as the
@@ -91,7 +91,7 @@ func (w *world) fileAtOnce(t *testing.T, mode intake.GuardLockMode, rows []int64
 			defer mu.Unlock()
 			return len(read) >= len(rows)
 		}
-		if err := testkit.PollForLockWaiter(ctx, w.db.Pool, bothRead); err != nil {
+		if err := testkit.PollForLockWaiter(ctx, w.DB.Pool, bothRead); err != nil {
 			t.Errorf("the filers never met: %v", err)
 		}
 	}
@@ -103,7 +103,7 @@ func (w *world) fileAtOnce(t *testing.T, mode intake.GuardLockMode, rows []int64
 		go func() {
 			defer wg.Done()
 			ctx := context.WithValue(ctx, filerKey{}, i)
-			errs[i] = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+			errs[i] = pgx.BeginFunc(ctx, w.DB.Pool, func(tx pgx.Tx) error {
 				var err error
 				docs[i], err = intake.File(ctx, intake.NewPGStoreForTest(tx, mode, hook), id, filings[i])
 				return err
@@ -192,7 +192,7 @@ func TestTheLiveIncumbentOfTheGroup(t *testing.T) {
 	w := newWorld(t, app.Config{})
 	file := func(id int64) intake.Document {
 		t.Helper()
-		d, err := intake.File(ctx, intake.NewPGStore(w.db.Pool), id, w.filing(int(id)))
+		d, err := intake.File(ctx, intake.NewPGStore(w.DB.Pool), id, w.filing(int(id)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestTheLiveIncumbentOfTheGroup(t *testing.T) {
 		t.Fatalf("v2 after a pending v1: %+v", v2)
 	}
 	// v1 rejected: v3 is flagged against the live one, v2.
-	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, v1.ID, "superseded", w.actor); err != nil {
+	if _, err := w.App.Decisions.Reject(ctx, w.Org.ID, v1.ID, "superseded", w.Actor); err != nil {
 		t.Fatal(err)
 	}
 	if v3 := file(rows[2]); v3.DuplicateOf != rows[1] {
@@ -214,7 +214,7 @@ func TestTheLiveIncumbentOfTheGroup(t *testing.T) {
 	// Only v1, rejected: v2 is filed normally.
 	_, rows = w.versions(t, 2)
 	first := file(rows[0])
-	if _, err := w.app.Decisions.Reject(ctx, w.org.ID, first.ID, "wrong", w.actor); err != nil {
+	if _, err := w.App.Decisions.Reject(ctx, w.Org.ID, first.ID, "wrong", w.Actor); err != nil {
 		t.Fatal(err)
 	}
 	if v2 := file(rows[1]); v2.DuplicateOf != 0 || v2.Status != intake.Pending {
@@ -234,7 +234,7 @@ func TestAKeyTakenWhileFilingInATransactionFilesADuplicate(t *testing.T) {
 	w := newWorld(t, app.Config{})
 	first, second := w.received(t), w.received(t)
 	f := w.filing(0) // no content key: only the unique index relates the two
-	txA, err := w.db.Pool.Begin(ctx)
+	txA, err := w.DB.Pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestAKeyTakenWhileFilingInATransactionFilesADuplicate(t *testing.T) {
 	done := make(chan outcome, 1)
 	go func() {
 		var o outcome
-		o.err = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		o.err = pgx.BeginFunc(ctx, w.DB.Pool, func(tx pgx.Tx) error {
 			var err error
 			o.doc, err = intake.File(ctx, intake.NewPGStoreTx(tx), second, f)
 			return err
@@ -258,7 +258,7 @@ func TestAKeyTakenWhileFilingInATransactionFilesADuplicate(t *testing.T) {
 	}()
 	// The second filing waits on the index entry of the first's
 	// uncommitted row; the first commits under it.
-	testkit.WaitForLockWaiter(t, w.db.Pool)
+	testkit.WaitForLockWaiter(t, w.DB.Pool)
 	if err := txA.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestAKeyTakenWhileFilingInATransactionFilesADuplicate(t *testing.T) {
 	if o.doc.Status != intake.Flagged || o.doc.DuplicateOf != first || o.doc.DuplicateReason != intake.SameReference {
 		t.Fatalf("the second filing: %s", filed([]intake.Document{o.doc}))
 	}
-	got, err := intake.GetDocument(ctx, w.db.Pool, w.org.ID, second)
+	got, err := intake.GetDocument(ctx, w.DB.Pool, w.Org.ID, second)
 	if err != nil || got.DuplicateOf != first {
 		t.Fatalf("the second row as committed: %s, %v", filed([]intake.Document{got}), err)
 	}

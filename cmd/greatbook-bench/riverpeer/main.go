@@ -33,6 +33,7 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
+	"greatbook/internal/review"
 )
 
 func main() {
@@ -116,12 +117,12 @@ func measure(ctx context.Context, pool *pgxpool.Pool, slug string, documents, ap
 	})
 }
 
-// approve is greatbook's approve transaction (intake.Statements: the group
+// approve is greatbook's approve transaction (review.Statements: the group
 // lock first, the recheck, the activation, the audit event) with River's
 // InsertTx where greatbook writes its outbox job; River launches nothing
 // after the commit, its fetch loop finds the job.
 func approve(ctx context.Context, pool *pgxpool.Pool, client *river.Client[pgx.Tx], orgID, id int64, actor audit.Actor) error {
-	s := intake.Statements
+	s := review.Statements
 	return database.WithTx(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, s.LockGroup, id, orgID); err != nil {
 			return err

@@ -1,0 +1,79 @@
+package desk
+
+import (
+	"greatbook/internal/intake"
+	"greatbook/internal/review"
+)
+
+// The statements of the desk's read side. Fixed statements are constants;
+// a statement built from a filter is a format here, filled with fmt.Sprintf
+// by the function that builds it from its conditions (each a column, an
+// operator and a placeholder).
+
+// reversedSQL holds for a document d whose journal entry was reversed: the
+// ledger links a reversal to the entry it reverses (journal_entries_reverses_idx),
+// and intake keeps no status of its own for it.
+const reversedSQL = `EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_id = d.result_entry_id)`
+
+// sortColumn is the SQL a key orders by; each has an index per status
+// (org_id, status, column, id), so a tab's first page is an ordered scan.
+// The amount is payable_base, the amount payable converted to the org's
+// base currency as the bookkeeper converts it (migration 00024): NULL
+// while no rate is known, and such rows sort last in either direction
+// (its descending index is NULLS LAST).
+var sortColumn = map[SortKey]string{
+	SortIssued: "(d.fields->>'issue_date')",
+	SortDue:    "(d.fields->>'due_date')",
+	SortAmount: "d.payable_base",
+}
+
+// The queue's pages: the rows of one status (or of every status) under the
+// conditions, in an order, up to a limit; the branches of several statuses
+// merged (each in parentheses, joined by UNION ALL) in the same order; and
+// the desk's columns of the rows a page selected.
+const (
+	// queuePageSQL: conditions, order, limit.
+	queuePageSQL = `SELECT * FROM intake_documents d WHERE %s ORDER BY %s LIMIT %s`
+	// queueMergeSQL: branches, order, limit.
+	queueMergeSQL = `SELECT * FROM (%s) d ORDER BY %s LIMIT %s`
+	// queueMergeOffsetSQL: branches, order, offset, limit.
+	queueMergeOffsetSQL = `SELECT * FROM (%s) d ORDER BY %s OFFSET %s LIMIT %s`
+)
+
+// queueRowsSQL selects the desk's columns of the rows a page (the first
+// %s) gives, in an order (the second).
+var queueRowsSQL = `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
+	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), d.payable_base::text, o.base_currency, coalesce(d.flag_reason, ''),
+	        coalesce(d.duplicate_of, 0), d.received_at, coalesce(d.fields->>'issue_date', ''), coalesce(d.fields->>'due_date', ''),
+	        g.members, g.accepted, coalesce(v.number, 0),
+	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0),
+	        d.status = 'posted' AND ` + reversedSQL + `
+	FROM (%s) d
+	JOIN orgs o ON o.id = d.org_id
+	` + review.GroupSummarySQL + `
+	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
+	ORDER BY %s`
+
+// sortedPositionSQL finds the rows just before and after a document in a
+// sorted order: conditions, order, the document's placeholder.
+const sortedPositionSQL = `SELECT coalesce(prev, 0), coalesce(next, 0) FROM (
+		SELECT d.id, lag(d.id) OVER w AS prev, lead(d.id) OVER w AS next FROM intake_documents d
+		WHERE %s
+		WINDOW w AS (ORDER BY %s)) x WHERE x.id = %s`
+
+// The tabs' counts: each status's rows up to a cap (an index-only scan of
+// at most that many entries each), and the posted documents whose entry was
+// reversed, found from the reversals (few, in the partial index
+// journal_entries_reverses_idx) by their source key.
+const (
+	statusCountsSQL = `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM intake_documents
+		WHERE org_id = $1 AND status = s LIMIT $2) x) FROM unnest($3::text[]) s`
+	reversedCountSQL = `SELECT count(*) FROM (SELECT 1 FROM journal_entries r
+		JOIN intake_documents d ON d.org_id = r.org_id AND d.status = 'posted' AND d.result_entry_id = r.reverses_id
+		     AND d.id = CASE WHEN r.source_id ~ '^[0-9]{1,18}$' THEN r.source_id::bigint END
+		WHERE r.reverses_id IS NOT NULL AND r.org_id = $1 AND r.source_type = 'intake' LIMIT $2) x`
+)
+
+// listSQL reads a page of the API's listing, newest first: conditions,
+// limit.
+const listSQL = `SELECT ` + intake.DocumentColumns + ` FROM intake_documents d WHERE %s ORDER BY d.id DESC LIMIT %s`

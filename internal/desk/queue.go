@@ -1,0 +1,495 @@
+// Package desk is the reviewers' read side of intake: the queue with its
+// tabs, search, sort orders and a document's place in it; the API's
+// listing; a document's page and decision panel, with its history and the
+// AP desk's checks as they read now. It decides what a reader may do, and
+// changes nothing.
+package desk
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"greatbook/internal/database"
+	"greatbook/internal/intake"
+	"greatbook/internal/storable"
+)
+
+// Tab is a view of the queue.
+type Tab string
+
+// The desk's tabs.
+const (
+	TabNeedsReview Tab = "review" // pending and flagged
+	TabFlagged     Tab = "flagged"
+	TabApproved    Tab = "approved" // active
+	TabPosted      Tab = "posted"   // posted, its entry standing
+	TabReversed    Tab = "reversed" // posted, its entry reversed in the ledger since
+	TabRejected    Tab = "rejected"
+	TabAll         Tab = "all"
+)
+
+// Tabs in the order the desk shows them.
+var Tabs = []Tab{TabNeedsReview, TabFlagged, TabApproved, TabPosted, TabReversed, TabRejected, TabAll}
+
+func (t Tab) statuses() []string {
+	switch t {
+	case TabFlagged:
+		return []string{"flagged"}
+	case TabApproved:
+		return []string{"active"}
+	case TabPosted, TabReversed:
+		return []string{"posted"}
+	case TabRejected:
+		return []string{"rejected"}
+	case TabAll:
+		return []string{"received", "pending", "flagged", "active", "posted", "rejected"}
+	}
+	return []string{"pending", "flagged"}
+}
+
+// condition is what a tab asks of its rows beyond their status: Posted
+// and Reversed split the posted documents by whether their entry stands.
+func (t Tab) condition() string {
+	switch t {
+	case TabPosted:
+		return " AND NOT " + reversedSQL
+	case TabReversed:
+		return " AND " + reversedSQL
+	}
+	return ""
+}
+
+// SortKey is a column the desk sorts by.
+type SortKey string
+
+// The desk's sortable columns.
+const (
+	SortReceived SortKey = "received" // arrival: the document id's order
+	SortIssued   SortKey = "issued"   // the invoice's issue date (BT-2)
+	SortDue      SortKey = "due"      // its due date (BT-9)
+	SortAmount   SortKey = "amount"   // the amount payable, in the org's base currency
+)
+
+// SortKeys are the keys a desk URL may name.
+var SortKeys = []SortKey{SortReceived, SortIssued, SortDue, SortAmount}
+
+// QueueOrder is the desk's order: a column and a direction; ties are
+// broken by document id in the same direction, so the order is stable.
+type QueueOrder struct {
+	Key  SortKey
+	Desc bool
+}
+
+// DefaultOrder is the desk's order when the URL names none: newest first.
+var DefaultOrder = QueueOrder{Key: SortReceived, Desc: true}
+
+// keyset says the order pages by document id cursors (Before/After);
+// every other order pages by Offset.
+func (o QueueOrder) keyset() bool { return o == DefaultOrder }
+
+// String is the order as a URL names it: "due" or "-due" (descending).
+func (o QueueOrder) String() string {
+	if o.Desc {
+		return "-" + string(o.Key)
+	}
+	return string(o.Key)
+}
+
+// parseQueueOrder reads an order as String writes it; anything else is the default.
+func parseQueueOrder(s string) QueueOrder {
+	o := QueueOrder{Key: SortKey(strings.TrimPrefix(s, "-")), Desc: strings.HasPrefix(s, "-")}
+	if !slices.Contains(SortKeys, o.Key) {
+		return DefaultOrder
+	}
+	return o
+}
+
+// MaxQueueOffset bounds how deep a sorted (non-default) order pages: each
+// page reads the rows before it, so a far offset would cost a scan of
+// the tab; past it the desk asks for a search instead.
+const MaxQueueOffset = 10_000
+
+// QueueFilter selects rows of the queue and orders them: the desk's
+// state as its URL carries it (ParseQueueFilter, Values).
+type QueueFilter struct {
+	Tab Tab
+	// Query searches supplier (substring), number (prefix) and amount (exact).
+	Query      string
+	DocType    string
+	FlagReason string
+	Order      QueueOrder
+	// Before and After are keyset cursors (document ids) of the default
+	// order; Offset pages any other order. PageSize rows.
+	Before, After int64
+	Offset        int
+	PageSize      int
+}
+
+// ParseQueueFilter reads the desk's URL parameters (tab, q, type, flag,
+// order, before, after, offset); what it does not know falls back to the
+// defaults, as a hand-edited URL should.
+func ParseQueueFilter(v url.Values) QueueFilter {
+	f := QueueFilter{Tab: Tab(v.Get("tab")), Query: v.Get("q"), DocType: v.Get("type"), FlagReason: v.Get("flag"),
+		Order: parseQueueOrder(v.Get("order"))}
+	if !slices.Contains(Tabs, f.Tab) {
+		f.Tab = TabNeedsReview
+	}
+	f.Before, _ = strconv.ParseInt(v.Get("before"), 10, 64)
+	f.After, _ = strconv.ParseInt(v.Get("after"), 10, 64)
+	f.Offset, _ = strconv.Atoi(v.Get("offset"))
+	return f
+}
+
+// Values are the URL parameters that ParseQueueFilter reads back to f
+// (the page size is the server's and is left out).
+func (f QueueFilter) Values() url.Values {
+	v := url.Values{}
+	v.Set("tab", string(cmp.Or(f.Tab, TabNeedsReview)))
+	for name, value := range map[string]string{"q": f.Query, "type": f.DocType, "flag": f.FlagReason} {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	if f.Order != (QueueOrder{}) && f.Order != DefaultOrder {
+		v.Set("order", f.Order.String())
+	}
+	if f.Before > 0 {
+		v.Set("before", strconv.FormatInt(f.Before, 10))
+	}
+	if f.After > 0 {
+		v.Set("after", strconv.FormatInt(f.After, 10))
+	}
+	if f.Offset > 0 {
+		v.Set("offset", strconv.Itoa(f.Offset))
+	}
+	return v
+}
+
+// QueueRow is a row of the desk.
+type QueueRow struct {
+	ID        int64
+	Status    intake.Status
+	DocType   string
+	Supplier  string
+	Number    string
+	SourceRef string
+	Payable   *decimal.Decimal
+	Currency  string
+	// PayableBase is Payable in BaseCurrency, the org's, converted as the
+	// bookkeeper converts it: nil when no rate is known yet (or there is no
+	// amount).
+	PayableBase  *decimal.Decimal
+	BaseCurrency string
+	FlagReason   string
+	DuplicateOf  int64
+	ReceivedAt   time.Time
+	IssueDate    string // as filed, ISO 8601; empty when unknown
+	DueDate      string
+	GroupSize    int
+	GroupAccepts bool // another member is accepted
+	Version      int  // typewriter version number, 0 when not composed
+	Versions     int
+	// Reversed: the document was posted and its entry reversed since.
+	Reversed bool
+}
+
+// QueuePage is one page of the queue.
+type QueuePage struct {
+	Rows         []QueueRow
+	Counts       map[Tab]TabCount
+	Older, Newer int64 // cursors for the next pages, 0 when none
+	// NextOffset and PrevOffset page a sorted order: -1 when there is none.
+	NextOffset, PrevOffset int
+	Filter                 QueueFilter
+}
+
+var amountPattern = regexp.MustCompile(`^-?[0-9]+([.,][0-9]{1,4})?$`)
+
+// Queue lists a page of an org's queue, newest first.
+func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter) (QueuePage, error) {
+	if f.PageSize <= 0 || f.PageSize > 200 {
+		f.PageSize = 50
+	}
+	if err := storable.CheckParameters(storable.Param{Name: "q", Value: f.Query, Max: 1000},
+		storable.Param{Name: "type", Value: f.DocType, Max: 1000}, storable.Param{Name: "flag", Value: f.FlagReason, Max: 1000}); err != nil {
+		return QueuePage{}, err
+	}
+	if f.Tab == "" {
+		f.Tab = TabNeedsReview
+	}
+	if f.Order == (QueueOrder{}) {
+		f.Order = DefaultOrder
+	}
+	if f.Order.keyset() {
+		f.Offset = 0
+	} else {
+		f.Before, f.After = 0, 0
+		f.Offset = min(max(f.Offset, 0), MaxQueueOffset)
+	}
+	sql, args, order := queueQuery(orgID, f)
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return QueuePage{}, fmt.Errorf("desk: queue: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, scanQueueRow)
+	if err != nil {
+		return QueuePage{}, fmt.Errorf("desk: queue: %w", err)
+	}
+	more := len(list) > f.PageSize
+	if more {
+		list = list[:f.PageSize]
+	}
+	if order == "ASC" {
+		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
+			list[i], list[j] = list[j], list[i]
+		}
+	}
+	p := QueuePage{Rows: list, Filter: f, NextOffset: -1, PrevOffset: -1}
+	if f.Order.keyset() {
+		p.Older, p.Newer = queueCursors(list, f, more)
+	} else {
+		if more && f.Offset+f.PageSize <= MaxQueueOffset {
+			p.NextOffset = f.Offset + f.PageSize
+		}
+		if f.Offset > 0 {
+			p.PrevOffset = max(f.Offset-f.PageSize, 0)
+		}
+	}
+	var err2 error
+	p.Counts, err2 = tabCounts(ctx, q, orgID)
+	return p, err2
+}
+
+// queueQuery builds the statement for one page of the queue under filter f (one row more than the
+// page, to tell whether there is a next one) and its arguments; order is the direction it reads ids
+// in, ASC when paging towards newer rows.
+func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order string) {
+	where, arg, argsOf := queueWhere(orgID, f)
+	if !f.Order.keyset() {
+		sql = sortedQueueQuery(where, arg, f)
+		return sql, argsOf(), ""
+	}
+	order = "DESC"
+	switch {
+	case f.Before > 0:
+		where = append(where, "d.id < "+arg(f.Before))
+	case f.After > 0:
+		where = append(where, "d.id > "+arg(f.After))
+		order = "ASC"
+	}
+	limit := arg(f.PageSize + 1)
+	// One ordered index scan per status, (org_id, status, id), merged: a
+	// tab's newest rows are found however many rows of other statuses are
+	// newer. The all tab needs no status and scans (org_id, id).
+	page := func(extra string) string {
+		return fmt.Sprintf(queuePageSQL, strings.Join(where, " AND ")+extra, "d.id "+order, limit)
+	}
+	inner := page("")
+	if statuses := f.Tab.statuses(); f.Tab != TabAll && len(statuses) == 1 {
+		inner = page(" AND d.status = " + arg(statuses[0]) + f.Tab.condition())
+	} else if f.Tab != TabAll {
+		var branches []string
+		for _, st := range statuses {
+			branches = append(branches, "("+page(" AND d.status = "+arg(st))+")")
+		}
+		inner = fmt.Sprintf(queueMergeSQL, strings.Join(branches, " UNION ALL "), "d.id "+order, limit)
+	}
+	return fmt.Sprintf(queueRowsSQL, inner, "d.id "+order), argsOf(), order
+}
+
+// queueWhere is the search and filters of f as SQL conditions on d, with
+// the function that adds an argument and the one that returns them all.
+func queueWhere(orgID int64, f QueueFilter) (where []string, arg func(any) string, argsOf func() []any) {
+	where = []string{"d.org_id = $1"}
+	args := []any{orgID}
+	arg = func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	argsOf = func() []any { return args }
+	if q := strings.TrimSpace(f.Query); q != "" {
+		terms := []string{"lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(database.LikeEscape(q))+"%"),
+			"upper(d.doc_number) LIKE " + arg(strings.ToUpper(database.LikeEscape(q))+"%")}
+		if amountPattern.MatchString(q) {
+			if v, err := decimal.NewFromString(strings.ReplaceAll(q, ",", ".")); err == nil {
+				terms = append(terms, "d.payable = "+arg(v.String())+"::numeric")
+			}
+		}
+		where = append(where, "("+strings.Join(terms, " OR ")+")")
+	}
+	if f.DocType != "" {
+		where = append(where, "d.doc_type = "+arg(f.DocType))
+	}
+	if f.FlagReason != "" {
+		where = append(where, "d.flag_reason = "+arg(f.FlagReason))
+	}
+	return where, arg, argsOf
+}
+
+// sortedOrderBy is the ORDER BY of an order other than the default: the
+// column, then the id, both in the order's direction.
+func sortedOrderBy(o QueueOrder) string {
+	dir := "ASC"
+	if o.Desc {
+		dir = "DESC"
+	}
+	if o.Key == SortReceived {
+		return "d.id " + dir
+	}
+	if o.Key == SortAmount {
+		return sortColumn[o.Key] + " " + dir + " NULLS LAST, d.id " + dir
+	}
+	return sortColumn[o.Key] + " " + dir + ", d.id " + dir
+}
+
+// sortedQueueQuery is queueQuery for an order other than the default: the
+// same merge of one ordered scan per status, ordered by the column and
+// then the id, paged by offset (at most MaxQueueOffset rows skipped). Its
+// rows come in the page's order (no direction to turn).
+func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) string {
+	orderBy := sortedOrderBy(f.Order)
+	limit := arg(f.Offset + f.PageSize + 1)
+	page := func(extra string) string {
+		return fmt.Sprintf(queuePageSQL, strings.Join(where, " AND ")+extra, orderBy, limit)
+	}
+	var branches []string
+	statuses := f.Tab.statuses()
+	for _, st := range statuses {
+		branches = append(branches, "("+page(" AND d.status = "+arg(st)+f.Tab.condition())+")")
+	}
+	inner := fmt.Sprintf(queueMergeOffsetSQL, strings.Join(branches, " UNION ALL "), orderBy, arg(f.Offset), arg(f.PageSize+1))
+	return fmt.Sprintf(queueRowsSQL, inner, orderBy)
+}
+
+func scanQueueRow(r pgx.CollectableRow) (QueueRow, error) {
+	var x QueueRow
+	var payable, base *string
+	err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &base, &x.BaseCurrency,
+		&x.FlagReason, &x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions, &x.Reversed)
+	x.Payable, x.PayableBase = decimalOrNil(payable), decimalOrNil(base)
+	return x, err
+}
+
+// decimalOrNil reads a numeric sent as text, nil for NULL.
+func decimalOrNil(s *string) *decimal.Decimal {
+	if s == nil {
+		return nil
+	}
+	v, err := decimal.NewFromString(*s)
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+// queueCursors gives the cursors of the pages beside list (newest first), 0 where there is none;
+// more says the query found a row beyond the page.
+func queueCursors(list []QueueRow, f QueueFilter, more bool) (older, newer int64) {
+	if len(list) == 0 {
+		return 0, 0
+	}
+	first, last := list[0].ID, list[len(list)-1].ID
+	switch {
+	case f.After > 0: // paging towards newer rows; the cursor's row is older
+		older = last
+		if more {
+			newer = first
+		}
+	case f.Before > 0: // paging towards older rows; the cursor's row is newer
+		newer = first
+		if more {
+			older = last
+		}
+	default:
+		if more {
+			older = last
+		}
+	}
+	return older, newer
+}
+
+// countCap is where the desk stops counting a status: counting every row
+// of a large org on each page load would cost more than the page.
+const countCap = 1000
+
+// TabCount is how many rows a tab holds; More says there are more than N.
+type TabCount struct {
+	N    int
+	More bool
+}
+
+// String is the count as the desk shows it: "12", or "1000+".
+func (c TabCount) String() string {
+	if c.More {
+		return fmt.Sprintf("%d+", c.N)
+	}
+	return fmt.Sprint(c.N)
+}
+
+// TabCounts counts the rows of each of the desk's tabs, as Queue does.
+func TabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
+	return tabCounts(ctx, q, orgID)
+}
+
+// tabCounts counts each status up to countCap rows (an index-only scan of
+// at most that many entries each) and adds them up by tab.
+func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
+	rows, err := q.Query(ctx, statusCountsSQL, orgID, countCap, TabAll.statuses())
+	if err != nil {
+		return nil, fmt.Errorf("desk: counts: %w", err)
+	}
+	defer rows.Close()
+	by := map[string]int{}
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, err
+		}
+		by[s] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	reversed, err := reversedCount(ctx, q, orgID)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[Tab]TabCount{}
+	for _, t := range Tabs {
+		var c TabCount
+		for _, s := range t.statuses() {
+			c.N += by[s]
+			c.More = c.More || by[s] >= countCap
+		}
+		switch t {
+		case TabPosted:
+			c.N = max(c.N-reversed, 0)
+		case TabReversed:
+			c = TabCount{N: reversed, More: reversed >= countCap}
+		}
+		counts[t] = c
+	}
+	return counts, nil
+}
+
+// reversedCount counts, up to countCap, the org's posted documents whose
+// entry was reversed. It starts from the reversals (few, in the partial
+// index journal_entries_reverses_idx) and finds each one's document by its
+// source key: no posted document is read that was not reversed.
+func reversedCount(ctx context.Context, q database.Executor, orgID int64) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, reversedCountSQL, orgID, countCap).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("desk: counts: %w", err)
+	}
+	return n, nil
+}

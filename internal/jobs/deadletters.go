@@ -1,0 +1,347 @@
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
+	"greatbook/internal/database"
+	"greatbook/internal/org"
+	"greatbook/internal/storable"
+)
+
+// DeadLetterFilter selects dead letters: abandoned jobs and failed
+// launches. Empty fields do not filter.
+type DeadLetterFilter struct {
+	Status     string // "abandoned", "failed"; empty: both
+	ErrorClass string // "transient", "permanent"
+	Supplier   string // substring of the supplier's name
+	From, To   string // YYYY-MM-DD, the job's last change
+}
+
+// DeadLetter is a job that needs an operator, with its document and the
+// slug of its org (an instance operator lists every org's).
+type DeadLetter struct {
+	Job
+	Supplier string
+	Number   string
+	Org      string
+}
+
+func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
+	var args []any
+	where := []string{scope.Where("j.org_id", &args)}
+	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	switch f.Status {
+	case "":
+		where = append(where, deadLetterStatusesSQL)
+	case "abandoned", "failed":
+		where = append(where, "j.status = "+arg(f.Status))
+	default:
+		return "", nil, apperr.New(apperr.Invalid, "status must be abandoned or failed")
+	}
+	switch f.ErrorClass {
+	case "":
+	case "transient", "permanent":
+		where = append(where, "j.error_class = "+arg(f.ErrorClass))
+	default:
+		return "", nil, apperr.New(apperr.Invalid, "class must be transient or permanent")
+	}
+	if err := storable.CheckParameters(storable.Param{Name: "supplier", Value: f.Supplier, Max: 1000}); err != nil {
+		return "", nil, err
+	}
+	if s := strings.TrimSpace(f.Supplier); s != "" {
+		where = append(where, "lower(d.supplier_name) LIKE "+arg("%"+strings.ToLower(database.LikeEscape(s))+"%"))
+	}
+	days, err := database.DayRange("j.updated_at", f.From, f.To, arg)
+	if err != nil {
+		return "", nil, err
+	}
+	where = append(where, days...)
+	return strings.Join(where, " AND "), args, nil
+}
+
+// DeadLetters lists an org's dead letters, the most recently failed first.
+// Dead letters are never pruned.
+// The page shows the first DeadLetterPage; CountDeadLettersIn says how many
+// there are in all.
+func DeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) ([]DeadLetter, error) {
+	return DeadLettersIn(ctx, q, org.Only(orgID), f)
+}
+
+// DeadLettersIn lists the dead letters of a scope (an operator's: every
+// org's), as DeadLetters does.
+func DeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) ([]DeadLetter, error) {
+	return deadLetters(ctx, q, scope, f, DeadLetterPage)
+}
+
+// DeadLetterPage is how many dead letters the page lists.
+const DeadLetterPage = 500
+
+// deadLetters lists up to limit dead letters (every one when limit is 0).
+func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, limit int) ([]DeadLetter, error) {
+	where, args, err := f.where(scope)
+	if err != nil {
+		return nil, err
+	}
+	sql := fmt.Sprintf(deadLettersSQL, where)
+	if limit > 0 {
+		sql += fmt.Sprintf(limitSQL, limit)
+	}
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: dead letters: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeadLetter, error) {
+		var dl DeadLetter
+		j := &dl.Job
+		err := r.Scan(&j.ID, &j.OrgID, &j.IntakeID, &j.Status, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.ErrorClass,
+			&j.RunID, &j.LaunchedAt, &j.NextAttemptAt, &j.CreatedBy, &j.CreatedAt, &j.UpdatedAt, &dl.Supplier, &dl.Number, &dl.Org)
+		return dl, err
+	})
+}
+
+// Attempt is one launch attempt of a job, or the failure of its run.
+type Attempt struct {
+	Attempt    int
+	Trigger    string
+	Actor      string
+	Outcome    string
+	Error      string
+	ErrorClass string
+	RunID      string
+	At         time.Time
+}
+
+// HistoryIn returns a job in a scope (an operator's: any org's) with
+// every attempt, oldest first.
+func HistoryIn(ctx context.Context, q database.Executor, scope org.Scope, jobID int64) (Job, []Attempt, error) {
+	job, err := jobIn(ctx, q, scope, jobID)
+	if err != nil {
+		return Job{}, nil, err
+	}
+	rows, err := q.Query(ctx, jobAttemptsSQL, jobID)
+	if err != nil {
+		return job, nil, fmt.Errorf("jobs: job history: %w", err)
+	}
+	attempts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Attempt, error) {
+		var a Attempt
+		err := r.Scan(&a.Attempt, &a.Trigger, &a.Actor, &a.Outcome, &a.Error, &a.ErrorClass, &a.RunID, &a.At)
+		return a, err
+	})
+	return job, attempts, err
+}
+
+// BulkRetry is the outcome of retrying every dead letter a filter matches.
+type BulkRetry struct {
+	Matched  int
+	Launched int
+	Failed   []LaunchOutcome
+	Skipped  int // launched meanwhile by someone else
+}
+
+// CountDeadLettersIn counts the dead letters of a scope (an operator's:
+// every org's) a filter matches.
+func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) (int, error) {
+	where, args, err := f.where(scope)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = q.QueryRow(ctx, fmt.Sprintf(countDeadLettersSQL, f.from(), where), args...).Scan(&n)
+	return n, err
+}
+
+// from is what a count of the filter's dead letters reads: the jobs, and
+// their documents only when the filter asks for a supplier.
+func (f DeadLetterFilter) from() string {
+	if strings.TrimSpace(f.Supplier) == "" {
+		return jobsFromSQL
+	}
+	return jobsWithDocumentsFromSQL
+}
+
+// DryRun is what a bulk retry would retry: how many dead letters a filter
+// matches, and a digest of which (Set). The confirmation brings both back,
+// and RetryMatching retries only if the filter still matches that very set.
+type DryRun struct {
+	Count int
+	Set   string
+}
+
+// DryRunRetry is the dry run of RetryMatching.
+func DryRunRetry(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) (DryRun, error) {
+	return DryRunRetryIn(ctx, q, org.Only(orgID), f)
+}
+
+// DryRunRetryIn is the dry run of RetryMatchingIn.
+func DryRunRetryIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) (DryRun, error) {
+	where, args, err := f.where(scope)
+	if err != nil {
+		return DryRun{}, err
+	}
+	rows, err := q.Query(ctx, fmt.Sprintf(dryRunSQL, f.from(), where), args...)
+	if err != nil {
+		return DryRun{}, fmt.Errorf("jobs: dry run: %w", err)
+	}
+	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
+		var j Job
+		err := r.Scan(&j.ID, &j.Attempts)
+		return j, err
+	})
+	if err != nil {
+		return DryRun{}, fmt.Errorf("jobs: dry run: %w", err)
+	}
+	return dryRunOf(jobs), nil
+}
+
+// dryRunOf is the count and digest of a set of jobs, in any order. The
+// digest covers each job's attempts too: a job someone else retried, which
+// failed again and matches once more, is not the dead letter counted.
+func dryRunOf(jobs []Job) DryRun {
+	jobs = slices.Clone(jobs)
+	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Compare(a.ID, b.ID) })
+	h := sha256.New()
+	for _, j := range jobs {
+		fmt.Fprintf(h, "%d:%d,", j.ID, j.Attempts)
+	}
+	return DryRun{Count: len(jobs), Set: hex.EncodeToString(h.Sum(nil)[:12])}
+}
+
+// RetryMatching retries every dead letter a filter matches, with a reason,
+// provided they are still the very set the operator saw in the dry run (not
+// only as many: someone else's retry and a new dead letter would leave the
+// count alone). Each retry is audited with the actor like a single one.
+func (o *Outbox) RetryMatching(ctx context.Context, orgID int64, f DeadLetterFilter, reason string, confirmed DryRun, actor audit.Actor) (BulkRetry, error) {
+	return o.RetryMatchingIn(ctx, org.Only(orgID), f, reason, confirmed, actor)
+}
+
+// RetryMatchingIn is RetryMatching over a scope (an operator's: every
+// org's); each letter is retried in its own org.
+func (o *Outbox) RetryMatchingIn(ctx context.Context, scope org.Scope, f DeadLetterFilter, reason string, confirmed DryRun, actor audit.Actor) (BulkRetry, error) {
+	if err := audit.CheckReason(reason); err != nil {
+		return BulkRetry{}, err
+	}
+	// Once confirmed, the retries go ahead even if the operator's request
+	// goes away (each launch is bounded by its own timeout).
+	ctx = context.WithoutCancel(ctx)
+	list, err := deadLetters(ctx, o.Pool, scope, f, 0)
+	if err != nil {
+		return BulkRetry{}, err
+	}
+	res := BulkRetry{Matched: len(list)}
+	jobs := make([]Job, 0, len(list))
+	for _, dl := range list {
+		jobs = append(jobs, dl.Job)
+	}
+	switch now := dryRunOf(jobs); {
+	case now.Count != confirmed.Count:
+		return res, apperr.New(apperr.InvalidState, "the filter now matches %d dead letters, not the %d you confirmed; count again", now.Count, confirmed.Count)
+	case now.Set != confirmed.Set:
+		return res, apperr.New(apperr.InvalidState, "the filter still matches %d dead letters, but not the ones you counted; count again", now.Count)
+	}
+	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: scope.OrgID(), Actor: actor, Action: "bulk_retry",
+		Detail: map[string]any{"reason": reason, "matched": len(list), "filter": f}}); err != nil {
+		return res, err
+	}
+	return res, o.retryEach(ctx, jobs, reason, actor, &res)
+}
+
+// retryEach retries jobs one by one, each as a single retry in its own
+// org does (its own transaction, its tenancy and state checks), counting
+// into res: a job no longer retryable is skipped; any other error stops the
+// loop.
+func (o *Outbox) retryEach(ctx context.Context, jobs []Job, reason string, actor audit.Actor, res *BulkRetry) error {
+	for _, j := range jobs {
+		out, err := o.Retry(ctx, j.OrgID, j.ID, reason, actor)
+		switch {
+		case apperr.Is(err, apperr.InvalidState):
+			res.Skipped++
+		case err != nil:
+			return err
+		case out.Outcome == "launched":
+			res.Launched++
+		default:
+			res.Failed = append(res.Failed, out)
+		}
+	}
+	return nil
+}
+
+// MaxSelected is how many dead letters one "retry selected" may name (a
+// page lists at most DeadLetterPage).
+const MaxSelected = DeadLetterPage
+
+// RetrySelected retries the dead letters an operator ticked, with a reason.
+// Every id must be one of the org's jobs, or nothing is retried: an id of
+// another org's job (or of none) is not_found, naming it, as a single retry
+// answers. The selection is audited once (bulk_retry with the
+// ids), and each job is then retried in its own transaction like a single
+// retry; one launched meanwhile by someone else is counted as skipped.
+func (o *Outbox) RetrySelected(ctx context.Context, orgID int64, jobIDs []int64, reason string, actor audit.Actor) (BulkRetry, error) {
+	return o.RetrySelectedIn(ctx, org.Only(orgID), jobIDs, reason, actor)
+}
+
+// RetrySelectedIn is RetrySelected over a scope (an operator's: every
+// org's); each job is retried in its own org.
+func (o *Outbox) RetrySelectedIn(ctx context.Context, scope org.Scope, jobIDs []int64, reason string, actor audit.Actor) (BulkRetry, error) {
+	if err := audit.CheckReason(reason); err != nil {
+		return BulkRetry{}, err
+	}
+	ids := slices.Clone(jobIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	switch {
+	case len(ids) == 0:
+		return BulkRetry{}, apperr.New(apperr.Invalid, "select at least one dead letter to retry").
+			With("reasons", []map[string]string{{"field": "job", "message": "is required"}})
+	case len(ids) > MaxSelected:
+		return BulkRetry{}, apperr.New(apperr.Invalid, "at most %d dead letters can be retried at once, not %d", MaxSelected, len(ids))
+	}
+	args := []any{ids}
+	rows, err := o.Pool.Query(ctx, fmt.Sprintf(selectedJobsSQL, scope.Where("org_id", &args)), args...)
+	if err != nil {
+		return BulkRetry{}, fmt.Errorf("jobs: retry selected: %w", err)
+	}
+	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
+		var j Job
+		err := r.Scan(&j.ID, &j.OrgID)
+		return j, err
+	})
+	if err != nil {
+		return BulkRetry{}, fmt.Errorf("jobs: retry selected: %w", err)
+	}
+	if len(found) != len(ids) {
+		for _, id := range ids {
+			if !slices.ContainsFunc(found, func(j Job) bool { return j.ID == id }) {
+				return BulkRetry{}, apperr.New(apperr.NotFound, "no job %d; nothing was retried", id)
+			}
+		}
+	}
+	// Once confirmed, the retries go ahead even if the operator's request
+	// goes away (each launch is bounded by its own timeout).
+	ctx = context.WithoutCancel(ctx)
+	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: scope.OrgID(), Actor: actor, Action: "bulk_retry",
+		Detail: map[string]any{"reason": reason, "matched": len(ids), "jobs": ids}}); err != nil {
+		return BulkRetry{}, err
+	}
+	res := BulkRetry{Matched: len(ids)}
+	return res, o.retryEach(ctx, found, reason, actor, &res)
+}
+
+// jobIn returns a job in a scope; a job outside it is not found.
+func jobIn(ctx context.Context, q database.Executor, scope org.Scope, jobID int64) (Job, error) {
+	if scope.All() {
+		return GetAnyOrg(ctx, q, jobID)
+	}
+	return Get(ctx, q, scope.OrgID(), jobID)
+}
