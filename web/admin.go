@@ -16,6 +16,7 @@ import (
 	"greatbook/internal/org"
 	"greatbook/internal/runs"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 func deadLetterFilter(c echo.Context) intake.DeadLetterFilter {
@@ -26,7 +27,7 @@ func deadLetterFilter(c echo.Context) intake.DeadLetterFilter {
 // deadLetterScope is whose dead letters the page shows: an org admin's
 // own org's; an operator's every org's, or the one org the filter names.
 func (s *Server) deadLetterScope(c echo.Context, p *views.DeadLettersProps) (org.Scope, error) {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	scope := u.Scope()
 	if !u.IsOperator() {
 		return scope, nil
@@ -48,7 +49,7 @@ func (s *Server) deadLetters(c echo.Context) error {
 	if err := s.listDeadLetters(c, &props); err != nil {
 		return err
 	}
-	return page(c, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
+	return httpkit.Page(c, views.DeadLettersPage(s.base.Chrome(c, "Dead letters", "dead-letters"), props))
 }
 
 // listDeadLetters fills the page's list, and the total when the list is
@@ -63,7 +64,7 @@ func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) erro
 	if err != nil {
 		return err
 	}
-	if p.BulkRuns, err = intake.BulkRetryRuns(ctx, s.pool, currentUser(c).Scope()); err != nil {
+	if p.BulkRuns, err = intake.BulkRetryRuns(ctx, s.pool, httpkit.CurrentUser(c).Scope()); err != nil {
 		return err
 	}
 	p.Letters, p.Total = list, len(list)
@@ -79,7 +80,7 @@ func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) erro
 // that count, the digest of that set and a reason, retries them all.
 func (s *Server) bulkRetry(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	f := deadLetterFilter(c)
 	props := views.DeadLettersProps{Filter: f}
 	scope, err := s.deadLetterScope(c, &props)
@@ -114,12 +115,12 @@ func (s *Server) bulkRetry(c echo.Context) error {
 	if err := s.listDeadLetters(c, &props); err != nil {
 		return err
 	}
-	return render(c, status, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
+	return httpkit.Render(c, status, views.DeadLettersPage(s.base.Chrome(c, "Dead letters", "dead-letters"), props))
 }
 
 // retrySelected retries the dead letters ticked on the page, with a reason.
 func (s *Server) retrySelected(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	form, err := c.FormParams()
 	if err != nil {
 		return apperr.New(apperr.Invalid, "the form could not be read")
@@ -148,16 +149,16 @@ func (s *Server) retrySelected(c echo.Context) error {
 	if err := s.listDeadLetters(c, &props); err != nil {
 		return err
 	}
-	return render(c, status, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
+	return httpkit.Render(c, status, views.DeadLettersPage(s.base.Chrome(c, "Dead letters", "dead-letters"), props))
 }
 
 func (s *Server) jobPage(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	job, attempts, err := intake.JobHistoryIn(ctx, s.pool, u.Scope(), id)
 	if err != nil {
 		return err
@@ -170,7 +171,7 @@ func (s *Server) jobPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.JobPage(s.chrome(c, fmt.Sprintf("Job %d", id), "dead-letters"), job, attempts, rv))
+	return httpkit.Page(c, views.JobPage(s.base.Chrome(c, fmt.Sprintf("Job %d", id), "dead-letters"), job, attempts, rv))
 }
 
 func (s *Server) runViews(c echo.Context, infos []runs.Info) ([]views.RunView, error) {
@@ -187,33 +188,33 @@ func (s *Server) runViews(c echo.Context, infos []runs.Info) ([]views.RunView, e
 
 // adminRetry is an operator's retry from the dead-letter or the job page.
 func (s *Server) adminRetry(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	var out intake.LaunchOutcome
 	job, _, err := intake.JobHistoryIn(c.Request().Context(), s.pool, u.Scope(), id)
 	if err == nil { // the job's own org: an operator retries any org's
 		out, err = s.app.Outbox.Retry(c.Request().Context(), job.OrgID, id, c.FormValue("reason"), u.Actor())
 	}
 	if err != nil {
-		e := toAppError(err)
+		e := httpkit.Classify(err)
 		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
 			return err
 		}
-		flash(c, fmt.Sprintf("Job %d was not retried: %s", id, e.Message))
+		httpkit.Flash(c, fmt.Sprintf("Job %d was not retried: %s", id, e.Message))
 	} else if out.Outcome == "launched" {
-		flash(c, fmt.Sprintf("Job %d retried: bookkeeping launched.", id))
+		httpkit.Flash(c, fmt.Sprintf("Job %d retried: bookkeeping launched.", id))
 	} else {
-		flash(c, fmt.Sprintf("Job %d retried, and the launch failed again: %s", id, out.Error))
+		httpkit.Flash(c, fmt.Sprintf("Job %d retried, and the launch failed again: %s", id, out.Error))
 	}
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/admin/jobs/%d", id))
 }
 
 func (s *Server) runsPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	kind, state := c.QueryParam("kind"), c.QueryParam("state")
 	list, err := runs.ListIn(ctx, s.pool, u.Scope(), runs.ListFilter{Kind: kind, State: state})
 	if err != nil {
@@ -233,7 +234,7 @@ func (s *Server) runsPage(c echo.Context) error {
 			return err
 		}
 	}
-	return page(c, views.RunsPage(s.chrome(c, "Runs", "runs"), props))
+	return httpkit.Page(c, views.RunsPage(s.base.Chrome(c, "Runs", "runs"), props))
 }
 
 // runRetry is an operator's retry of a stranded pipeline run, from the runs page.
@@ -248,27 +249,27 @@ func (s *Server) runAbandon(c echo.Context) error {
 }
 
 func (s *Server) runAction(c echo.Context, done string, act func(ctx context.Context, orgID int64, runID, actor string) error) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	id := c.Param("id")
 	run, err := runs.GetIn(c.Request().Context(), s.pool, u.Scope(), id)
 	if err == nil { // the run's own org: an operator acts on any org's
 		err = act(c.Request().Context(), run.OrgID, id, u.Email)
 	}
 	if err != nil {
-		e := toAppError(err)
+		e := httpkit.Classify(err)
 		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
 			return err
 		}
-		flash(c, fmt.Sprintf("Run %s: %s", id, e.Message))
+		httpkit.Flash(c, fmt.Sprintf("Run %s: %s", id, e.Message))
 	} else {
-		flash(c, fmt.Sprintf("Run %s %s.", id, done))
+		httpkit.Flash(c, fmt.Sprintf("Run %s %s.", id, done))
 	}
 	return c.Redirect(http.StatusSeeOther, "/admin/runs")
 }
 
 func (s *Server) runPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	info, err := runs.GetIn(ctx, s.pool, currentUser(c).Scope(), c.Param("id"))
+	info, err := runs.GetIn(ctx, s.pool, httpkit.CurrentUser(c).Scope(), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -276,12 +277,12 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.RunPage(s.chrome(c, "Run", "runs"), rv[0]))
+	return httpkit.Page(c, views.RunPage(s.base.Chrome(c, "Run", "runs"), rv[0]))
 }
 
 func (s *Server) sourceKeys(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	p := views.SourceKeyProps{Key: ledger.SourceKey{OrgID: u.OrgID, SourceType: c.QueryParam("source_type"),
 		SourceID: c.QueryParam("source_id"), EntrySet: c.QueryParam("entry_set")}}
 	if p.Key.SourceType != "" && p.Key.SourceID != "" && p.Key.EntrySet != "" {
@@ -297,7 +298,7 @@ func (s *Server) sourceKeys(c echo.Context) error {
 			return err
 		}
 	}
-	return page(c, views.SourceKeyPage(s.chrome(c, "Source keys", "ledger"), p))
+	return httpkit.Page(c, views.SourceKeyPage(s.base.Chrome(c, "Source keys", "ledger"), p))
 }
 
 // bulkOutcome puts a bulk retry's outcome on the dead-letter page: its
@@ -308,20 +309,20 @@ func bulkOutcome(props *views.DeadLettersProps, res intake.BulkRetry, err error)
 		props.Result = &res
 		return http.StatusOK, nil
 	}
-	e := toAppError(err)
+	e := httpkit.Classify(err)
 	if e.Code == apperr.Internal {
 		return 0, err
 	}
 	props.Error = e.Message
-	return statusByCode[e.Code], nil
+	return httpkit.Status(e.Code), nil
 }
 
 // bulkRetryProgress is the dead-letter page's progress of its durable bulk
 // retries, which the page polls while one runs.
 func (s *Server) bulkRetryProgress(c echo.Context) error {
-	list, err := intake.BulkRetryRuns(c.Request().Context(), s.pool, currentUser(c).Scope())
+	list, err := intake.BulkRetryRuns(c.Request().Context(), s.pool, httpkit.CurrentUser(c).Scope())
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.BulkRetryRuns(list))
+	return httpkit.Render(c, http.StatusOK, views.BulkRetryRuns(list))
 }

@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 // decisionView is the decision region of a document as the read model
@@ -30,7 +31,7 @@ func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views
 	v.Question, v.Accounts, err = s.app.Bookkeeper.OpenQuestion(c.Request().Context(), p.Document.OrgID, p.Document.ID)
 	if err == nil && p.Document.Status == intake.Posted {
 		v.AccountChoice, err = bookkeeper.ChoiceForDocument(c.Request().Context(), s.pool, p.Document.OrgID, p.Document.ID)
-		v.CanChangeRules = currentUser(c).IsAdmin()
+		v.CanChangeRules = httpkit.CurrentUser(c).IsAdmin()
 	}
 	return v, err
 }
@@ -46,9 +47,9 @@ func (s *Server) readDecision(c echo.Context, id int64, out *views.Outcome) (vie
 
 // decided answers a decision: the region (htmx), or the page again.
 func (s *Server) decided(c echo.Context, id int64, status int, out *views.Outcome) error {
-	if !isHTMX(c) {
+	if !httpkit.IsHTMX(c) {
 		if out != nil && out.Message != "" {
-			flash(c, out.Message)
+			httpkit.Flash(c, out.Message)
 		}
 		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/intake/%d", id))
 	}
@@ -59,7 +60,7 @@ func (s *Server) decided(c echo.Context, id int64, status int, out *views.Outcom
 	// A decision, made or refused, may have changed a member's status: the
 	// page's other regions that show them read them again.
 	c.Response().Header().Set("HX-Trigger", membersChangedEvent)
-	return render(c, status, views.DecisionUpdate(v))
+	return httpkit.Render(c, status, views.DecisionUpdate(v))
 }
 
 // membersChangedEvent is the event after which a document page's regions
@@ -99,15 +100,15 @@ func asOutcome(err error) (*views.Outcome, int, bool) {
 	switch e.Code {
 	case apperr.DuplicateGroupConflict:
 		b, _ := e.Details["blocking"].(intake.Blocking)
-		return &views.Outcome{Kind: "conflict", Message: e.Message, Blocking: &b}, statusByCode[e.Code], true
+		return &views.Outcome{Kind: "conflict", Message: e.Message, Blocking: &b}, httpkit.Status(e.Code), true
 	case apperr.InvalidState, apperr.Invalid, apperr.Unavailable:
-		return &views.Outcome{Kind: "invalid", Message: e.Message}, statusByCode[e.Code], true
+		return &views.Outcome{Kind: "invalid", Message: e.Message}, httpkit.Status(e.Code), true
 	}
 	return nil, 0, false
 }
 
 func (s *Server) decisionPanel(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
@@ -120,17 +121,17 @@ func (s *Server) decisionPanel(c echo.Context) error {
 	if seen := c.QueryParam("seen"); seen != "" && seen != string(v.Doc.Status) {
 		c.Response().Header().Set("HX-Trigger", membersChangedEvent)
 	}
-	return render(c, http.StatusOK, views.DecisionUpdate(v))
+	return httpkit.Render(c, http.StatusOK, views.DecisionUpdate(v))
 }
 
 // decide runs a decision on the document the path names and answers with
 // its outcome, or with its refusal in the decision region.
 func (s *Server) decide(c echo.Context, do func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error)) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	out, err := do(c.Request().Context(), currentUser(c), id)
+	out, err := do(c.Request().Context(), httpkit.CurrentUser(c), id)
 	if err != nil {
 		return s.refused(c, id, err)
 	}
@@ -149,7 +150,7 @@ func (s *Server) approve(c echo.Context) error {
 		// sends neither.
 		ack := intake.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
 		a, err := s.app.Decisions.ApproveWith(ctx, u.OrgID, id, u.Actor(), ack)
-		s.countApprove(&a.Launch, err)
+		s.base.CountApprove(&a.Launch, err)
 		if err != nil {
 			return nil, err
 		}
@@ -178,17 +179,17 @@ func (s *Server) closeNothingToPost(c echo.Context) error {
 }
 
 func (s *Server) notADuplicate(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	if _, err := s.app.Decisions.MarkDistinct(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
 		return s.refused(c, id, err)
 	}
-	if isHTMX(c) {
+	if httpkit.IsHTMX(c) {
 		// The group changed: the whole page is out of date.
-		flash(c, "Marked not a duplicate; it can be approved on its own now.")
+		httpkit.Flash(c, "Marked not a duplicate; it can be approved on its own now.")
 		c.Response().Header().Set("HX-Refresh", "true")
 		return c.NoContent(http.StatusOK)
 	}
@@ -204,11 +205,11 @@ func (s *Server) answer(c echo.Context) error {
 
 // retryJob is an admin's retry from a document's page.
 func (s *Server) retryJob(c echo.Context) error {
-	jobID, err := pathID(c, "id")
+	jobID, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	ctx := c.Request().Context()
 	job, err := intake.GetJob(ctx, s.pool, u.OrgID, jobID)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
+	"greatbook/web/httpkit"
 )
 
 // reasonRequest is the body of reject, not-a-duplicate and retry.
@@ -18,7 +19,7 @@ type reasonRequest struct {
 
 // idAndReason reads the id the path names and the reason the body gives.
 func idAndReason(c echo.Context) (int64, string, error) {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return 0, "", err
 	}
@@ -36,7 +37,7 @@ func idAndReason(c echo.Context) (int64, string, error) {
 // invalid e-invoice needs {"acknowledge_invalid": true, "reason": "..."}.
 // Reviewers and admins alike may acknowledge, as both may approve.
 func (s *Server) apiApprove(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
@@ -44,9 +45,9 @@ func (s *Server) apiApprove(c echo.Context) error {
 	if err := decodeOptionalJSON(c, &ack); err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	a, err := s.app.Decisions.ApproveWith(c.Request().Context(), u.OrgID, id, u.Actor(), ack)
-	s.countApprove(&a.Launch, err)
+	s.base.CountApprove(&a.Launch, err)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func (s *Server) apiReject(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	doc, err := s.app.Decisions.Reject(c.Request().Context(), u.OrgID, id, reason, u.Actor())
 	if err != nil {
 		return err
@@ -84,14 +85,14 @@ func (s *Server) apiReject(c echo.Context) error {
 // in one step, rejected with a fixed reason; 409 invalid_state for any
 // other. There is nothing to say in the body: an empty object at most.
 func (s *Server) apiCloseNothingToPost(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	if err := decodeOptionalJSON(c, &struct{}{}); err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	doc, err := s.app.Decisions.CloseNothingToPost(c.Request().Context(), u.OrgID, id, u.Actor())
 	if err != nil {
 		return err
@@ -105,7 +106,7 @@ func (s *Server) apiNotADuplicate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	ctx := c.Request().Context()
 	doc, err := s.app.Decisions.MarkDistinct(ctx, u.OrgID, id, reason, u.Actor())
 	if err != nil {
@@ -128,7 +129,7 @@ func (s *Server) apiRetryJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	out, err := s.app.Outbox.Retry(c.Request().Context(), u.OrgID, id, reason, u.Actor())
 	if err != nil {
 		return err
@@ -150,7 +151,7 @@ func (s *Server) apiAnswer(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	if err := s.app.Bookkeeper.Answer(c.Request().Context(), u.OrgID, c.Param("id"),
 		map[string]string{"account": body.Account, "rate": body.Rate}, body.Remember, u.Actor()); err != nil {
 		return err
@@ -182,7 +183,7 @@ func (s *Server) apiQuestions(c echo.Context) error {
 		}
 		after = &bookkeeper.QuestionPosition{AskedAt: at, RunID: parts[1]}
 	}
-	qs, more, err := s.app.Bookkeeper.QuestionPage(c.Request().Context(), currentUser(c).OrgID, after, limit)
+	qs, more, err := s.app.Bookkeeper.QuestionPage(c.Request().Context(), httpkit.CurrentUser(c).OrgID, after, limit)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/events"
+	"greatbook/web/httpkit"
 )
 
 // apiEvents is GET /api/v1/events?after=&limit=: the org's event feed from a
@@ -23,7 +24,7 @@ func (s *Server) apiEvents(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, next, err := events.Read(c.Request().Context(), s.pool, currentUser(c).OrgID, v.Get("after"), limit)
+	list, next, err := events.Read(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, v.Get("after"), limit)
 	if e, ok := apperr.As(err); ok && e.Code == apperr.Invalid {
 		// limit was checked above: what Read refuses is the cursor.
 		return e.With("parameter", "after")

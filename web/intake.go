@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 // maxUploadFiles bounds one browser upload without the script (which sends
@@ -25,14 +25,14 @@ import (
 const maxUploadFiles = 50
 
 func (s *Server) uploadPage(c echo.Context) error {
-	return page(c, views.UploadPage(s.chrome(c, "Upload", "upload"), nil))
+	return httpkit.Page(c, views.UploadPage(s.base.Chrome(c, "Upload", "upload"), nil))
 }
 
 // upload ingests every file of a multipart form. The page's script sends
 // one file per request (to show its progress) and gets back that file's
 // outcome; without the script the form sends them all and gets the page.
 func (s *Server) upload(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	ctx := c.Request().Context()
 	limit := s.app.Pipeline.MaxBytes()
 	var results []views.UploadResult
@@ -42,7 +42,7 @@ func (s *Server) upload(c echo.Context) error {
 			return apperr.New(apperr.Invalid, "at most %d files at once", maxUploadFiles)
 		}
 		r := views.UploadResult{Filename: name}
-		content, err := readLimited(body, limit)
+		content, err := httpkit.ReadLimited(body, limit)
 		if err == nil {
 			var res pipeline.Ingested
 			res, err = s.app.Pipeline.Ingest(ctx, intake.Arrival{OrgID: u.OrgID, Content: content,
@@ -56,12 +56,12 @@ func (s *Server) upload(c echo.Context) error {
 			}
 		}
 		if err != nil {
-			e := toAppError(err)
+			e := httpkit.Classify(err)
 			if e.Code == apperr.Internal {
 				return err
 			}
 			r.Outcome, r.Error = "refused", e.Message
-			status = statusByCode[e.Code]
+			status = httpkit.Status(e.Code)
 		}
 		results = append(results, r)
 		return nil
@@ -72,10 +72,10 @@ func (s *Server) upload(c echo.Context) error {
 	if len(results) == 0 {
 		return apperr.New(apperr.Invalid, "choose at least one file")
 	}
-	if isHTMX(c) && len(results) == 1 {
-		return render(c, status, views.UploadResultItem(results[0]))
+	if httpkit.IsHTMX(c) && len(results) == 1 {
+		return httpkit.Render(c, status, views.UploadResultItem(results[0]))
 	}
-	return page(c, views.UploadPage(s.chrome(c, "Upload", "upload"), results))
+	return httpkit.Page(c, views.UploadPage(s.base.Chrome(c, "Upload", "upload"), results))
 }
 
 // uploadOutcome answers an upload result that is still being read with its
@@ -91,7 +91,7 @@ func (s *Server) uploadOutcome(c echo.Context) error {
 		arrival = "new"
 	}
 	poll, _ := strconv.Atoi(c.QueryParam("poll"))
-	return render(c, http.StatusOK, views.UploadResultItem(uploadResult(doc, arrival, min(max(poll, 0), views.UploadPollCap))))
+	return httpkit.Render(c, http.StatusOK, views.UploadResultItem(uploadResult(doc, arrival, min(max(poll, 0), views.UploadPollCap))))
 }
 
 // uploadResult is an uploaded document's item on the upload page.
@@ -101,11 +101,11 @@ func uploadResult(doc intake.Document, arrival string, poll int) views.UploadRes
 }
 
 // eachFile calls fn for every part named "file" of a multipart request,
-// streamed: from the reader whose first part checkCSRF read (a form sent
+// streamed: from the reader whose first part CheckCSRF read (a form sent
 // without the script), or from the body (the script's upload, whose token
 // came in the header). Nothing is spooled to disk.
 func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) error) error {
-	mr, _ := c.Get(ctxUploadParts).(*multipart.Reader)
+	mr := httpkit.UploadParts(c)
 	if mr == nil {
 		var err error
 		if mr, err = c.Request().MultipartReader(); err != nil {
@@ -118,7 +118,7 @@ func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) 
 			return nil
 		}
 		if err != nil {
-			return formError(err)
+			return httpkit.FormError(err)
 		}
 		if part.FormName() != "file" || part.FileName() == "" {
 			continue
@@ -131,7 +131,7 @@ func eachFile(c echo.Context, fn func(name, contentType string, body io.Reader) 
 
 // reader is the signed-in user as the read model sees them.
 func reader(c echo.Context) intake.Reader {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	return intake.Reader{OrgID: u.OrgID, Admin: u.IsAdmin(), Label: u.Actor().Label}
 }
 
@@ -178,7 +178,7 @@ func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []intake.Mem
 }
 
 func (s *Server) compare(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
@@ -187,14 +187,14 @@ func (s *Server) compare(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.Compare(compareView(v)))
+	return httpkit.Render(c, http.StatusOK, views.Compare(compareView(v)))
 }
 
 // groupSection answers a document page's group region reading itself
 // again after a member's status changed, comparing with the member the page
 // had chosen.
 func (s *Server) groupSection(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (s *Server) groupSection(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.GroupSection(id, v.Members, compareView(v)))
+	return httpkit.Render(c, http.StatusOK, views.GroupSection(id, v.Members, compareView(v)))
 }
 
 // chainSection answers a document page's version chain reading itself
@@ -220,19 +220,19 @@ func (s *Server) chainSection(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ChainSection(doc.ID, chain, doc.TypewriterVersionID))
+	return httpkit.Render(c, http.StatusOK, views.ChainSection(doc.ID, chain, doc.TypewriterVersionID))
 }
 
 // watch answers a reviewer's page polling its document's group: nothing
 // (204) while the group is as the page saw it; otherwise a notice of what
 // changed, and an event that refreshes the page's decision region.
 func (s *Server) watch(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
@@ -256,11 +256,11 @@ func (s *Server) watch(c echo.Context) error {
 		}
 	}
 	c.Response().Header().Set("HX-Trigger", "groupChanged")
-	return render(c, http.StatusOK, views.Watch(id, sig, notice))
+	return httpkit.Render(c, http.StatusOK, views.Watch(id, sig, notice))
 }
 
 func (s *Server) documentPage(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
@@ -268,16 +268,16 @@ func (s *Server) documentPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.DocumentPage(s.chrome(c, fmt.Sprintf("Document %d", id), "desk"), v))
+	return httpkit.Page(c, views.DocumentPage(s.base.Chrome(c, fmt.Sprintf("Document %d", id), "desk"), v))
 }
 
 // pathDocument is the document the path names, of the user's org.
 func (s *Server) pathDocument(c echo.Context) (intake.Document, error) {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return intake.Document{}, err
 	}
-	return intake.GetDocument(c.Request().Context(), s.pool, currentUser(c).OrgID, id)
+	return intake.GetDocument(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, id)
 }
 
 // original serves a document's bytes as they arrived. Anything but a PDF is
@@ -287,7 +287,7 @@ func (s *Server) original(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	id, u, ctx := doc.ID, currentUser(c), c.Request().Context()
+	id, u, ctx := doc.ID, httpkit.CurrentUser(c), c.Request().Context()
 	content, err := intake.Original(ctx, s.pool, u.OrgID, id)
 	if err != nil {
 		return err
@@ -312,7 +312,7 @@ func (s *Server) typeInForm(c echo.Context) error {
 			f = formFromDocument(d)
 		}
 	}
-	return page(c, views.TypeInPage(s.chrome(c, "Type in", "desk"), doc, f))
+	return httpkit.Page(c, views.TypeInPage(s.base.Chrome(c, "Type in", "desk"), doc, f))
 }
 
 func formFromDocument(d einvoice.Document) views.TypeInForm {
@@ -334,10 +334,10 @@ func (s *Server) typeIn(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	id, u, ctx := doc.ID, currentUser(c), c.Request().Context()
+	id, u, ctx := doc.ID, httpkit.CurrentUser(c), c.Request().Context()
 	form := formOf(c)
 	again := func(status int, f views.TypeInForm) error {
-		return render(c, status, views.TypeInPage(s.chrome(c, "Type in", "desk"), doc, f))
+		return httpkit.Render(c, status, views.TypeInPage(s.base.Chrome(c, "Type in", "desk"), doc, f))
 	}
 	d, err := documentFromForm(form)
 	if err != nil {
@@ -355,7 +355,7 @@ func (s *Server) typeIn(c echo.Context) error {
 		form.Findings = findings
 		return again(http.StatusUnprocessableEntity, form)
 	}
-	flash(c, fmt.Sprintf("Document %d filed %s.", id, intake.StatusWords(filed.Status)))
+	httpkit.Flash(c, fmt.Sprintf("Document %d filed %s.", id, intake.StatusWords(filed.Status)))
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/intake/%d", id))
 }
 

@@ -15,6 +15,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/web/httpkit"
 )
 
 // readDocument reads an uploaded document: the raw body, or the part named
@@ -35,12 +36,12 @@ func (s *Server) readDocument(c echo.Context) (content []byte, mediaType, filena
 				return nil, "", "", apperr.New(apperr.Invalid, "the form has no field named file")
 			}
 			if err != nil {
-				return nil, "", "", formError(err)
+				return nil, "", "", httpkit.FormError(err)
 			}
 			if part.FormName() != "file" {
 				continue
 			}
-			content, err := readLimited(part, limit)
+			content, err := httpkit.ReadLimited(part, limit)
 			if err != nil {
 				return nil, "", "", err
 			}
@@ -48,26 +49,15 @@ func (s *Server) readDocument(c echo.Context) (content []byte, mediaType, filena
 			return content, part.Header.Get("Content-Type"), part.FileName(), nil
 		}
 	}
-	content, err = readLimited(req.Body, limit)
+	content, err = httpkit.ReadLimited(req.Body, limit)
 	return content, req.Header.Get(echo.HeaderContentType), "", err
-}
-
-func readLimited(r io.Reader, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, toAppError(err)
-	}
-	if int64(len(b)) > limit {
-		return nil, apperr.New(apperr.TooLarge, "the document is larger than the limit of %d bytes", limit)
-	}
-	return b, nil
 }
 
 // apiUploadDocument is POST /api/v1/documents: 202 for content new to the
 // org (filed in the background), 200 with the current status for bytes
 // that arrived before.
 func (s *Server) apiUploadDocument(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	content, mediaType, filename, err := s.readDocument(c)
 	if err != nil {
 		return err
@@ -127,7 +117,7 @@ func (s *Server) apiListIntake(c echo.Context) error {
 			return invalidParam("cursor", "is not a cursor this listing gave (pass next_cursor as it came)")
 		}
 	}
-	page, err := intake.List(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
+	page, err := intake.List(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, f)
 	if err != nil {
 		return nameParameter(err)
 	}

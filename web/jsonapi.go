@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/web/httpkit"
 )
 
 // maxJSONBody bounds JSON request bodies other than document uploads.
@@ -24,7 +25,7 @@ func decodeJSON(c echo.Context, dst any) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		// The middleware's bound (limitBodies) ended the read: a 413.
-		return toAppError(err)
+		return httpkit.Classify(err)
 	}
 	if err != nil {
 		return apperr.Wrap(err, apperr.Invalid, "could not read the request body")
@@ -49,7 +50,7 @@ func decodeOptionalJSON(c echo.Context, dst any) error {
 	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxJSONBody+1))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return toAppError(err)
+		return httpkit.Classify(err)
 	}
 	if err != nil {
 		return apperr.Wrap(err, apperr.Invalid, "could not read the request body")

@@ -10,11 +10,12 @@ import (
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 func (s *Server) ledgerPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	f := views.LedgerFilter{SourceType: c.QueryParam("source_type"), SourceID: c.QueryParam("source_id"),
 		Account: c.QueryParam("account"), From: c.QueryParam("from"), To: c.QueryParam("to")}
 	entries, err := ledger.List(ctx, s.pool, u.OrgID, ledger.Filter{SourceType: f.SourceType, SourceID: f.SourceID,
@@ -26,16 +27,16 @@ func (s *Server) ledgerPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.LedgerPage(s.chrome(c, "Ledger", "ledger"), views.LedgerPageProps{Filter: f, Entries: entries, Accounts: accounts}))
+	return httpkit.Page(c, views.LedgerPage(s.base.Chrome(c, "Ledger", "ledger"), views.LedgerPageProps{Filter: f, Entries: entries, Accounts: accounts}))
 }
 
 func (s *Server) entryPage(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	e, err := ledger.Get(ctx, s.pool, currentUser(c).OrgID, id)
+	e, err := ledger.Get(ctx, s.pool, httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -47,18 +48,18 @@ func (s *Server) entryPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.EntryPage(s.chrome(c, "Entry "+strconv.FormatInt(id, 10), "ledger"), e, rate, choice))
+	return httpkit.Page(c, views.EntryPage(s.base.Chrome(c, "Entry "+strconv.FormatInt(id, 10), "ledger"), e, rate, choice))
 }
 
 // reverseEntry is the reversal form's two steps: with a reason it asks for
 // confirmation; confirmed, it posts the reversal.
 func (s *Server) reverseEntry(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	reason := c.FormValue("reason")
 	if c.FormValue("confirm") == "yes" {
 		if err := ledger.NeedReversalReason(reason); err != nil {
@@ -68,7 +69,7 @@ func (s *Server) reverseEntry(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		flash(c, "Reversal posted as entry "+strconv.FormatInt(res.Entry.ID, 10)+".")
+		httpkit.Flash(c, "Reversal posted as entry "+strconv.FormatInt(res.Entry.ID, 10)+".")
 		return c.Redirect(http.StatusSeeOther, "/ledger/entries/"+strconv.FormatInt(res.Entry.ID, 10))
 	}
 	e, err := ledger.Get(ctx, s.pool, u.OrgID, id)
@@ -77,14 +78,14 @@ func (s *Server) reverseEntry(c echo.Context) error {
 	}
 	status, problem := http.StatusOK, ""
 	if err := ledger.NeedReversalReason(reason); err != nil {
-		status, problem = http.StatusUnprocessableEntity, toAppError(err).Message
+		status, problem = http.StatusUnprocessableEntity, httpkit.Classify(err).Message
 	}
-	return render(c, status, views.ReverseConfirmPage(s.chrome(c, "Reverse entry "+strconv.FormatInt(id, 10), "ledger"), e, reason, problem))
+	return httpkit.Render(c, status, views.ReverseConfirmPage(s.base.Chrome(c, "Reverse entry "+strconv.FormatInt(id, 10), "ledger"), e, reason, problem))
 }
 
 func (s *Server) trialBalancePage(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	asOf := c.QueryParam("as_of")
 	rows, err := ledger.TrialBalance(ctx, s.pool, u.OrgID, asOf)
 	if err != nil {
@@ -94,5 +95,5 @@ func (s *Server) trialBalancePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.TrialBalancePage(s.chrome(c, "Trial balance", "ledger"), rows, asOf, o.BaseCurrency))
+	return httpkit.Page(c, views.TrialBalancePage(s.base.Chrome(c, "Trial balance", "ledger"), rows, asOf, o.BaseCurrency))
 }

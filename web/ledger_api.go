@@ -11,6 +11,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/ledger"
 	"greatbook/internal/money"
+	"greatbook/web/httpkit"
 )
 
 // entryRequest is the JSON body of POST /api/v1/journal-entries.
@@ -122,7 +123,7 @@ func resultJSON(c echo.Context, res ledger.Result) error {
 // apiPostEntry posts a journal entry: 201 new, 200 exact replay, 409
 // source_replay_conflict with the differences, 422 with the reasons.
 func (s *Server) apiPostEntry(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	var body entryRequest
 	if err := decodeJSON(c, &body); err != nil {
 		return err
@@ -139,11 +140,11 @@ func (s *Server) apiPostEntry(c echo.Context) error {
 }
 
 func (s *Server) apiGetEntry(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	e, err := ledger.Get(c.Request().Context(), s.pool, currentUser(c).OrgID, id)
+	e, err := ledger.Get(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -182,7 +183,7 @@ func (s *Server) apiListEntries(c echo.Context) error {
 		}
 		f.Before = &ledger.Position{Date: parts[0], ID: id}
 	}
-	entries, err := ledger.List(c.Request().Context(), s.pool, currentUser(c).OrgID, f)
+	entries, err := ledger.List(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, f)
 	if err != nil {
 		return nameParameter(err)
 	}
@@ -216,7 +217,7 @@ type reverseRequest struct {
 }
 
 func (s *Server) apiReverseEntry(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ func (s *Server) apiReverseEntry(c echo.Context) error {
 			return err
 		}
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	res, err := ledger.Reverse(c.Request().Context(), s.app.Pool, u.OrgID, id, ledger.Reversal{Date: body.Date, Reason: body.Reason, Actor: u.Actor()})
 	if err != nil {
 		return err
@@ -235,7 +236,7 @@ func (s *Server) apiReverseEntry(c echo.Context) error {
 }
 
 func (s *Server) apiAccounts(c echo.Context) error {
-	accounts, err := ledger.Accounts(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	accounts, err := ledger.Accounts(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/org"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 // orgSettings is the admin's page of the org's settings.
@@ -20,7 +21,7 @@ func (s *Server) orgSettings(c echo.Context) error {
 // renderOrgSettings shows the settings as stored; typed, when not nil,
 // replaces the identity form's values by what was typed (with its error).
 func (s *Server) renderOrgSettings(c echo.Context, status int, edit func(*views.OrgSettingsProps)) error {
-	st, err := org.ReadSettings(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	st, err := org.ReadSettings(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
@@ -30,13 +31,13 @@ func (s *Server) renderOrgSettings(c echo.Context, status int, edit func(*views.
 	if edit != nil {
 		edit(&p)
 	}
-	return render(c, status, views.OrgSettingsPage(s.chrome(c, "Org settings", "org"), p))
+	return httpkit.Render(c, status, views.OrgSettingsPage(s.base.Chrome(c, "Org settings", "org"), p))
 }
 
 // saveOrgSettings sets the org's identity (audited); a value out of bounds
 // shows the form again with what was wrong, and the values as typed.
 func (s *Server) saveOrgSettings(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	months, err := strconv.Atoi(strings.TrimSpace(c.FormValue("max_issue_age_months")))
 	if err != nil {
 		months = -1 // not a number: SetIdentity says what is allowed
@@ -48,22 +49,22 @@ func (s *Server) saveOrgSettings(c echo.Context) error {
 	id := org.Identity{LegalName: c.FormValue("legal_name"), VATID: c.FormValue("vat_id"), MaxIssueAgeMonths: months,
 		Address: org.Address{Lines: form["address_line"], City: c.FormValue("city"), Postcode: c.FormValue("postcode"), Country: c.FormValue("country")}}
 	if _, err := org.SetIdentity(c.Request().Context(), s.pool, u.OrgID, id, u.Actor()); err != nil {
-		e := toAppError(err)
+		e := httpkit.Classify(err)
 		if e.Code != apperr.Invalid {
 			return err
 		}
-		return s.renderOrgSettings(c, statusByCode[e.Code], func(p *views.OrgSettingsProps) {
+		return s.renderOrgSettings(c, httpkit.Status(e.Code), func(p *views.OrgSettingsProps) {
 			p.LegalName, p.VATID, p.MaxIssueAgeMonths, p.Address, p.Error = id.LegalName, id.VATID, max(months, 0), id.Address, e.Message
 		})
 	}
-	flash(c, "Org settings saved: the AP checks compare documents with them from now on.")
+	httpkit.Flash(c, "Org settings saved: the AP checks compare documents with them from now on.")
 	return c.Redirect(http.StatusSeeOther, "/admin/org")
 }
 
 // setDefaultExpenseAccount sets the account a bill goes to when no
 // supplier rule names one.
 func (s *Server) setDefaultExpenseAccount(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	o, err := org.SetDefaultExpenseAccount(c.Request().Context(), s.pool, u.OrgID, c.FormValue("account"), u.Actor())
 	done := "Default expense account cleared: the bookkeeper asks for bills no supplier rule covers."
 	if o.DefaultExpenseAccount != "" {
@@ -74,21 +75,21 @@ func (s *Server) setDefaultExpenseAccount(c echo.Context) error {
 
 // setBaseCurrency changes the base currency while the ledger is empty.
 func (s *Server) setBaseCurrency(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	o, err := org.SetBaseCurrency(c.Request().Context(), s.pool, u.OrgID, c.FormValue("base_currency"), u.Actor())
 	return s.orgSettingChanged(c, err, "Base currency: "+o.BaseCurrency+".")
 }
 
 // changeExchangeRate changes a remembered exchange rate.
 func (s *Server) changeExchangeRate(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	err := org.ChangeExchangeRate(c.Request().Context(), s.pool, u.OrgID, c.FormValue("currency"), c.FormValue("date"), c.FormValue("rate"), u.Actor())
 	return s.orgSettingChanged(c, err, "Rate changed: bills posted from now on use it.")
 }
 
 // forgetExchangeRate forgets a remembered exchange rate.
 func (s *Server) forgetExchangeRate(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	err := org.ForgetExchangeRate(c.Request().Context(), s.pool, u.OrgID, c.FormValue("currency"), c.FormValue("date"), u.Actor())
 	return s.orgSettingChanged(c, err, "Rate forgotten: the bookkeeper asks again for that currency and day.")
 }
@@ -97,12 +98,12 @@ func (s *Server) forgetExchangeRate(c echo.Context) error {
 // what was done, or the page again with why not and its status.
 func (s *Server) orgSettingChanged(c echo.Context, err error, done string) error {
 	if err != nil {
-		e := toAppError(err)
+		e := httpkit.Classify(err)
 		if e.Code == apperr.Internal || e.Code == apperr.Unavailable {
 			return err
 		}
-		return s.renderOrgSettings(c, statusByCode[e.Code], func(p *views.OrgSettingsProps) { p.Refusal = e.Message })
+		return s.renderOrgSettings(c, httpkit.Status(e.Code), func(p *views.OrgSettingsProps) { p.Refusal = e.Message })
 	}
-	flash(c, done)
+	httpkit.Flash(c, done)
 	return c.Redirect(http.StatusSeeOther, "/admin/org")
 }

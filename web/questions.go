@@ -7,13 +7,13 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/intake"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 // answerFields is a question's answer as a form sends it. The button that
@@ -25,17 +25,6 @@ func answerFields(c echo.Context) map[string]string {
 		account = suggested
 	}
 	return map[string]string{"account": account, "rate": c.FormValue("rate")}
-}
-
-// csrfToken is the session's CSRF token, for a fragment's forms (without
-// taking the flash that s.chrome would).
-func csrfToken(c echo.Context) string {
-	if sess, ok := c.Get(ctxSession).(*sessions.Session); ok {
-		if t, ok := sess.Values["csrf"].(string); ok {
-			return t
-		}
-	}
-	return ""
 }
 
 // deskQueue is the queue the desk showed when an answer was given on it
@@ -52,21 +41,21 @@ func deskQueue(c echo.Context) intake.QueueFilter {
 // desk: htmx swaps the question's row for its outcome (or for the row again
 // with the problem said); without htmx the desk is shown again.
 func (s *Server) answerOnDesk(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	runID := c.Param("run")
 	answer := answerFields(c)
 	q, err := s.app.Bookkeeper.DeskAnswer(c.Request().Context(), u.OrgID, runID, answer, c.FormValue("remember") != "", u.Actor())
 	var refusal *apperr.Error
 	if err != nil {
-		if refusal = toAppError(err); refusal.Code == apperr.Internal || refusal.Code == apperr.Unavailable {
+		if refusal = httpkit.Classify(err); refusal.Code == apperr.Internal || refusal.Code == apperr.Unavailable {
 			return err
 		}
 	}
-	if !isHTMX(c) {
+	if !httpkit.IsHTMX(c) {
 		if refusal != nil {
-			flash(c, refusal.Message)
+			httpkit.Flash(c, refusal.Message)
 		} else {
-			flash(c, "Answered; the bookkeeper continues.")
+			httpkit.Flash(c, "Answered; the bookkeeper continues.")
 		}
 		return c.Redirect(http.StatusSeeOther, "/desk")
 	}
@@ -82,10 +71,10 @@ func (s *Server) answerOnDesk(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return render(c, http.StatusOK, templ.Join(views.DeskQuestionAnswered(*q, "answered with "+said+"; the bookkeeper continues."),
+		return httpkit.Render(c, http.StatusOK, templ.Join(views.DeskQuestionAnswered(*q, "answered with "+said+"; the bookkeeper continues."),
 			views.DeskTabs(deskQueue(c), counts, 1, true)))
 	case q == nil:
-		return render(c, statusByCode[refusal.Code], views.DeskQuestionClosed(runID, refusal.Message))
+		return httpkit.Render(c, httpkit.Status(refusal.Code), views.DeskQuestionClosed(runID, refusal.Message))
 	}
-	return render(c, statusByCode[refusal.Code], views.DeskQuestion(csrfToken(c), *q, refusal.Message))
+	return httpkit.Render(c, httpkit.Status(refusal.Code), views.DeskQuestion(httpkit.CSRFToken(c), *q, refusal.Message))
 }

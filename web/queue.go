@@ -11,6 +11,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 // maxQueueContext bounds the desk's query string a document page carries
@@ -20,12 +21,12 @@ const maxQueueContext = 4096
 
 // deskTabs answers the desk's tabs reading their counts again.
 func (s *Server) deskTabs(c echo.Context) error {
-	counts, err := intake.TabCounts(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	counts, err := intake.TabCounts(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
 	poll, _ := strconv.Atoi(c.QueryParam("poll"))
-	return render(c, http.StatusOK, views.DeskTabs(queueFilter(c.QueryParams()), counts, poll, false))
+	return httpkit.Render(c, http.StatusOK, views.DeskTabs(queueFilter(c.QueryParams()), counts, poll, false))
 }
 
 // queueFilter is the desk's queue the query v describes: the desk's own
@@ -65,7 +66,7 @@ func (s *Server) queueNavigation(c echo.Context, id int64) (views.QueueNav, erro
 // default queue: it must fail neither the document's page nor a decision
 // already made.
 func (s *Server) position(c echo.Context, f intake.QueueFilter, query string, id int64) (intake.QueuePosition, string, error) {
-	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
+	ctx, orgID := c.Request().Context(), httpkit.CurrentUser(c).OrgID
 	pos, err := intake.Position(ctx, s.pool, orgID, f, id)
 	if e, ok := apperr.As(err); ok && e.Code == apperr.Invalid {
 		query = ""
@@ -97,8 +98,8 @@ func (s *Server) advance(c echo.Context, id int64, out *views.Outcome) error {
 		msg += " That was the last document of this queue."
 		target = views.QueueDeskURL(id, query)
 	}
-	flash(c, msg)
-	if isHTMX(c) {
+	httpkit.Flash(c, msg)
+	if httpkit.IsHTMX(c) {
 		c.Response().Header().Set("HX-Redirect", target)
 		return c.NoContent(http.StatusOK)
 	}

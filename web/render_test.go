@@ -11,7 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"greatbook/web"
+	"greatbook/web/httpkit"
 )
 
 // TestAPageWhoseTemplateFailsIsA500WithTheErrorPage: a component that fails
@@ -25,7 +25,7 @@ func TestAPageWhoseTemplateFailsIsA500WithTheErrorPage(t *testing.T) {
 		}
 		return errors.New("template exploded")
 	})
-	a.srv.Echo().GET("/half-page", func(c echo.Context) error { return web.Page(c, failing) })
+	a.srv.Echo().GET("/half-page", func(c echo.Context) error { return httpkit.Page(c, failing) })
 	resp, err := http.Get(a.URL + "/half-page")
 	if err != nil {
 		t.Fatal(err)

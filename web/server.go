@@ -18,6 +18,7 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/static"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 // Options configure the server.
@@ -43,28 +44,30 @@ type Server struct {
 	sessions *auth.SessionStore
 	logger   *slog.Logger
 	opts     Options
+	base     *httpkit.Base
 }
 
 // New builds the server and its routes over the assembled services.
 func New(a *app.App, opts Options) *Server {
-	pool := a.Pool
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	if opts.MaxUploadBytes == 0 {
 		opts.MaxUploadBytes = 20 << 20
 	}
+	base := httpkit.NewBase(a, opts.Logger, opts.Secure)
 	s := &Server{
 		app:      a,
-		pool:     pool,
-		auth:     auth.NewService(pool),
-		sessions: auth.NewSessionStore(pool, opts.Secure),
+		pool:     base.Pool,
+		auth:     base.Auth,
+		sessions: base.Sessions,
 		logger:   opts.Logger,
 		opts:     opts,
+		base:     base,
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.handleError
+	e.HTTPErrorHandler = base.HandleError
 	e.Use(middleware.RequestID())
 	e.Use(s.logRequests)
 	e.Use(s.limitBodies)
@@ -105,7 +108,7 @@ func (s *Server) routes() {
 	// reads it before it has a token.
 	e.GET("/api/v1/openapi.json", s.apiOpenAPI)
 
-	api := e.Group("/api/v1", s.bearerAuth)
+	api := e.Group("/api/v1", s.base.BearerAuth)
 	api.GET("/me", s.apiMe)
 	api.GET("/users/:id", s.apiUser)
 	api.GET("/accounts", s.apiAccounts)
@@ -114,8 +117,8 @@ func (s *Server) routes() {
 	api.POST("/intake/:id/approve", s.apiApprove)
 	api.POST("/intake/:id/reject", s.apiReject)
 	api.POST("/intake/:id/close-nothing-to-post", s.apiCloseNothingToPost)
-	api.POST("/intake/:id/not-a-duplicate", s.apiNotADuplicate, requireAdmin)
-	api.POST("/jobs/:id/retry", s.apiRetryJob, requireAdmin)
+	api.POST("/intake/:id/not-a-duplicate", s.apiNotADuplicate, httpkit.RequireAdmin)
+	api.POST("/jobs/:id/retry", s.apiRetryJob, httpkit.RequireAdmin)
 	api.GET("/questions", s.apiQuestions)
 	api.POST("/typewriter/documents", s.apiCompose)
 	api.POST("/typewriter/documents/:id/versions", s.apiRevise)
@@ -131,19 +134,19 @@ func (s *Server) routes() {
 	api.GET("/intake", s.apiListIntake)
 
 	// Browser routes: a session, CSRF on every state change, sign-in where needed.
-	b := e.Group("", s.loadSession, s.checkCSRF)
+	b := e.Group("", s.base.LoadSession, s.base.CheckCSRF)
 	b.GET("/signin", s.signInForm)
 	b.POST("/signin", s.signIn)
 	b.POST("/signout", s.signOut)
 	b.GET("/metrics", s.metrics)
 
-	u := b.Group("", requireUser, requireOrgMember)
+	u := b.Group("", httpkit.RequireUser, httpkit.RequireOrgMember)
 	b.GET("/", func(c echo.Context) error {
-		if u := currentUser(c); u != nil && u.IsOperator() {
+		if u := httpkit.CurrentUser(c); u != nil && u.IsOperator() {
 			return c.Redirect(http.StatusSeeOther, "/admin/runs")
 		}
 		return c.Redirect(http.StatusSeeOther, "/desk")
-	}, requireUser)
+	}, httpkit.RequireUser)
 	u.GET("/desk", s.desk)
 	u.GET("/desk/tabs", s.deskTabs)
 	u.GET("/upload", s.uploadPage)
@@ -163,13 +166,13 @@ func (s *Server) routes() {
 	u.POST("/intake/:id/close-nothing-to-post", s.closeNothingToPost)
 	u.POST("/intake/:id/answer", s.answer)
 	u.POST("/desk/questions/:run/answer", s.answerOnDesk)
-	u.POST("/intake/:id/not-a-duplicate", s.notADuplicate, requireAdmin)
-	u.POST("/jobs/:id/retry", s.retryJob, requireAdmin)
+	u.POST("/intake/:id/not-a-duplicate", s.notADuplicate, httpkit.RequireAdmin)
+	u.POST("/jobs/:id/retry", s.retryJob, httpkit.RequireAdmin)
 
 	// The operators' pages.
 	// The runs and dead letters: an org admin sees their own org's, an
 	// instance operator every org's.
-	ops := b.Group("/admin", requireUser, requireAdminOrOperator)
+	ops := b.Group("/admin", httpkit.RequireUser, httpkit.RequireAdminOrOperator)
 	ops.GET("/dead-letters", s.deadLetters)
 	ops.POST("/dead-letters/retry", s.bulkRetry)
 	ops.POST("/dead-letters/retry-selected", s.retrySelected)
@@ -180,7 +183,7 @@ func (s *Server) routes() {
 	ops.GET("/runs/:id", s.runPage)
 	ops.POST("/runs/:id/retry", s.runRetry)
 	ops.POST("/runs/:id/abandon", s.runAbandon)
-	adm := u.Group("/admin", requireAdmin)
+	adm := u.Group("/admin", httpkit.RequireAdmin)
 	adm.GET("/supplier-rules", s.supplierRules)
 	adm.POST("/supplier-rules/change", s.changeSupplierRule)
 	adm.POST("/supplier-rules/forget", s.forgetSupplierRule)
@@ -230,7 +233,7 @@ func (s *Server) health(c echo.Context) error {
 	defer cancel()
 	if err := s.app.Pool.Ping(ctx); err != nil {
 		s.logger.Warn("health check: database does not answer", "error", err)
-		c.Response().Header().Set("Retry-After", retryAfterSeconds)
+		c.Response().Header().Set("Retry-After", httpkit.RetryAfter)
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
@@ -238,13 +241,13 @@ func (s *Server) health(c echo.Context) error {
 
 // apiMe tells an API client who its token belongs to.
 func (s *Server) apiMe(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	return c.JSON(http.StatusOK, map[string]any{"id": u.ID, "email": u.Email, "role": u.Role, "org": u.OrgSlug})
 }
 
 func (s *Server) desk(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	p, err := intake.Queue(ctx, s.pool, u.OrgID, queueFilter(c.QueryParams()))
 	if err != nil {
 		return err
@@ -253,5 +256,5 @@ func (s *Server) desk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return page(c, views.DeskPage(s.chrome(c, "Desk", "desk"), views.DeskProps{Page: p, Questions: qs}))
+	return httpkit.Page(c, views.DeskPage(s.base.Chrome(c, "Desk", "desk"), views.DeskProps{Page: p, Questions: qs}))
 }

@@ -3,34 +3,34 @@ package web
 import (
 	"net/http"
 
-	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 // signInForm shows the form. An anonymous visitor's form is protected by a
 // token in a cookie of its own (SessionStore.AnonymousCSRF): showing it
 // writes no session row.
 func (s *Server) signInForm(c echo.Context) error {
-	next := localPath(c.QueryParam("next"))
-	if currentUser(c) != nil {
+	next := httpkit.LocalPath(c.QueryParam("next"))
+	if httpkit.CurrentUser(c) != nil {
 		return c.Redirect(http.StatusSeeOther, next)
 	}
 	ch, err := s.signInChrome(c)
 	if err != nil {
 		return err
 	}
-	return page(c, views.SignInPage(ch, views.SignInProps{Next: next}))
+	return httpkit.Page(c, views.SignInPage(ch, views.SignInProps{Next: next}))
 }
 
 // signInChrome is the sign-in page's chrome with the form's CSRF token: the
 // session's when it has one, else the visitor's anonymous token.
 func (s *Server) signInChrome(c echo.Context) (views.Chrome, error) {
-	ch := s.chrome(c, "Sign in", "")
+	ch := s.base.Chrome(c, "Sign in", "")
 	if ch.CSRF != "" {
 		return ch, nil
 	}
@@ -46,7 +46,7 @@ func (s *Server) signInChrome(c echo.Context) (views.Chrome, error) {
 func (s *Server) signIn(c echo.Context) error {
 	ctx := c.Request().Context()
 	email, password := c.FormValue("email"), c.FormValue("password")
-	next := localPath(c.FormValue("next"))
+	next := httpkit.LocalPath(c.FormValue("next"))
 	u, err := s.auth.Authenticate(ctx, email, password)
 	if err != nil {
 		e, ok := apperr.As(err)
@@ -57,9 +57,9 @@ func (s *Server) signIn(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return render(c, statusByCode[e.Code], views.SignInPage(ch, views.SignInProps{Email: email, Next: next, Error: e.Message}))
+		return httpkit.Render(c, httpkit.Status(e.Code), views.SignInPage(ch, views.SignInProps{Email: email, Next: next, Error: e.Message}))
 	}
-	sess := c.Get(ctxSession).(*sessions.Session)
+	sess := httpkit.Session(c)
 	// A new session at sign-in: whatever token the browser had is worthless now.
 	if err := s.sessions.Renew(ctx, sess); err != nil {
 		return err
@@ -76,8 +76,8 @@ func (s *Server) signIn(c echo.Context) error {
 
 // signOut deletes the session row, so every copy of the cookie stops working.
 func (s *Server) signOut(c echo.Context) error {
-	sess := c.Get(ctxSession).(*sessions.Session)
-	if u := currentUser(c); u != nil {
+	sess := httpkit.Session(c)
+	if u := httpkit.CurrentUser(c); u != nil {
 		if err := audit.Record(c.Request().Context(), s.pool, audit.Event{OrgID: u.OrgID, Actor: u.Actor(),
 			Action: "signout", SubjectType: "user", SubjectID: u.ID}); err != nil {
 			return err

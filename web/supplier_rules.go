@@ -8,6 +8,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/bookkeeper"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 // supplierRules is the admin's page of remembered supplier rules.
@@ -16,24 +17,24 @@ func (s *Server) supplierRules(c echo.Context) error {
 }
 
 func (s *Server) renderSupplierRules(c echo.Context, status int, problem string) error {
-	p, err := bookkeeper.ReadSupplierRules(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	p, err := bookkeeper.ReadSupplierRules(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
-	return render(c, status, views.SupplierRulesPage(s.chrome(c, "Supplier rules", "supplier-rules"),
+	return httpkit.Render(c, status, views.SupplierRulesPage(s.base.Chrome(c, "Supplier rules", "supplier-rules"),
 		views.SupplierRulesProps{Rules: p.Rules, Accounts: p.Accounts, Error: problem}))
 }
 
 // changeSupplierRule books a supplier's future costs to another account.
 func (s *Server) changeSupplierRule(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	err := bookkeeper.ChangeSupplierRule(c.Request().Context(), s.pool, u.OrgID, c.FormValue("supplier_key"), c.FormValue("account"), u.Actor())
 	return s.ruleChanged(c, err, "Rule changed: the next bill of "+bookkeeper.DescribeSupplier(c.FormValue("supplier_key"))+" goes to "+c.FormValue("account")+".")
 }
 
 // forgetSupplierRule forgets a supplier's rule.
 func (s *Server) forgetSupplierRule(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	err := bookkeeper.ForgetSupplierRule(c.Request().Context(), s.pool, u.OrgID, c.FormValue("supplier_key"), u.Actor())
 	return s.ruleChanged(c, err, "Rule forgotten: the bookkeeper asks again for "+bookkeeper.DescribeSupplier(c.FormValue("supplier_key"))+".")
 }
@@ -42,12 +43,12 @@ func (s *Server) forgetSupplierRule(c echo.Context) error {
 // done, or the list again with why not.
 func (s *Server) ruleChanged(c echo.Context, err error, done string) error {
 	if err != nil {
-		e := toAppError(err)
+		e := httpkit.Classify(err)
 		if e.Code == apperr.Internal || e.Code == apperr.Unavailable {
 			return err
 		}
-		return s.renderSupplierRules(c, statusByCode[e.Code], e.Message)
+		return s.renderSupplierRules(c, httpkit.Status(e.Code), e.Message)
 	}
-	flash(c, done)
+	httpkit.Flash(c, done)
 	return c.Redirect(http.StatusSeeOther, "/admin/supplier-rules")
 }

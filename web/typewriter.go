@@ -13,14 +13,15 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/internal/typewriter"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 func (s *Server) typewriterList(c echo.Context) error {
-	docs, err := s.app.Typewriter.List(c.Request().Context(), currentUser(c).OrgID)
+	docs, err := s.app.Typewriter.List(c.Request().Context(), httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
-	return page(c, views.TypewriterListPage(s.chrome(c, "Typewriter", "typewriter"), docs))
+	return httpkit.Page(c, views.TypewriterListPage(s.base.Chrome(c, "Typewriter", "typewriter"), docs))
 }
 
 func emptyForm() views.TypeInForm {
@@ -28,7 +29,7 @@ func emptyForm() views.TypeInForm {
 }
 
 func (s *Server) composeForm(c echo.Context) error {
-	return page(c, views.ComposePage(s.chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", emptyForm()))
+	return httpkit.Page(c, views.ComposePage(s.base.Chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", emptyForm()))
 }
 
 // formOf reads the document form: the typewriter's compose and revise, and
@@ -53,41 +54,41 @@ func formOf(c echo.Context) views.TypeInForm {
 func (s *Server) preview(c echo.Context) error {
 	d, err := documentFromForm(formOf(c))
 	if err != nil {
-		return render(c, http.StatusOK, views.Preview(views.PreviewProps{Error: err.Error()}))
+		return httpkit.Render(c, http.StatusOK, views.Preview(views.PreviewProps{Error: err.Error()}))
 	}
-	return render(c, http.StatusOK, views.Preview(views.PreviewProps{Doc: &d, Findings: einvoice.Validate(d)}))
+	return httpkit.Render(c, http.StatusOK, views.Preview(views.PreviewProps{Doc: &d, Findings: einvoice.Validate(d)}))
 }
 
 func (s *Server) compose(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	f := formOf(c)
 	d, err := documentFromForm(f)
 	if err == nil {
 		var doc typewriter.Document
 		doc, err = s.app.Typewriter.Compose(c.Request().Context(), u.OrgID, d, u.Actor())
 		if err == nil {
-			flash(c, "Saved as version 1.")
+			httpkit.Flash(c, "Saved as version 1.")
 			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", doc.ID))
 		}
 	}
-	if e := toAppError(err); e.Code == apperr.Invalid {
+	if e := httpkit.Classify(err); e.Code == apperr.Invalid {
 		f.Error = e.Message
-		return render(c, http.StatusUnprocessableEntity, views.ComposePage(s.chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", f))
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.ComposePage(s.base.Chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", f))
 	}
 	return err
 }
 
 func (s *Server) typewriterPage(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	d, err := s.app.Typewriter.Get(c.Request().Context(), currentUser(c).OrgID, id)
+	d, err := s.app.Typewriter.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
 	diff := diffView(d, len(d.Versions)-1, len(d.Versions))
-	return page(c, views.TypewriterPage(s.chrome(c, "Typewriter document", "typewriter"), d, diff))
+	return httpkit.Page(c, views.TypewriterPage(s.base.Chrome(c, "Typewriter document", "typewriter"), d, diff))
 }
 
 // diffView compares versions a and b (numbers) of a document.
@@ -110,39 +111,39 @@ func diffView(d typewriter.Document, a, b int) views.DiffView {
 }
 
 func (s *Server) typewriterDiff(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	d, err := s.app.Typewriter.Get(c.Request().Context(), currentUser(c).OrgID, id)
+	d, err := s.app.Typewriter.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
 	a, _ := strconv.Atoi(c.QueryParam("a"))
 	b, _ := strconv.Atoi(c.QueryParam("b"))
-	return render(c, http.StatusOK, views.DiffTable(diffView(d, a, b)))
+	return httpkit.Render(c, http.StatusOK, views.DiffTable(diffView(d, a, b)))
 }
 
 func (s *Server) reviseForm(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	d, err := s.app.Typewriter.Get(c.Request().Context(), currentUser(c).OrgID, id)
+	d, err := s.app.Typewriter.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
 	latest := d.Latest()
-	return page(c, views.ComposePage(s.chrome(c, "Revise", "typewriter"), fmt.Sprintf("Revise: version %d", latest.Number+1),
+	return httpkit.Page(c, views.ComposePage(s.base.Chrome(c, "Revise", "typewriter"), fmt.Sprintf("Revise: version %d", latest.Number+1),
 		fmt.Sprintf("/typewriter/%d/revise", id), formFromDocument(latest.Body)))
 }
 
 func (s *Server) revise(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	// Another org's document is 404 before its form is judged.
 	if _, err := s.app.Typewriter.Get(c.Request().Context(), u.OrgID, id); err != nil {
 		return err
@@ -153,24 +154,24 @@ func (s *Server) revise(c echo.Context) error {
 		var v typewriter.Version
 		v, err = s.app.Typewriter.Revise(c.Request().Context(), u.OrgID, id, d, u.Actor())
 		if err == nil {
-			flash(c, fmt.Sprintf("Saved as version %d.", v.Number))
+			httpkit.Flash(c, fmt.Sprintf("Saved as version %d.", v.Number))
 			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", id))
 		}
 	}
-	if e := toAppError(err); e.Code == apperr.Invalid {
+	if e := httpkit.Classify(err); e.Code == apperr.Invalid {
 		f.Error = e.Message
-		return render(c, http.StatusUnprocessableEntity, views.ComposePage(s.chrome(c, "Revise", "typewriter"), "Revise",
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.ComposePage(s.base.Chrome(c, "Revise", "typewriter"), "Revise",
 			fmt.Sprintf("/typewriter/%d/revise", id), f))
 	}
 	return err
 }
 
 func (s *Server) submitVersion(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	ctx := c.Request().Context()
 	v, err := s.app.Typewriter.Version(ctx, u.OrgID, id)
 	if err != nil {
@@ -184,6 +185,6 @@ func (s *Server) submitVersion(c echo.Context) error {
 	if doc.DuplicateOf != 0 {
 		msg = fmt.Sprintf("Version %d submitted: intake document %d, flagged %s.", v.Number, doc.ID, intake.DuplicateClause(doc.DuplicateReason, doc.DuplicateOf))
 	}
-	flash(c, msg)
+	httpkit.Flash(c, msg)
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", v.DocumentID))
 }

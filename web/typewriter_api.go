@@ -10,6 +10,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/typewriter"
+	"greatbook/web/httpkit"
 )
 
 // readOwnJSON reads a document in the project's JSON format, strictly:
@@ -17,7 +18,7 @@ import (
 func readOwnJSON(c echo.Context) (einvoice.Document, error) {
 	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxJSONBody+1))
 	if err != nil {
-		return einvoice.Document{}, toAppError(err)
+		return einvoice.Document{}, httpkit.Classify(err)
 	}
 	if len(body) > maxJSONBody {
 		return einvoice.Document{}, apperr.New(apperr.TooLarge, "the document is larger than %d bytes", maxJSONBody)
@@ -49,7 +50,7 @@ func (s *Server) apiCompose(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	doc, err := s.app.Typewriter.Compose(c.Request().Context(), u.OrgID, d, u.Actor())
 	if err != nil {
 		return err
@@ -59,7 +60,7 @@ func (s *Server) apiCompose(c echo.Context) error {
 
 // apiRevise is POST /api/v1/typewriter/documents/{id}/versions.
 func (s *Server) apiRevise(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func (s *Server) apiRevise(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	v, err := s.app.Typewriter.Revise(c.Request().Context(), u.OrgID, id, d, u.Actor())
 	if err != nil {
 		return err
@@ -77,11 +78,11 @@ func (s *Server) apiRevise(c echo.Context) error {
 
 // apiVersionPDF is GET /api/v1/typewriter/versions/{id}/pdf (and the page's link).
 func (s *Server) apiVersionPDF(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	pdf, err := s.app.Typewriter.PDF(c.Request().Context(), currentUser(c).OrgID, id)
+	pdf, err := s.app.Typewriter.PDF(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -91,11 +92,11 @@ func (s *Server) apiVersionPDF(c echo.Context) error {
 
 // apiSubmitVersion is POST /api/v1/typewriter/versions/{id}/submit.
 func (s *Server) apiSubmitVersion(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	doc, err := s.app.Typewriter.Submit(c.Request().Context(), u.OrgID, id, u.Actor())
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/webhooks"
 	"greatbook/views"
+	"greatbook/web/httpkit"
 )
 
 // webhooksPage lists the org's endpoints with the form to register one.
@@ -18,42 +19,42 @@ func (s *Server) webhooksPage(c echo.Context) error {
 }
 
 func (s *Server) renderWebhooks(c echo.Context, status int, p views.WebhooksProps) error {
-	list, err := webhooks.Endpoints(c.Request().Context(), s.pool, currentUser(c).OrgID)
+	list, err := webhooks.Endpoints(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
 	p.Endpoints = list
-	return render(c, status, views.WebhooksPage(s.chrome(c, "Webhooks", "webhooks"), p))
+	return httpkit.Render(c, status, views.WebhooksPage(s.base.Chrome(c, "Webhooks", "webhooks"), p))
 }
 
 // registerWebhook registers an endpoint and shows its secret once, in this
 // response (never stored in the session, never shown again). A refused
 // URL, types or secret shows the form again with what was wrong.
 func (s *Server) registerWebhook(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	reg := webhooks.Registration{URL: c.FormValue("url"), EventTypes: []string{c.FormValue("event_types")}, Secret: c.FormValue("secret")}
 	ep, secret, err := s.app.Webhooks.Register(c.Request().Context(), u.OrgID, reg, u.Actor())
 	if err != nil {
-		e := toAppError(err)
+		e := httpkit.Classify(err)
 		if e.Code != apperr.Invalid {
 			return err
 		}
-		return s.renderWebhooks(c, statusByCode[e.Code], views.WebhooksProps{URL: reg.URL, EventTypes: c.FormValue("event_types"), Error: e.Message})
+		return s.renderWebhooks(c, httpkit.Status(e.Code), views.WebhooksProps{URL: reg.URL, EventTypes: c.FormValue("event_types"), Error: e.Message})
 	}
 	return s.renderWebhooks(c, http.StatusOK, views.WebhooksProps{Created: &ep, Secret: secret})
 }
 
 // disableWebhook stops sending to an endpoint.
 func (s *Server) disableWebhook(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	if err := s.app.Webhooks.Disable(c.Request().Context(), u.OrgID, id, u.Actor()); err != nil {
 		return err
 	}
-	flash(c, fmt.Sprintf("Webhook endpoint %d disabled: nothing more is sent to it.", id))
+	httpkit.Flash(c, fmt.Sprintf("Webhook endpoint %d disabled: nothing more is sent to it.", id))
 	return c.Redirect(http.StatusSeeOther, "/admin/webhooks")
 }
 
@@ -65,11 +66,11 @@ func webhookDeadLetterFilter(c echo.Context) webhooks.DeadLetterFilter {
 // listWebhookDeadLetters fills the dead-letter page's webhook section, and
 // its total when the list is cut.
 func (s *Server) listWebhookDeadLetters(c echo.Context, p *views.WebhookDeadLettersProps) error {
-	if currentUser(c).IsOperator() {
+	if httpkit.CurrentUser(c).IsOperator() {
 		p.ForOperator = true
 		return nil
 	}
-	ctx, orgID := c.Request().Context(), currentUser(c).OrgID
+	ctx, orgID := c.Request().Context(), httpkit.CurrentUser(c).OrgID
 	list, err := webhooks.DeadLetters(ctx, s.pool, orgID, p.Filter)
 	if err != nil {
 		return err
@@ -86,7 +87,7 @@ func (s *Server) listWebhookDeadLetters(c echo.Context, p *views.WebhookDeadLett
 // reason, sends them all again; like the jobs' bulk retry.
 func (s *Server) webhookBulkRetry(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	props := views.DeadLettersProps{Filter: deadLetterFilter(c), Webhooks: views.WebhookDeadLettersProps{Filter: webhookDeadLetterFilter(c)}}
 	wp := &props.Webhooks
 	status := http.StatusOK
@@ -95,11 +96,11 @@ func (s *Server) webhookBulkRetry(c echo.Context) error {
 		res, err := s.app.Webhooks.RetryMatching(ctx, u.OrgID, wp.Filter, c.FormValue("reason"),
 			webhooks.DryRun{Count: expected, Set: c.FormValue("set")}, u.Actor())
 		if err != nil {
-			e := toAppError(err)
+			e := httpkit.Classify(err)
 			if e.Code == apperr.Internal {
 				return err
 			}
-			wp.Error, status = e.Message, statusByCode[e.Code]
+			wp.Error, status = e.Message, httpkit.Status(e.Code)
 		} else {
 			wp.Result = &res
 		}
@@ -113,24 +114,24 @@ func (s *Server) webhookBulkRetry(c echo.Context) error {
 	if err := s.listDeadLetters(c, &props); err != nil {
 		return err
 	}
-	return render(c, status, views.DeadLettersPage(s.chrome(c, "Dead letters", "dead-letters"), props))
+	return httpkit.Render(c, status, views.DeadLettersPage(s.base.Chrome(c, "Dead letters", "dead-letters"), props))
 }
 
 // webhookRetry sends one dead delivery again, with a reason.
 func (s *Server) webhookRetry(c echo.Context) error {
-	id, err := pathID(c, "id")
+	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	if err := s.app.Webhooks.Retry(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
-		e := toAppError(err)
+		e := httpkit.Classify(err)
 		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
 			return err
 		}
-		flash(c, fmt.Sprintf("Webhook delivery %d was not retried: %s", id, e.Message))
+		httpkit.Flash(c, fmt.Sprintf("Webhook delivery %d was not retried: %s", id, e.Message))
 	} else {
-		flash(c, fmt.Sprintf("Webhook delivery %d is sent again.", id))
+		httpkit.Flash(c, fmt.Sprintf("Webhook delivery %d is sent again.", id))
 	}
 	return c.Redirect(http.StatusSeeOther, "/admin/dead-letters#webhook-dead-letters")
 }

@@ -1,4 +1,4 @@
-package web
+package httpkit
 
 import (
 	"context"
@@ -30,6 +30,15 @@ var statusByCode = map[apperr.Code]int{
 	apperr.Internal:               http.StatusInternalServerError,
 }
 
+// Status is the HTTP status of a domain error code: the table's, or 500
+// for a code it does not know.
+func Status(code apperr.Code) int {
+	if status, ok := statusByCode[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
+
 var titleByStatus = map[int]string{
 	http.StatusUnauthorized:          "Sign-in needed",
 	http.StatusForbidden:             "Not allowed",
@@ -58,19 +67,20 @@ var codeByStatus = map[int]apperr.Code{
 	http.StatusTooManyRequests:       apperr.RateLimited,
 }
 
-// retryAfterSeconds is the Retry-After of every 503: long enough for a
+// RetryAfter is the Retry-After of every 503: long enough for a
 // restarting database to finish its crash recovery, short enough that a
 // client does not give up on a blip.
-const retryAfterSeconds = "5"
+const RetryAfter = "5"
 
 // statusClientClosedRequest is the status logged for a request whose client
 // went away before it was answered (nginx's 499; no response reaches it).
 const statusClientClosedRequest = 499
 
-// toAppError classifies any error that reaches the handler boundary. A
+// Classify makes a domain error of any error that reaches the handler
+// boundary. A
 // database that cannot be reached is unavailable (503), whichever handler
 // met it and however the domain wrapped it.
-func toAppError(err error) *apperr.Error {
+func Classify(err error) *apperr.Error {
 	e, ok := apperr.As(err)
 	if (!ok || e.Code == apperr.Internal) && database.IsUnavailable(err) {
 		return apperr.Wrap(err, apperr.Unavailable, "The database is unavailable for a moment. Try again in a few seconds.")
@@ -98,24 +108,21 @@ func toAppError(err error) *apperr.Error {
 	return apperr.Wrap(err, apperr.Internal, "internal error")
 }
 
-// handleError renders err for whoever asked: JSON for the API, a partial for
+// HandleError renders err for whoever asked: JSON for the API, a partial for
 // htmx, a full page otherwise. Only 500s are logged as errors, with the
 // request id the user sees.
-func (s *Server) handleError(err error, c echo.Context) {
+func (b *Base) HandleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	e := toAppError(err)
-	status := statusByCode[e.Code]
-	if status == 0 {
-		status = http.StatusInternalServerError
-	}
+	e := Classify(err)
+	status := Status(e.Code)
 	requestID := c.Response().Header().Get(echo.HeaderXRequestID)
 	if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
 		// The client gave up on the request (a browser cutting a fetch
 		// short): no server error, and no one to answer. 499 is the
 		// status proxies log for a request the client closed.
-		s.logger.Info("request cancelled by the client", "request_id", requestID, "method", c.Request().Method,
+		b.Logger.Info("request cancelled by the client", "request_id", requestID, "method", c.Request().Method,
 			"path", c.Request().URL.Path, "error", err)
 		c.Response().WriteHeader(statusClientClosedRequest)
 		return
@@ -124,18 +131,18 @@ func (s *Server) handleError(err error, c echo.Context) {
 	switch {
 	case status == http.StatusServiceUnavailable:
 		// Expected while the database restarts: the client retries.
-		c.Response().Header().Set("Retry-After", retryAfterSeconds)
+		c.Response().Header().Set("Retry-After", RetryAfter)
 		if database.SessionLost(err) {
 			// The server ended this session, so it most likely ended the
 			// pool's idle ones too: drop them, so that the next request
 			// dials afresh instead of meeting another dead connection
 			// (connections in use close when they are returned).
-			s.app.Pool.Reset()
+			b.App.Pool.Reset()
 		}
-		s.logger.Warn("request unavailable", "request_id", requestID, "method", c.Request().Method,
+		b.Logger.Warn("request unavailable", "request_id", requestID, "method", c.Request().Method,
 			"path", c.Request().URL.Path, "error", err)
 	case status >= 500:
-		s.logger.Error("request failed", "request_id", requestID, "method", c.Request().Method,
+		b.Logger.Error("request failed", "request_id", requestID, "method", c.Request().Method,
 			"path", c.Request().URL.Path, "error", err)
 		message = "An internal error occurred. Quote the request id when you report it."
 	}
@@ -163,12 +170,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if status >= 500 {
 			p.RequestID = requestID
 		}
-		_ = render(c, status, views.ErrorPartial(p))
+		_ = Render(c, status, views.ErrorPartial(p))
 	default:
 		p := views.ErrorProps{Status: status, Title: titleByStatus[status], Message: message}
 		if status >= 500 {
 			p.RequestID = requestID
 		}
-		_ = render(c, status, views.ErrorPage(s.chrome(c, p.Title, ""), p))
+		_ = Render(c, status, views.ErrorPage(b.Chrome(c, p.Title, ""), p))
 	}
 }
