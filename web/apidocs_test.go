@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"greatbook/web"
+	"greatbook/web/api"
 )
 
 // apiReferencePath is the HTTP API reference written for the product's users.
@@ -27,7 +27,7 @@ func TestAPIReferenceCoversEveryRoute(t *testing.T) {
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
-	if err := json.Unmarshal(web.OpenAPIDocument(), &doc); err != nil {
+	if err := json.Unmarshal(api.OpenAPIDocument(), &doc); err != nil {
 		t.Fatalf("openapi.json does not parse: %v", err)
 	}
 	described := map[string]bool{}
@@ -69,6 +69,6 @@ func TestAPIReferenceCoversEveryRoute(t *testing.T) {
 		t.Errorf("docs/api.md has no section for %s (a heading \"### `%s`\")", route, route)
 	}
 	for _, route := range unknown {
-		t.Errorf("docs/api.md documents %s, which web/openapi.json does not describe", route)
+		t.Errorf("docs/api.md documents %s, which web/api/openapi.json does not describe", route)
 	}
 }

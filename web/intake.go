@@ -166,17 +166,6 @@ func compareView(c intake.Comparison) views.CompareView {
 	return views.CompareView{DocumentID: c.DocumentID, With: c.With, Members: c.Members, Rows: c.Rows}
 }
 
-// documentAndGroup loads the document the path names, of the user's org,
-// and its duplicate group.
-func (s *Server) documentAndGroup(c echo.Context) (intake.Document, []intake.Member, error) {
-	doc, err := s.pathDocument(c)
-	if err != nil {
-		return doc, nil, err
-	}
-	group, err := intake.Group(c.Request().Context(), s.pool, doc.OrgID, doc.ID)
-	return doc, group, err
-}
-
 func (s *Server) compare(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {

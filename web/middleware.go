@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/web/api"
 )
 
 // logRequests writes one structured line per request.
@@ -52,7 +53,7 @@ func (s *Server) bodyLimit(route string) int64 {
 	case route == "/upload":
 		return document * maxUploadFiles
 	case strings.HasPrefix(route, "/api/"):
-		return maxJSONBody
+		return api.MaxJSONBody
 	}
 	return maxFormBody
 }

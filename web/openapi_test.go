@@ -16,7 +16,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/helpers"
 
-	"greatbook/web"
+	"greatbook/web/api"
 )
 
 var (
@@ -33,7 +33,7 @@ var (
 func openAPIValidator(t *testing.T) validator.Validator {
 	t.Helper()
 	apiValidatorOnce.Do(func() {
-		doc, err := libopenapi.NewDocument(web.OpenAPIDocument())
+		doc, err := libopenapi.NewDocument(api.OpenAPIDocument())
 		if err != nil {
 			apiValidatorErr = fmt.Errorf("openapi.json does not parse: %w", err)
 			return
@@ -122,7 +122,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
-	if err := json.Unmarshal(web.OpenAPIDocument(), &doc); err != nil {
+	if err := json.Unmarshal(api.OpenAPIDocument(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	described := map[string]bool{}
@@ -136,12 +136,12 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	}
 	for route := range registered {
 		if !described[route] {
-			t.Errorf("%s is served but web/openapi.json does not describe it", route)
+			t.Errorf("%s is served but web/api/openapi.json does not describe it", route)
 		}
 	}
 	for route := range described {
 		if !registered[route] {
-			t.Errorf("web/openapi.json describes %s, which the server does not serve", route)
+			t.Errorf("web/api/openapi.json describes %s, which the server does not serve", route)
 		}
 	}
 	if len(registered) < 10 {
@@ -161,7 +161,7 @@ func TestOpenAPIDocumentIsServedAndValid(t *testing.T) {
 	defer resp.Body.Close()
 	got, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
-		!bytes.Equal(got, web.OpenAPIDocument()) {
+		!bytes.Equal(got, api.OpenAPIDocument()) {
 		t.Fatalf("GET /api/v1/openapi.json without a token: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	var head struct {

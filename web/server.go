@@ -18,6 +18,7 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/static"
 	"greatbook/views"
+	"greatbook/web/api"
 	"greatbook/web/httpkit"
 )
 
@@ -45,6 +46,7 @@ type Server struct {
 	logger   *slog.Logger
 	opts     Options
 	base     *httpkit.Base
+	api      *api.Handlers
 }
 
 // New builds the server and its routes over the assembled services.
@@ -64,6 +66,7 @@ func New(a *app.App, opts Options) *Server {
 		logger:   opts.Logger,
 		opts:     opts,
 		base:     base,
+		api:      api.New(base),
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -106,32 +109,32 @@ func (s *Server) routes() {
 
 	// The API's own description, outside the token-guarded group: a client
 	// reads it before it has a token.
-	e.GET("/api/v1/openapi.json", s.apiOpenAPI)
+	e.GET("/api/v1/openapi.json", s.api.OpenAPI)
 
-	api := e.Group("/api/v1", s.base.BearerAuth)
-	api.GET("/me", s.apiMe)
-	api.GET("/users/:id", s.apiUser)
-	api.GET("/accounts", s.apiAccounts)
-	api.POST("/documents", s.apiUploadDocument)
-	api.GET("/intake/:id", s.apiGetIntake)
-	api.POST("/intake/:id/approve", s.apiApprove)
-	api.POST("/intake/:id/reject", s.apiReject)
-	api.POST("/intake/:id/close-nothing-to-post", s.apiCloseNothingToPost)
-	api.POST("/intake/:id/not-a-duplicate", s.apiNotADuplicate, httpkit.RequireAdmin)
-	api.POST("/jobs/:id/retry", s.apiRetryJob, httpkit.RequireAdmin)
-	api.GET("/questions", s.apiQuestions)
-	api.POST("/typewriter/documents", s.apiCompose)
-	api.POST("/typewriter/documents/:id/versions", s.apiRevise)
-	api.GET("/typewriter/versions/:id/pdf", s.apiVersionPDF)
-	api.POST("/typewriter/versions/:id/submit", s.apiSubmitVersion)
-	api.POST("/runs/:id/answer", s.apiAnswer)
-	api.POST("/journal-entries", s.apiPostEntry)
-	api.GET("/journal-entries", s.apiListEntries)
-	api.GET("/journal-entries/:id", s.apiGetEntry)
-	api.POST("/journal-entries/:id/reverse", s.apiReverseEntry)
+	v1 := e.Group("/api/v1", s.base.BearerAuth)
+	v1.GET("/me", s.api.Me)
+	v1.GET("/users/:id", s.api.User)
+	v1.GET("/accounts", s.api.Accounts)
+	v1.POST("/documents", s.api.UploadDocument)
+	v1.GET("/intake/:id", s.api.GetIntake)
+	v1.POST("/intake/:id/approve", s.api.Approve)
+	v1.POST("/intake/:id/reject", s.api.Reject)
+	v1.POST("/intake/:id/close-nothing-to-post", s.api.CloseNothingToPost)
+	v1.POST("/intake/:id/not-a-duplicate", s.api.NotADuplicate, httpkit.RequireAdmin)
+	v1.POST("/jobs/:id/retry", s.api.RetryJob, httpkit.RequireAdmin)
+	v1.GET("/questions", s.api.Questions)
+	v1.POST("/typewriter/documents", s.api.Compose)
+	v1.POST("/typewriter/documents/:id/versions", s.api.Revise)
+	v1.GET("/typewriter/versions/:id/pdf", s.api.VersionPDF)
+	v1.POST("/typewriter/versions/:id/submit", s.api.SubmitVersion)
+	v1.POST("/runs/:id/answer", s.api.Answer)
+	v1.POST("/journal-entries", s.api.PostEntry)
+	v1.GET("/journal-entries", s.api.ListEntries)
+	v1.GET("/journal-entries/:id", s.api.GetEntry)
+	v1.POST("/journal-entries/:id/reverse", s.api.ReverseEntry)
 	// The event feed, and the keyset-paginated listing.
-	api.GET("/events", s.apiEvents)
-	api.GET("/intake", s.apiListIntake)
+	v1.GET("/events", s.api.Events)
+	v1.GET("/intake", s.api.ListIntake)
 
 	// Browser routes: a session, CSRF on every state change, sign-in where needed.
 	b := e.Group("", s.base.LoadSession, s.base.CheckCSRF)
@@ -210,7 +213,7 @@ func (s *Server) routes() {
 	u.GET("/typewriter/:id/revise", s.reviseForm)
 	u.POST("/typewriter/:id/revise", s.revise)
 	u.POST("/typewriter/versions/:id/submit", s.submitVersion)
-	u.GET("/typewriter/versions/:id/pdf", s.apiVersionPDF)
+	u.GET("/typewriter/versions/:id/pdf", s.versionPDF)
 	u.GET("/ledger/source-keys", s.sourceKeys)
 	u.GET("/ledger", s.ledgerPage)
 	u.GET("/ledger/entries/:id", s.entryPage)
@@ -237,12 +240,6 @@ func (s *Server) health(c echo.Context) error {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
-}
-
-// apiMe tells an API client who its token belongs to.
-func (s *Server) apiMe(c echo.Context) error {
-	u := httpkit.CurrentUser(c)
-	return c.JSON(http.StatusOK, map[string]any{"id": u.ID, "email": u.Email, "role": u.Role, "org": u.OrgSlug})
 }
 
 func (s *Server) desk(c echo.Context) error {

@@ -188,3 +188,17 @@ func (s *Server) submitVersion(c echo.Context) error {
 	httpkit.Flash(c, msg)
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", v.DocumentID))
 }
+
+// versionPDF is the typewriter page's link to a version's PDF.
+func (s *Server) versionPDF(c echo.Context) error {
+	id, err := httpkit.PathID(c, "id")
+	if err != nil {
+		return err
+	}
+	pdf, err := s.app.Typewriter.PDF(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Content-Disposition", `inline; filename="version-`+c.Param("id")+`.pdf"`)
+	return c.Blob(http.StatusOK, "application/pdf", pdf)
+}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"net/http"
@@ -30,13 +30,13 @@ func idAndReason(c echo.Context) (int64, string, error) {
 	return id, body.Reason, nil
 }
 
-// apiApprove is POST /api/v1/intake/{id}/approve: 200 with the launch's
+// Approve is POST /api/v1/intake/{id}/approve: 200 with the launch's
 // outcome (launched or failed: the approval stands either way), 409
 // duplicate_group_conflict naming the blocking member, 409 invalid_state.
 // The body is optional: empty, it approves as API.md's "(no body)"; an
 // invalid e-invoice needs {"acknowledge_invalid": true, "reason": "..."}.
 // Reviewers and admins alike may acknowledge, as both may approve.
-func (s *Server) apiApprove(c echo.Context) error {
+func (h *Handlers) Approve(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
@@ -46,8 +46,8 @@ func (s *Server) apiApprove(c echo.Context) error {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	a, err := s.app.Decisions.ApproveWith(c.Request().Context(), u.OrgID, id, u.Actor(), ack)
-	s.base.CountApprove(&a.Launch, err)
+	a, err := h.App.Decisions.ApproveWith(c.Request().Context(), u.OrgID, id, u.Actor(), ack)
+	h.CountApprove(&a.Launch, err)
 	if err != nil {
 		return err
 	}
@@ -67,24 +67,24 @@ func launchJSON(l intake.LaunchOutcome) map[string]any {
 	return out
 }
 
-func (s *Server) apiReject(c echo.Context) error {
+func (h *Handlers) Reject(c echo.Context) error {
 	id, reason, err := idAndReason(c)
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	doc, err := s.app.Decisions.Reject(c.Request().Context(), u.OrgID, id, reason, u.Actor())
+	doc, err := h.App.Decisions.Reject(c.Request().Context(), u.OrgID, id, reason, u.Actor())
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"status": doc.Status})
 }
 
-// apiCloseNothingToPost is POST /api/v1/intake/{id}/close-nothing-to-post:
+// CloseNothingToPost is POST /api/v1/intake/{id}/close-nothing-to-post:
 // a document that is valid but posts nothing (every amount zero) is closed
 // in one step, rejected with a fixed reason; 409 invalid_state for any
 // other. There is nothing to say in the body: an empty object at most.
-func (s *Server) apiCloseNothingToPost(c echo.Context) error {
+func (h *Handlers) CloseNothingToPost(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
@@ -93,44 +93,44 @@ func (s *Server) apiCloseNothingToPost(c echo.Context) error {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	doc, err := s.app.Decisions.CloseNothingToPost(c.Request().Context(), u.OrgID, id, u.Actor())
+	doc, err := h.App.Decisions.CloseNothingToPost(c.Request().Context(), u.OrgID, id, u.Actor())
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"status": doc.Status})
 }
 
-// apiNotADuplicate is POST /api/v1/intake/{id}/not-a-duplicate (admin).
-func (s *Server) apiNotADuplicate(c echo.Context) error {
+// NotADuplicate is POST /api/v1/intake/{id}/not-a-duplicate (admin).
+func (h *Handlers) NotADuplicate(c echo.Context) error {
 	id, reason, err := idAndReason(c)
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
 	ctx := c.Request().Context()
-	doc, err := s.app.Decisions.MarkDistinct(ctx, u.OrgID, id, reason, u.Actor())
+	doc, err := h.App.Decisions.MarkDistinct(ctx, u.OrgID, id, reason, u.Actor())
 	if err != nil {
 		return err
 	}
-	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	group, err := intake.Group(ctx, h.Pool, u.OrgID, id)
 	if err != nil {
 		return err
 	}
-	out, err := s.intakeJSON(c, doc, group)
+	out, err := h.intakeJSON(c, doc, group)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, out)
 }
 
-// apiRetryJob is POST /api/v1/jobs/{id}/retry (admin).
-func (s *Server) apiRetryJob(c echo.Context) error {
+// RetryJob is POST /api/v1/jobs/{id}/retry (admin).
+func (h *Handlers) RetryJob(c echo.Context) error {
 	id, reason, err := idAndReason(c)
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	out, err := s.app.Outbox.Retry(c.Request().Context(), u.OrgID, id, reason, u.Actor())
+	out, err := h.App.Outbox.Retry(c.Request().Context(), u.OrgID, id, reason, u.Actor())
 	if err != nil {
 		return err
 	}
@@ -144,25 +144,25 @@ type answerRequest struct {
 	Remember bool   `json:"remember"`
 }
 
-// apiAnswer is POST /api/v1/runs/{id}/answer: the answer to a paused run's
+// Answer is POST /api/v1/runs/{id}/answer: the answer to a paused run's
 // question (an expense account, or an exchange rate).
-func (s *Server) apiAnswer(c echo.Context) error {
+func (h *Handlers) Answer(c echo.Context) error {
 	var body answerRequest
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	if err := s.app.Bookkeeper.Answer(c.Request().Context(), u.OrgID, c.Param("id"),
+	if err := h.App.Bookkeeper.Answer(c.Request().Context(), u.OrgID, c.Param("id"),
 		map[string]string{"account": body.Account, "rate": body.Rate}, body.Remember, u.Actor()); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"run_id": c.Param("id"), "status": "running"})
 }
 
-// apiQuestions lists the questions paused runs ask, oldest first, a page
+// Questions lists the questions paused runs ask, oldest first, a page
 // of limit (1 to 500, default 500) with the cursor of the next page (null on
 // the last).
-func (s *Server) apiQuestions(c echo.Context) error {
+func (h *Handlers) Questions(c echo.Context) error {
 	v, err := queryParams(c, nil)
 	if err != nil {
 		return err
@@ -183,7 +183,7 @@ func (s *Server) apiQuestions(c echo.Context) error {
 		}
 		after = &bookkeeper.QuestionPosition{AskedAt: at, RunID: parts[1]}
 	}
-	qs, more, err := s.app.Bookkeeper.QuestionPage(c.Request().Context(), httpkit.CurrentUser(c).OrgID, after, limit)
+	qs, more, err := h.App.Bookkeeper.QuestionPage(c.Request().Context(), httpkit.CurrentUser(c).OrgID, after, limit)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -21,8 +21,8 @@ import (
 // readDocument reads an uploaded document: the raw body, or the part named
 // "file" of a multipart form. Bodies over the limit are refused before
 // anything is written.
-func (s *Server) readDocument(c echo.Context) (content []byte, mediaType, filename string, err error) {
-	limit := s.app.Pipeline.MaxBytes()
+func (h *Handlers) readDocument(c echo.Context) (content []byte, mediaType, filename string, err error) {
+	limit := h.App.Pipeline.MaxBytes()
 	req := c.Request()
 	ct, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
 	if ct == "multipart/form-data" {
@@ -53,16 +53,16 @@ func (s *Server) readDocument(c echo.Context) (content []byte, mediaType, filena
 	return content, req.Header.Get(echo.HeaderContentType), "", err
 }
 
-// apiUploadDocument is POST /api/v1/documents: 202 for content new to the
+// UploadDocument is POST /api/v1/documents: 202 for content new to the
 // org (filed in the background), 200 with the current status for bytes
 // that arrived before.
-func (s *Server) apiUploadDocument(c echo.Context) error {
+func (h *Handlers) UploadDocument(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
-	content, mediaType, filename, err := s.readDocument(c)
+	content, mediaType, filename, err := h.readDocument(c)
 	if err != nil {
 		return err
 	}
-	res, err := s.app.Pipeline.Ingest(c.Request().Context(), intake.Arrival{OrgID: u.OrgID, Content: content,
+	res, err := h.App.Pipeline.Ingest(c.Request().Context(), intake.Arrival{OrgID: u.OrgID, Content: content,
 		MediaType: mediaType, Filename: filename, Via: "api", Actor: u.Email})
 	if err != nil {
 		return err
@@ -73,23 +73,39 @@ func (s *Server) apiUploadDocument(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"intake_id": res.Document.ID, "status": res.Document.Status})
 }
 
-// apiGetIntake is GET /api/v1/intake/{id}.
-func (s *Server) apiGetIntake(c echo.Context) error {
-	doc, group, err := s.documentAndGroup(c)
+// documentAndGroup loads the document the path names, of the caller's org,
+// and its duplicate group.
+func (h *Handlers) documentAndGroup(c echo.Context) (intake.Document, []intake.Member, error) {
+	id, err := httpkit.PathID(c, "id")
+	if err != nil {
+		return intake.Document{}, nil, err
+	}
+	ctx := c.Request().Context()
+	doc, err := intake.GetDocument(ctx, h.Pool, httpkit.CurrentUser(c).OrgID, id)
+	if err != nil {
+		return doc, nil, err
+	}
+	group, err := intake.Group(ctx, h.Pool, doc.OrgID, doc.ID)
+	return doc, group, err
+}
+
+// GetIntake is GET /api/v1/intake/{id}.
+func (h *Handlers) GetIntake(c echo.Context) error {
+	doc, group, err := h.documentAndGroup(c)
 	if err != nil {
 		return err
 	}
-	body, err := s.intakeJSON(c, doc, group)
+	body, err := h.intakeJSON(c, doc, group)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, body)
 }
 
-// apiListIntake is GET /api/v1/intake: a page of the org's documents,
+// ListIntake is GET /api/v1/intake: a page of the org's documents,
 // newest first, each as GET /api/v1/intake/{id} shows it, and the cursor
 // of the next page (null on the last).
-func (s *Server) apiListIntake(c echo.Context) error {
+func (h *Handlers) ListIntake(c echo.Context) error {
 	v, err := queryParams(c, []string{"status", "flag_reason", "supplier", "q", "received_after", "limit", "cursor"})
 	if err != nil {
 		return err
@@ -117,7 +133,7 @@ func (s *Server) apiListIntake(c echo.Context) error {
 			return invalidParam("cursor", "is not a cursor this listing gave (pass next_cursor as it came)")
 		}
 	}
-	page, err := intake.List(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, f)
+	page, err := intake.List(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID, f)
 	if err != nil {
 		return nameParameter(err)
 	}
@@ -139,13 +155,13 @@ func (s *Server) apiListIntake(c echo.Context) error {
 // intakeJSON is a document as the API shows it (API.md, with additions),
 // reading its findings and job; the listing reads those for a whole page
 // and builds each document with intakeBody, so both routes say the same.
-func (s *Server) intakeJSON(c echo.Context, d intake.Document, group []intake.Member) (map[string]any, error) {
+func (h *Handlers) intakeJSON(c echo.Context, d intake.Document, group []intake.Member) (map[string]any, error) {
 	// Every finding with its severity, fatal ones first (API.md), the AP checks' among them.
-	findings, err := intake.Findings(c.Request().Context(), s.pool, d)
+	findings, err := intake.Findings(c.Request().Context(), h.Pool, d)
 	if err != nil {
 		return nil, err
 	}
-	job, ok, err := intake.JobForDocument(c.Request().Context(), s.pool, d.OrgID, d.ID)
+	job, ok, err := intake.JobForDocument(c.Request().Context(), h.Pool, d.OrgID, d.ID)
 	if err != nil {
 		return nil, err
 	}

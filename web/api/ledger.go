@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"fmt"
@@ -120,9 +120,9 @@ func resultJSON(c echo.Context, res ledger.Result) error {
 	return c.JSON(status, body)
 }
 
-// apiPostEntry posts a journal entry: 201 new, 200 exact replay, 409
+// PostEntry posts a journal entry: 201 new, 200 exact replay, 409
 // source_replay_conflict with the differences, 422 with the reasons.
-func (s *Server) apiPostEntry(c echo.Context) error {
+func (h *Handlers) PostEntry(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
 	var body entryRequest
 	if err := decodeJSON(c, &body); err != nil {
@@ -132,31 +132,31 @@ func (s *Server) apiPostEntry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := ledger.PostForClient(c.Request().Context(), s.app.Pool, req)
+	res, err := ledger.PostForClient(c.Request().Context(), h.App.Pool, req)
 	if err != nil {
 		return err
 	}
 	return resultJSON(c, res)
 }
 
-func (s *Server) apiGetEntry(c echo.Context) error {
+func (h *Handlers) GetEntry(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	e, err := ledger.Get(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, id)
+	e, err := ledger.Get(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, entryJSON(e))
 }
 
-// apiListEntries is GET /api/v1/journal-entries: the org's entries, newest
+// ListEntries is GET /api/v1/journal-entries: the org's entries, newest
 // first (by date, then id), filtered by source_type, source_id, account and
 // the date range from..to, a page of limit (1 to 500, default 100) with the
 // cursor of the next page (null on the last). offset still pages as it
 // did before the cursor, for clients that used it.
-func (s *Server) apiListEntries(c echo.Context) error {
+func (h *Handlers) ListEntries(c echo.Context) error {
 	v, err := queryParams(c, nil)
 	if err != nil {
 		return err
@@ -183,7 +183,7 @@ func (s *Server) apiListEntries(c echo.Context) error {
 		}
 		f.Before = &ledger.Position{Date: parts[0], ID: id}
 	}
-	entries, err := ledger.List(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, f)
+	entries, err := ledger.List(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID, f)
 	if err != nil {
 		return nameParameter(err)
 	}
@@ -216,7 +216,7 @@ type reverseRequest struct {
 	Reason string `json:"reason"`
 }
 
-func (s *Server) apiReverseEntry(c echo.Context) error {
+func (h *Handlers) ReverseEntry(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
@@ -228,15 +228,15 @@ func (s *Server) apiReverseEntry(c echo.Context) error {
 		}
 	}
 	u := httpkit.CurrentUser(c)
-	res, err := ledger.Reverse(c.Request().Context(), s.app.Pool, u.OrgID, id, ledger.Reversal{Date: body.Date, Reason: body.Reason, Actor: u.Actor()})
+	res, err := ledger.Reverse(c.Request().Context(), h.App.Pool, u.OrgID, id, ledger.Reversal{Date: body.Date, Reason: body.Reason, Actor: u.Actor()})
 	if err != nil {
 		return err
 	}
 	return resultJSON(c, res)
 }
 
-func (s *Server) apiAccounts(c echo.Context) error {
-	accounts, err := ledger.Accounts(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID)
+func (h *Handlers) Accounts(c echo.Context) error {
+	accounts, err := ledger.Accounts(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	_ "embed"
@@ -20,9 +20,9 @@ var openAPIDocument []byte
 // OpenAPIDocument returns the API's OpenAPI 3.1 description.
 func OpenAPIDocument() []byte { return openAPIDocument }
 
-// apiOpenAPI is GET /api/v1/openapi.json: the API's own description, served
+// OpenAPI is GET /api/v1/openapi.json: the API's own description, served
 // without a token so that tools can read it before they hold one.
-func (s *Server) apiOpenAPI(c echo.Context) error {
+func (h *Handlers) OpenAPI(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "public, max-age=300")
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPIDocument)
 }

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"net/http"
@@ -10,12 +10,12 @@ import (
 	"greatbook/web/httpkit"
 )
 
-// apiEvents is GET /api/v1/events?after=&limit=: the org's event feed from a
+// Events is GET /api/v1/events?after=&limit=: the org's event feed from a
 // cursor (the beginning without one), in transaction order (see
 // events.Read). Like the listings it refuses unknown or repeated
 // parameters, naming the parameter: a listing's "cursor" sent here must not
 // quietly restart the feed from the beginning.
-func (s *Server) apiEvents(c echo.Context) error {
+func (h *Handlers) Events(c echo.Context) error {
 	v, err := queryParams(c, []string{"after", "limit"})
 	if err != nil {
 		return err
@@ -24,7 +24,7 @@ func (s *Server) apiEvents(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, next, err := events.Read(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, v.Get("after"), limit)
+	list, next, err := events.Read(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID, v.Get("after"), limit)
 	if e, ok := apperr.As(err); ok && e.Code == apperr.Invalid {
 		// limit was checked above: what Read refuses is the cursor.
 		return e.With("parameter", "after")

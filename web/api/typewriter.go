@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"errors"
@@ -16,12 +16,12 @@ import (
 // readOwnJSON reads a document in the project's JSON format, strictly:
 // unknown fields and money as JSON numbers are 422s.
 func readOwnJSON(c echo.Context) (einvoice.Document, error) {
-	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxJSONBody+1))
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, MaxJSONBody+1))
 	if err != nil {
 		return einvoice.Document{}, httpkit.Classify(err)
 	}
-	if len(body) > maxJSONBody {
-		return einvoice.Document{}, apperr.New(apperr.TooLarge, "the document is larger than %d bytes", maxJSONBody)
+	if len(body) > MaxJSONBody {
+		return einvoice.Document{}, apperr.New(apperr.TooLarge, "the document is larger than %d bytes", MaxJSONBody)
 	}
 	d, err := einvoice.ParseJSON(body)
 	if err != nil {
@@ -44,22 +44,22 @@ func versionJSON(v typewriter.Version) map[string]any {
 	return out
 }
 
-// apiCompose is POST /api/v1/typewriter/documents.
-func (s *Server) apiCompose(c echo.Context) error {
+// Compose is POST /api/v1/typewriter/documents.
+func (h *Handlers) Compose(c echo.Context) error {
 	d, err := readOwnJSON(c)
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	doc, err := s.app.Typewriter.Compose(c.Request().Context(), u.OrgID, d, u.Actor())
+	doc, err := h.App.Typewriter.Compose(c.Request().Context(), u.OrgID, d, u.Actor())
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"id": doc.ID, "version": versionJSON(doc.Versions[0])})
 }
 
-// apiRevise is POST /api/v1/typewriter/documents/{id}/versions.
-func (s *Server) apiRevise(c echo.Context) error {
+// Revise is POST /api/v1/typewriter/documents/{id}/versions.
+func (h *Handlers) Revise(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
@@ -69,20 +69,20 @@ func (s *Server) apiRevise(c echo.Context) error {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	v, err := s.app.Typewriter.Revise(c.Request().Context(), u.OrgID, id, d, u.Actor())
+	v, err := h.App.Typewriter.Revise(c.Request().Context(), u.OrgID, id, d, u.Actor())
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, versionJSON(v))
 }
 
-// apiVersionPDF is GET /api/v1/typewriter/versions/{id}/pdf (and the page's link).
-func (s *Server) apiVersionPDF(c echo.Context) error {
+// VersionPDF is GET /api/v1/typewriter/versions/{id}/pdf.
+func (h *Handlers) VersionPDF(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	pdf, err := s.app.Typewriter.PDF(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
+	pdf, err := h.App.Typewriter.PDF(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -90,14 +90,14 @@ func (s *Server) apiVersionPDF(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/pdf", pdf)
 }
 
-// apiSubmitVersion is POST /api/v1/typewriter/versions/{id}/submit.
-func (s *Server) apiSubmitVersion(c echo.Context) error {
+// SubmitVersion is POST /api/v1/typewriter/versions/{id}/submit.
+func (h *Handlers) SubmitVersion(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	doc, err := s.app.Typewriter.Submit(c.Request().Context(), u.OrgID, id, u.Actor())
+	doc, err := h.App.Typewriter.Submit(c.Request().Context(), u.OrgID, id, u.Actor())
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -15,23 +15,24 @@ import (
 	"greatbook/web/httpkit"
 )
 
-// maxJSONBody bounds JSON request bodies other than document uploads.
-const maxJSONBody = 1 << 20
+// MaxJSONBody bounds JSON request bodies other than document uploads (web
+// limits the bodies of the API's other routes to it).
+const MaxJSONBody = 1 << 20
 
 // decodeJSON reads a JSON body strictly: unknown fields and trailing data
 // are refused with 422 naming what was wrong, so a typo never passes silently.
 func decodeJSON(c echo.Context, dst any) error {
-	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxJSONBody+1))
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, MaxJSONBody+1))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		// The middleware's bound (limitBodies) ended the read: a 413.
+		// web's bound on the route's body (limitBodies) ended the read: a 413.
 		return httpkit.Classify(err)
 	}
 	if err != nil {
 		return apperr.Wrap(err, apperr.Invalid, "could not read the request body")
 	}
-	if len(body) > maxJSONBody {
-		return apperr.New(apperr.TooLarge, "the request body is larger than %d bytes", maxJSONBody)
+	if len(body) > MaxJSONBody {
+		return apperr.New(apperr.TooLarge, "the request body is larger than %d bytes", MaxJSONBody)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -47,7 +48,7 @@ func decodeJSON(c echo.Context, dst any) error {
 // decodeOptionalJSON is decodeJSON for a body that may be left out: an empty
 // (or all-whitespace) body leaves dst as it is.
 func decodeOptionalJSON(c echo.Context, dst any) error {
-	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxJSONBody+1))
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, MaxJSONBody+1))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return httpkit.Classify(err)
