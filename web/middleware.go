@@ -10,6 +10,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/web/api"
+	"greatbook/web/ui"
 )
 
 // logRequests writes one structured line per request.
@@ -30,7 +31,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if strings.HasPrefix(c.Request().URL.Path, "/static/") {
 			return nil
 		}
-		s.logger.Log(c.Request().Context(), level, "request",
+		s.base.Logger.Log(c.Request().Context(), level, "request",
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
 			"method", c.Request().Method, "path", c.Request().URL.Path, "route", route,
 			"status", status, "duration_ms", time.Since(start).Milliseconds())
@@ -43,15 +44,15 @@ const maxFormBody = 256 << 10
 
 // bodyLimit is the most a route's request body may hold, by route class:
 // documents (the upload limit plus room for a form's framing), the
-// browser's upload of up to maxUploadFiles documents, JSON for the rest of
+// browser's upload of up to ui.MaxUploadFiles documents, JSON for the rest of
 // the API, and small forms for the rest of the browser's routes.
 func (s *Server) bodyLimit(route string) int64 {
-	document := s.app.Pipeline.MaxBytes() + 64<<10
+	document := s.base.App.Pipeline.MaxBytes() + 64<<10
 	switch {
 	case route == "/api/v1/documents":
 		return document
 	case route == "/upload":
-		return document * maxUploadFiles
+		return document * ui.MaxUploadFiles
 	case strings.HasPrefix(route, "/api/"):
 		return api.MaxJSONBody
 	}

@@ -67,6 +67,7 @@ func launchJSON(l intake.LaunchOutcome) map[string]any {
 	return out
 }
 
+// Reject is POST /api/v1/intake/{id}/reject, with the reason the body gives.
 func (h *Handlers) Reject(c echo.Context) error {
 	id, reason, err := idAndReason(c)
 	if err != nil {

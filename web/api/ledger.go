@@ -139,6 +139,7 @@ func (h *Handlers) PostEntry(c echo.Context) error {
 	return resultJSON(c, res)
 }
 
+// GetEntry is GET /api/v1/journal-entries/{id}.
 func (h *Handlers) GetEntry(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
@@ -216,6 +217,8 @@ type reverseRequest struct {
 	Reason string `json:"reason"`
 }
 
+// ReverseEntry is POST /api/v1/journal-entries/{id}/reverse: the body,
+// optional, gives the reversal's date and reason.
 func (h *Handlers) ReverseEntry(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
@@ -235,6 +238,7 @@ func (h *Handlers) ReverseEntry(c echo.Context) error {
 	return resultJSON(c, res)
 }
 
+// Accounts is GET /api/v1/accounts: the org's chart of accounts.
 func (h *Handlers) Accounts(c echo.Context) error {
 	accounts, err := ledger.Accounts(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {

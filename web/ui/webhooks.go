@@ -1,4 +1,4 @@
-package web
+package ui
 
 import (
 	"fmt"
@@ -13,45 +13,45 @@ import (
 	"greatbook/web/httpkit"
 )
 
-// webhooksPage lists the org's endpoints with the form to register one.
-func (s *Server) webhooksPage(c echo.Context) error {
-	return s.renderWebhooks(c, http.StatusOK, views.WebhooksProps{})
+// WebhooksPage lists the org's endpoints with the form to register one.
+func (h *Handlers) WebhooksPage(c echo.Context) error {
+	return h.renderWebhooks(c, http.StatusOK, views.WebhooksProps{})
 }
 
-func (s *Server) renderWebhooks(c echo.Context, status int, p views.WebhooksProps) error {
-	list, err := webhooks.Endpoints(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID)
+func (h *Handlers) renderWebhooks(c echo.Context, status int, p views.WebhooksProps) error {
+	list, err := webhooks.Endpoints(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
 	p.Endpoints = list
-	return httpkit.Render(c, status, views.WebhooksPage(s.base.Chrome(c, "Webhooks", "webhooks"), p))
+	return httpkit.Render(c, status, views.WebhooksPage(h.Chrome(c, "Webhooks", "webhooks"), p))
 }
 
-// registerWebhook registers an endpoint and shows its secret once, in this
+// RegisterWebhook registers an endpoint and shows its secret once, in this
 // response (never stored in the session, never shown again). A refused
 // URL, types or secret shows the form again with what was wrong.
-func (s *Server) registerWebhook(c echo.Context) error {
+func (h *Handlers) RegisterWebhook(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
 	reg := webhooks.Registration{URL: c.FormValue("url"), EventTypes: []string{c.FormValue("event_types")}, Secret: c.FormValue("secret")}
-	ep, secret, err := s.app.Webhooks.Register(c.Request().Context(), u.OrgID, reg, u.Actor())
+	ep, secret, err := h.App.Webhooks.Register(c.Request().Context(), u.OrgID, reg, u.Actor())
 	if err != nil {
 		e := httpkit.Classify(err)
 		if e.Code != apperr.Invalid {
 			return err
 		}
-		return s.renderWebhooks(c, httpkit.Status(e.Code), views.WebhooksProps{URL: reg.URL, EventTypes: c.FormValue("event_types"), Error: e.Message})
+		return h.renderWebhooks(c, httpkit.Status(e.Code), views.WebhooksProps{URL: reg.URL, EventTypes: c.FormValue("event_types"), Error: e.Message})
 	}
-	return s.renderWebhooks(c, http.StatusOK, views.WebhooksProps{Created: &ep, Secret: secret})
+	return h.renderWebhooks(c, http.StatusOK, views.WebhooksProps{Created: &ep, Secret: secret})
 }
 
-// disableWebhook stops sending to an endpoint.
-func (s *Server) disableWebhook(c echo.Context) error {
+// DisableWebhook stops sending to an endpoint.
+func (h *Handlers) DisableWebhook(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	if err := s.app.Webhooks.Disable(c.Request().Context(), u.OrgID, id, u.Actor()); err != nil {
+	if err := h.App.Webhooks.Disable(c.Request().Context(), u.OrgID, id, u.Actor()); err != nil {
 		return err
 	}
 	httpkit.Flash(c, fmt.Sprintf("Webhook endpoint %d disabled: nothing more is sent to it.", id))
@@ -65,27 +65,27 @@ func webhookDeadLetterFilter(c echo.Context) webhooks.DeadLetterFilter {
 
 // listWebhookDeadLetters fills the dead-letter page's webhook section, and
 // its total when the list is cut.
-func (s *Server) listWebhookDeadLetters(c echo.Context, p *views.WebhookDeadLettersProps) error {
+func (h *Handlers) listWebhookDeadLetters(c echo.Context, p *views.WebhookDeadLettersProps) error {
 	if httpkit.CurrentUser(c).IsOperator() {
 		p.ForOperator = true
 		return nil
 	}
 	ctx, orgID := c.Request().Context(), httpkit.CurrentUser(c).OrgID
-	list, err := webhooks.DeadLetters(ctx, s.pool, orgID, p.Filter)
+	list, err := webhooks.DeadLetters(ctx, h.Pool, orgID, p.Filter)
 	if err != nil {
 		return err
 	}
 	p.Letters, p.Total = list, len(list)
 	if len(list) == webhooks.DeadLetterPage {
-		p.Total, err = webhooks.CountDeadLetters(ctx, s.pool, orgID, p.Filter)
+		p.Total, err = webhooks.CountDeadLetters(ctx, h.Pool, orgID, p.Filter)
 	}
 	return err
 }
 
-// webhookBulkRetry counts the dead deliveries a filter matches (the dry
+// WebhookBulkRetry counts the dead deliveries a filter matches (the dry
 // run), then, confirmed with that count, the digest of that set and a
 // reason, sends them all again; like the jobs' bulk retry.
-func (s *Server) webhookBulkRetry(c echo.Context) error {
+func (h *Handlers) WebhookBulkRetry(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := httpkit.CurrentUser(c)
 	props := views.DeadLettersProps{Filter: deadLetterFilter(c), Webhooks: views.WebhookDeadLettersProps{Filter: webhookDeadLetterFilter(c)}}
@@ -93,7 +93,7 @@ func (s *Server) webhookBulkRetry(c echo.Context) error {
 	status := http.StatusOK
 	if c.FormValue("step") == "retry" {
 		expected, _ := strconv.Atoi(c.FormValue("expected"))
-		res, err := s.app.Webhooks.RetryMatching(ctx, u.OrgID, wp.Filter, c.FormValue("reason"),
+		res, err := h.App.Webhooks.RetryMatching(ctx, u.OrgID, wp.Filter, c.FormValue("reason"),
 			webhooks.DryRun{Count: expected, Set: c.FormValue("set")}, u.Actor())
 		if err != nil {
 			e := httpkit.Classify(err)
@@ -105,26 +105,26 @@ func (s *Server) webhookBulkRetry(c echo.Context) error {
 			wp.Result = &res
 		}
 	} else {
-		dry, err := webhooks.DryRunRetry(ctx, s.pool, u.OrgID, wp.Filter)
+		dry, err := webhooks.DryRunRetry(ctx, h.Pool, u.OrgID, wp.Filter)
 		if err != nil {
 			return err
 		}
 		wp.Preview = &dry
 	}
-	if err := s.listDeadLetters(c, &props); err != nil {
+	if err := h.listDeadLetters(c, &props); err != nil {
 		return err
 	}
-	return httpkit.Render(c, status, views.DeadLettersPage(s.base.Chrome(c, "Dead letters", "dead-letters"), props))
+	return httpkit.Render(c, status, views.DeadLettersPage(h.Chrome(c, "Dead letters", "dead-letters"), props))
 }
 
-// webhookRetry sends one dead delivery again, with a reason.
-func (s *Server) webhookRetry(c echo.Context) error {
+// WebhookRetry sends one dead delivery again, with a reason.
+func (h *Handlers) WebhookRetry(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	if err := s.app.Webhooks.Retry(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
+	if err := h.App.Webhooks.Retry(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
 		e := httpkit.Classify(err)
 		if e.Code == apperr.Internal || e.Code == apperr.NotFound {
 			return err

@@ -1,4 +1,4 @@
-package web
+package ui
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func deadLetterFilter(c echo.Context) intake.DeadLetterFilter {
 
 // deadLetterScope is whose dead letters the page shows: an org admin's
 // own org's; an operator's every org's, or the one org the filter names.
-func (s *Server) deadLetterScope(c echo.Context, p *views.DeadLettersProps) (org.Scope, error) {
+func (h *Handlers) deadLetterScope(c echo.Context, p *views.DeadLettersProps) (org.Scope, error) {
 	u := httpkit.CurrentUser(c)
 	scope := u.Scope()
 	if !u.IsOperator() {
@@ -36,54 +36,56 @@ func (s *Server) deadLetterScope(c echo.Context, p *views.DeadLettersProps) (org
 	if p.OrgFilter == "" {
 		return scope, nil
 	}
-	o, err := org.BySlug(c.Request().Context(), s.pool, p.OrgFilter)
+	o, err := org.BySlug(c.Request().Context(), h.Pool, p.OrgFilter)
 	if err != nil {
 		return scope, err
 	}
 	return scope.Narrow(o.ID), nil
 }
 
-func (s *Server) deadLetters(c echo.Context) error {
+// DeadLetters is the dead-letter page: the jobs (and the org's webhook
+// deliveries) that ran out of attempts, filtered as the query says.
+func (h *Handlers) DeadLetters(c echo.Context) error {
 	f := deadLetterFilter(c)
 	props := views.DeadLettersProps{Filter: f, Webhooks: views.WebhookDeadLettersProps{Filter: webhookDeadLetterFilter(c)}}
-	if err := s.listDeadLetters(c, &props); err != nil {
+	if err := h.listDeadLetters(c, &props); err != nil {
 		return err
 	}
-	return httpkit.Page(c, views.DeadLettersPage(s.base.Chrome(c, "Dead letters", "dead-letters"), props))
+	return httpkit.Page(c, views.DeadLettersPage(h.Chrome(c, "Dead letters", "dead-letters"), props))
 }
 
 // listDeadLetters fills the page's list, and the total when the list is
 // cut; and its section of webhook deliveries.
-func (s *Server) listDeadLetters(c echo.Context, p *views.DeadLettersProps) error {
+func (h *Handlers) listDeadLetters(c echo.Context, p *views.DeadLettersProps) error {
 	ctx := c.Request().Context()
-	scope, err := s.deadLetterScope(c, p)
+	scope, err := h.deadLetterScope(c, p)
 	if err != nil {
 		return err
 	}
-	list, err := intake.DeadLettersIn(ctx, s.pool, scope, p.Filter)
+	list, err := intake.DeadLettersIn(ctx, h.Pool, scope, p.Filter)
 	if err != nil {
 		return err
 	}
-	if p.BulkRuns, err = intake.BulkRetryRuns(ctx, s.pool, httpkit.CurrentUser(c).Scope()); err != nil {
+	if p.BulkRuns, err = intake.BulkRetryRuns(ctx, h.Pool, httpkit.CurrentUser(c).Scope()); err != nil {
 		return err
 	}
 	p.Letters, p.Total = list, len(list)
 	if len(list) == intake.DeadLetterPage {
-		if p.Total, err = intake.CountDeadLettersIn(ctx, s.pool, scope, p.Filter); err != nil {
+		if p.Total, err = intake.CountDeadLettersIn(ctx, h.Pool, scope, p.Filter); err != nil {
 			return err
 		}
 	}
-	return s.listWebhookDeadLetters(c, &p.Webhooks)
+	return h.listWebhookDeadLetters(c, &p.Webhooks)
 }
 
-// bulkRetry counts what a filter matches (the dry run), then, confirmed with
+// BulkRetry counts what a filter matches (the dry run), then, confirmed with
 // that count, the digest of that set and a reason, retries them all.
-func (s *Server) bulkRetry(c echo.Context) error {
+func (h *Handlers) BulkRetry(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := httpkit.CurrentUser(c)
 	f := deadLetterFilter(c)
 	props := views.DeadLettersProps{Filter: f}
-	scope, err := s.deadLetterScope(c, &props)
+	scope, err := h.deadLetterScope(c, &props)
 	if err != nil {
 		return err
 	}
@@ -94,32 +96,32 @@ func (s *Server) bulkRetry(c echo.Context) error {
 		if expected > intake.SyncBulkRetryMax {
 			// Too many to retry while the operator waits: a durable run,
 			// whose progress the page polls.
-			_, err := s.app.BulkRetries.Start(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
+			_, err := h.App.BulkRetries.Start(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
 			if status, err = bulkOutcome(&props, intake.BulkRetry{}, err); err != nil {
 				return err
 			}
 			props.Result = nil
 		} else {
-			res, err := s.app.Outbox.RetryMatchingIn(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
+			res, err := h.App.Outbox.RetryMatchingIn(ctx, scope, f, c.FormValue("reason"), confirmed, u.Actor())
 			if status, err = bulkOutcome(&props, res, err); err != nil {
 				return err
 			}
 		}
 	} else {
-		dry, err := intake.DryRunRetryIn(ctx, s.pool, scope, f)
+		dry, err := intake.DryRunRetryIn(ctx, h.Pool, scope, f)
 		if err != nil {
 			return err
 		}
 		props.Preview = &dry
 	}
-	if err := s.listDeadLetters(c, &props); err != nil {
+	if err := h.listDeadLetters(c, &props); err != nil {
 		return err
 	}
-	return httpkit.Render(c, status, views.DeadLettersPage(s.base.Chrome(c, "Dead letters", "dead-letters"), props))
+	return httpkit.Render(c, status, views.DeadLettersPage(h.Chrome(c, "Dead letters", "dead-letters"), props))
 }
 
-// retrySelected retries the dead letters ticked on the page, with a reason.
-func (s *Server) retrySelected(c echo.Context) error {
+// RetrySelected retries the dead letters ticked on the page, with a reason.
+func (h *Handlers) RetrySelected(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
 	form, err := c.FormParams()
 	if err != nil {
@@ -137,47 +139,49 @@ func (s *Server) retrySelected(c echo.Context) error {
 		ids = append(ids, id)
 	}
 	props := views.DeadLettersProps{Filter: deadLetterFilter(c)}
-	scope, err := s.deadLetterScope(c, &props)
+	scope, err := h.deadLetterScope(c, &props)
 	if err != nil {
 		return err
 	}
-	res, err := s.app.Outbox.RetrySelectedIn(c.Request().Context(), scope, ids, c.FormValue("reason"), u.Actor())
+	res, err := h.App.Outbox.RetrySelectedIn(c.Request().Context(), scope, ids, c.FormValue("reason"), u.Actor())
 	status, err := bulkOutcome(&props, res, err)
 	if err != nil {
 		return err
 	}
-	if err := s.listDeadLetters(c, &props); err != nil {
+	if err := h.listDeadLetters(c, &props); err != nil {
 		return err
 	}
-	return httpkit.Render(c, status, views.DeadLettersPage(s.base.Chrome(c, "Dead letters", "dead-letters"), props))
+	return httpkit.Render(c, status, views.DeadLettersPage(h.Chrome(c, "Dead letters", "dead-letters"), props))
 }
 
-func (s *Server) jobPage(c echo.Context) error {
+// JobPage is an outbox job's page: its attempts and its document's
+// bookkeeper runs with their checkpoints.
+func (h *Handlers) JobPage(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	u := httpkit.CurrentUser(c)
-	job, attempts, err := intake.JobHistoryIn(ctx, s.pool, u.Scope(), id)
+	job, attempts, err := intake.JobHistoryIn(ctx, h.Pool, u.Scope(), id)
 	if err != nil {
 		return err
 	}
-	infos, err := runs.ForSubject(ctx, s.pool, job.OrgID, "bookkeeper", job.IntakeID)
+	infos, err := runs.ForSubject(ctx, h.Pool, job.OrgID, "bookkeeper", job.IntakeID)
 	if err != nil {
 		return err
 	}
-	rv, err := s.runViews(c, infos)
+	rv, err := h.runViews(c, infos)
 	if err != nil {
 		return err
 	}
-	return httpkit.Page(c, views.JobPage(s.base.Chrome(c, fmt.Sprintf("Job %d", id), "dead-letters"), job, attempts, rv))
+	return httpkit.Page(c, views.JobPage(h.Chrome(c, fmt.Sprintf("Job %d", id), "dead-letters"), job, attempts, rv))
 }
 
-func (s *Server) runViews(c echo.Context, infos []runs.Info) ([]views.RunView, error) {
+func (h *Handlers) runViews(c echo.Context, infos []runs.Info) ([]views.RunView, error) {
 	var out []views.RunView
 	for _, info := range infos {
-		cps, err := runs.Checkpoints(c.Request().Context(), s.pool, info.ID)
+		cps, err := runs.Checkpoints(c.Request().Context(), h.Pool, info.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -186,17 +190,17 @@ func (s *Server) runViews(c echo.Context, infos []runs.Info) ([]views.RunView, e
 	return out, nil
 }
 
-// adminRetry is an operator's retry from the dead-letter or the job page.
-func (s *Server) adminRetry(c echo.Context) error {
+// AdminRetry is an operator's retry from the dead-letter or the job page.
+func (h *Handlers) AdminRetry(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
 	var out intake.LaunchOutcome
-	job, _, err := intake.JobHistoryIn(c.Request().Context(), s.pool, u.Scope(), id)
+	job, _, err := intake.JobHistoryIn(c.Request().Context(), h.Pool, u.Scope(), id)
 	if err == nil { // the job's own org: an operator retries any org's
-		out, err = s.app.Outbox.Retry(c.Request().Context(), job.OrgID, id, c.FormValue("reason"), u.Actor())
+		out, err = h.App.Outbox.Retry(c.Request().Context(), job.OrgID, id, c.FormValue("reason"), u.Actor())
 	}
 	if err != nil {
 		e := httpkit.Classify(err)
@@ -212,46 +216,48 @@ func (s *Server) adminRetry(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/admin/jobs/%d", id))
 }
 
-func (s *Server) runsPage(c echo.Context) error {
+// RunsPage lists the durable runs by kind and state, with their counts and
+// the stranded work the sweep has not picked up.
+func (h *Handlers) RunsPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := httpkit.CurrentUser(c)
 	kind, state := c.QueryParam("kind"), c.QueryParam("state")
-	list, err := runs.ListIn(ctx, s.pool, u.Scope(), runs.ListFilter{Kind: kind, State: state})
+	list, err := runs.ListIn(ctx, h.Pool, u.Scope(), runs.ListFilter{Kind: kind, State: state})
 	if err != nil {
 		return err
 	}
-	stranded, sweep, err := intake.StrandedWorkIn(ctx, s.pool, u.Scope(), 2*s.app.Engine.LeaseTTL+time.Minute)
+	stranded, sweep, err := intake.StrandedWorkIn(ctx, h.Pool, u.Scope(), 2*h.App.Engine.LeaseTTL+time.Minute)
 	if err != nil {
 		return err
 	}
-	counts, err := runs.CountsIn(ctx, s.pool, u.Scope())
+	counts, err := runs.CountsIn(ctx, h.Pool, u.Scope())
 	if err != nil {
 		return err
 	}
 	props := views.RunsProps{Kind: kind, State: state, Runs: list, Stranded: stranded, Sweep: sweep, Counts: counts}
 	if u.IsOperator() {
-		if props.OrgSlugs, err = org.Slugs(ctx, s.pool); err != nil {
+		if props.OrgSlugs, err = org.Slugs(ctx, h.Pool); err != nil {
 			return err
 		}
 	}
-	return httpkit.Page(c, views.RunsPage(s.base.Chrome(c, "Runs", "runs"), props))
+	return httpkit.Page(c, views.RunsPage(h.Chrome(c, "Runs", "runs"), props))
 }
 
-// runRetry is an operator's retry of a stranded pipeline run, from the runs page.
-func (s *Server) runRetry(c echo.Context) error {
-	return s.runAction(c, "retried", s.app.Pipeline.Retry)
+// RunRetry is an operator's retry of a stranded pipeline run, from the runs page.
+func (h *Handlers) RunRetry(c echo.Context) error {
+	return h.runAction(c, "retried", h.App.Pipeline.Retry)
 }
 
-// runAbandon is an operator's abandon of a stranded pipeline run: its
+// RunAbandon is an operator's abandon of a stranded pipeline run: its
 // document is filed flagged for a person.
-func (s *Server) runAbandon(c echo.Context) error {
-	return s.runAction(c, "abandoned; its document is filed flagged for a person", s.app.Pipeline.Abandon)
+func (h *Handlers) RunAbandon(c echo.Context) error {
+	return h.runAction(c, "abandoned; its document is filed flagged for a person", h.App.Pipeline.Abandon)
 }
 
-func (s *Server) runAction(c echo.Context, done string, act func(ctx context.Context, orgID int64, runID, actor string) error) error {
+func (h *Handlers) runAction(c echo.Context, done string, act func(ctx context.Context, orgID int64, runID, actor string) error) error {
 	u := httpkit.CurrentUser(c)
 	id := c.Param("id")
-	run, err := runs.GetIn(c.Request().Context(), s.pool, u.Scope(), id)
+	run, err := runs.GetIn(c.Request().Context(), h.Pool, u.Scope(), id)
 	if err == nil { // the run's own org: an operator acts on any org's
 		err = act(c.Request().Context(), run.OrgID, id, u.Email)
 	}
@@ -267,38 +273,41 @@ func (s *Server) runAction(c echo.Context, done string, act func(ctx context.Con
 	return c.Redirect(http.StatusSeeOther, "/admin/runs")
 }
 
-func (s *Server) runPage(c echo.Context) error {
+// RunPage is one durable run with its checkpoints.
+func (h *Handlers) RunPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	info, err := runs.GetIn(ctx, s.pool, httpkit.CurrentUser(c).Scope(), c.Param("id"))
+	info, err := runs.GetIn(ctx, h.Pool, httpkit.CurrentUser(c).Scope(), c.Param("id"))
 	if err != nil {
 		return err
 	}
-	rv, err := s.runViews(c, []runs.Info{info})
+	rv, err := h.runViews(c, []runs.Info{info})
 	if err != nil {
 		return err
 	}
-	return httpkit.Page(c, views.RunPage(s.base.Chrome(c, "Run", "runs"), rv[0]))
+	return httpkit.Page(c, views.RunPage(h.Chrome(c, "Run", "runs"), rv[0]))
 }
 
-func (s *Server) sourceKeys(c echo.Context) error {
+// SourceKeys is the source-key explorer: the entry a key posted, and every
+// replay and conflict observed under it.
+func (h *Handlers) SourceKeys(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := httpkit.CurrentUser(c)
 	p := views.SourceKeyProps{Key: ledger.SourceKey{OrgID: u.OrgID, SourceType: c.QueryParam("source_type"),
 		SourceID: c.QueryParam("source_id"), EntrySet: c.QueryParam("entry_set")}}
 	if p.Key.SourceType != "" && p.Key.SourceID != "" && p.Key.EntrySet != "" {
 		p.Searched = true
-		e, found, err := ledger.ByKey(ctx, s.pool, p.Key)
+		e, found, err := ledger.ByKey(ctx, h.Pool, p.Key)
 		if err != nil {
 			return err
 		}
 		if found {
 			p.Entry = &e
 		}
-		if p.Observations, err = ledger.Observations(ctx, s.pool, p.Key); err != nil {
+		if p.Observations, err = ledger.Observations(ctx, h.Pool, p.Key); err != nil {
 			return err
 		}
 	}
-	return httpkit.Page(c, views.SourceKeyPage(s.base.Chrome(c, "Source keys", "ledger"), p))
+	return httpkit.Page(c, views.SourceKeyPage(h.Chrome(c, "Source keys", "ledger"), p))
 }
 
 // bulkOutcome puts a bulk retry's outcome on the dead-letter page: its
@@ -317,10 +326,10 @@ func bulkOutcome(props *views.DeadLettersProps, res intake.BulkRetry, err error)
 	return httpkit.Status(e.Code), nil
 }
 
-// bulkRetryProgress is the dead-letter page's progress of its durable bulk
+// BulkRetryProgress is the dead-letter page's progress of its durable bulk
 // retries, which the page polls while one runs.
-func (s *Server) bulkRetryProgress(c echo.Context) error {
-	list, err := intake.BulkRetryRuns(c.Request().Context(), s.pool, httpkit.CurrentUser(c).Scope())
+func (h *Handlers) BulkRetryProgress(c echo.Context) error {
+	list, err := intake.BulkRetryRuns(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).Scope())
 	if err != nil {
 		return err
 	}

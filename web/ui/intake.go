@@ -1,4 +1,4 @@
-package web
+package ui
 
 import (
 	"encoding/json"
@@ -20,32 +20,33 @@ import (
 	"greatbook/web/httpkit"
 )
 
-// maxUploadFiles bounds one browser upload without the script (which sends
+// MaxUploadFiles bounds one browser upload without the script (which sends
 // one file per request).
-const maxUploadFiles = 50
+const MaxUploadFiles = 50
 
-func (s *Server) uploadPage(c echo.Context) error {
-	return httpkit.Page(c, views.UploadPage(s.base.Chrome(c, "Upload", "upload"), nil))
+// UploadPage is the upload form.
+func (h *Handlers) UploadPage(c echo.Context) error {
+	return httpkit.Page(c, views.UploadPage(h.Chrome(c, "Upload", "upload"), nil))
 }
 
-// upload ingests every file of a multipart form. The page's script sends
+// Upload ingests every file of a multipart form. The page's script sends
 // one file per request (to show its progress) and gets back that file's
 // outcome; without the script the form sends them all and gets the page.
-func (s *Server) upload(c echo.Context) error {
+func (h *Handlers) Upload(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
 	ctx := c.Request().Context()
-	limit := s.app.Pipeline.MaxBytes()
+	limit := h.App.Pipeline.MaxBytes()
 	var results []views.UploadResult
 	status := http.StatusOK
 	err := eachFile(c, func(name, contentType string, body io.Reader) error {
-		if len(results) >= maxUploadFiles {
-			return apperr.New(apperr.Invalid, "at most %d files at once", maxUploadFiles)
+		if len(results) >= MaxUploadFiles {
+			return apperr.New(apperr.Invalid, "at most %d files at once", MaxUploadFiles)
 		}
 		r := views.UploadResult{Filename: name}
 		content, err := httpkit.ReadLimited(body, limit)
 		if err == nil {
 			var res pipeline.Ingested
-			res, err = s.app.Pipeline.Ingest(ctx, intake.Arrival{OrgID: u.OrgID, Content: content,
+			res, err = h.App.Pipeline.Ingest(ctx, intake.Arrival{OrgID: u.OrgID, Content: content,
 				MediaType: contentType, Filename: name, Via: "upload", Actor: u.Email})
 			if err == nil {
 				r = uploadResult(res.Document, "known", 0)
@@ -75,14 +76,14 @@ func (s *Server) upload(c echo.Context) error {
 	if httpkit.IsHTMX(c) && len(results) == 1 {
 		return httpkit.Render(c, status, views.UploadResultItem(results[0]))
 	}
-	return httpkit.Page(c, views.UploadPage(s.base.Chrome(c, "Upload", "upload"), results))
+	return httpkit.Page(c, views.UploadPage(h.Chrome(c, "Upload", "upload"), results))
 }
 
-// uploadOutcome answers an upload result that is still being read with its
+// UploadOutcome answers an upload result that is still being read with its
 // document's state now (the item swaps itself; it stops asking once the
 // document is filed, or at views.UploadPollCap asks).
-func (s *Server) uploadOutcome(c echo.Context) error {
-	doc, err := s.pathDocument(c)
+func (h *Handlers) UploadOutcome(c echo.Context) error {
+	doc, err := h.pathDocument(c)
 	if err != nil {
 		return err
 	}
@@ -138,22 +139,22 @@ func reader(c echo.Context) intake.Reader {
 // documentView gathers what a document's page shows: the document as
 // intake reads it, with the bookkeeper's question and the typewriter's
 // version chain of the document, where it has them.
-func (s *Server) documentView(c echo.Context, id int64) (views.DocumentView, error) {
+func (h *Handlers) documentView(c echo.Context, id int64) (views.DocumentView, error) {
 	ctx := c.Request().Context()
-	p, err := intake.ReadDocument(ctx, s.pool, reader(c), id)
+	p, err := intake.ReadDocument(ctx, h.Pool, reader(c), id)
 	if err != nil {
 		return views.DocumentView{}, err
 	}
 	v := views.DocumentView{Doc: p.Document, Fields: p.Fields, Findings: p.Findings, Verdict: p.Verdict, Group: p.Group,
 		Compare: compareView(p.Comparison), History: p.History, Pretty: p.Pretty, Signature: p.Signature, CanTypeIn: p.CanTypeIn, Payable: p.Payable}
-	if v.Decision, err = s.decisionView(c, p.Decision, nil); err != nil {
+	if v.Decision, err = h.decisionView(c, p.Decision, nil); err != nil {
 		return v, err
 	}
-	if v.Queue, err = s.queueNavigation(c, id); err != nil {
+	if v.Queue, err = h.queueNavigation(c, id); err != nil {
 		return v, err
 	}
 	if p.Document.VersionGroup != 0 {
-		chain, err := s.app.Typewriter.Get(ctx, p.Document.OrgID, p.Document.VersionGroup)
+		chain, err := h.App.Typewriter.Get(ctx, p.Document.OrgID, p.Document.VersionGroup)
 		if err != nil {
 			return v, err
 		}
@@ -166,63 +167,65 @@ func compareView(c intake.Comparison) views.CompareView {
 	return views.CompareView{DocumentID: c.DocumentID, With: c.With, Members: c.Members, Rows: c.Rows}
 }
 
-func (s *Server) compare(c echo.Context) error {
+// Compare answers a document page's comparison with another member of its
+// duplicate group.
+func (h *Handlers) Compare(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
-	v, err := intake.ReadComparison(c.Request().Context(), s.pool, reader(c), id, with)
+	v, err := intake.ReadComparison(c.Request().Context(), h.Pool, reader(c), id, with)
 	if err != nil {
 		return err
 	}
 	return httpkit.Render(c, http.StatusOK, views.Compare(compareView(v)))
 }
 
-// groupSection answers a document page's group region reading itself
+// GroupSection answers a document page's group region reading itself
 // again after a member's status changed, comparing with the member the page
 // had chosen.
-func (s *Server) groupSection(c echo.Context) error {
+func (h *Handlers) GroupSection(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	with, _ := strconv.ParseInt(c.QueryParam("with"), 10, 64)
-	v, err := intake.ReadGroup(c.Request().Context(), s.pool, reader(c), id, with)
+	v, err := intake.ReadGroup(c.Request().Context(), h.Pool, reader(c), id, with)
 	if err != nil {
 		return err
 	}
 	return httpkit.Render(c, http.StatusOK, views.GroupSection(id, v.Members, compareView(v)))
 }
 
-// chainSection answers a document page's version chain reading itself
+// ChainSection answers a document page's version chain reading itself
 // again; a document of no typewriter chain has none (204: nothing to swap).
-func (s *Server) chainSection(c echo.Context) error {
-	doc, err := s.pathDocument(c)
+func (h *Handlers) ChainSection(c echo.Context) error {
+	doc, err := h.pathDocument(c)
 	if err != nil {
 		return err
 	}
 	if doc.VersionGroup == 0 {
 		return c.NoContent(http.StatusNoContent)
 	}
-	chain, err := s.app.Typewriter.Get(c.Request().Context(), doc.OrgID, doc.VersionGroup)
+	chain, err := h.App.Typewriter.Get(c.Request().Context(), doc.OrgID, doc.VersionGroup)
 	if err != nil {
 		return err
 	}
 	return httpkit.Render(c, http.StatusOK, views.ChainSection(doc.ID, chain, doc.TypewriterVersionID))
 }
 
-// watch answers a reviewer's page polling its document's group: nothing
+// Watch answers a reviewer's page polling its document's group: nothing
 // (204) while the group is as the page saw it; otherwise a notice of what
 // changed, and an event that refreshes the page's decision region.
-func (s *Server) watch(c echo.Context) error {
+func (h *Handlers) Watch(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	u := httpkit.CurrentUser(c)
-	group, err := intake.Group(ctx, s.pool, u.OrgID, id)
+	group, err := intake.Group(ctx, h.Pool, u.OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -248,49 +251,53 @@ func (s *Server) watch(c echo.Context) error {
 	return httpkit.Render(c, http.StatusOK, views.Watch(id, sig, notice))
 }
 
-func (s *Server) documentPage(c echo.Context) error {
+// DocumentPage is a document's page: what intake read of it, its group,
+// its decision region and its place in the desk's queue.
+func (h *Handlers) DocumentPage(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	v, err := s.documentView(c, id)
+	v, err := h.documentView(c, id)
 	if err != nil {
 		return err
 	}
-	return httpkit.Page(c, views.DocumentPage(s.base.Chrome(c, fmt.Sprintf("Document %d", id), "desk"), v))
+	return httpkit.Page(c, views.DocumentPage(h.Chrome(c, fmt.Sprintf("Document %d", id), "desk"), v))
 }
 
 // pathDocument is the document the path names, of the user's org.
-func (s *Server) pathDocument(c echo.Context) (intake.Document, error) {
+func (h *Handlers) pathDocument(c echo.Context) (intake.Document, error) {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return intake.Document{}, err
 	}
-	return intake.GetDocument(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID, id)
+	return intake.GetDocument(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID, id)
 }
 
-// original serves a document's bytes as they arrived. Anything but a PDF is
+// Original serves a document's bytes as they arrived. Anything but a PDF is
 // sandboxed, so that active content in a supplier's file cannot run here.
-func (s *Server) original(c echo.Context) error {
-	doc, err := s.pathDocument(c)
+func (h *Handlers) Original(c echo.Context) error {
+	doc, err := h.pathDocument(c)
 	if err != nil {
 		return err
 	}
 	id, u, ctx := doc.ID, httpkit.CurrentUser(c), c.Request().Context()
-	content, err := intake.Original(ctx, s.pool, u.OrgID, id)
+	content, err := intake.Original(ctx, h.Pool, u.OrgID, id)
 	if err != nil {
 		return err
 	}
-	h := c.Response().Header()
+	header := c.Response().Header()
 	if doc.MediaType != "application/pdf" {
-		h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'")
+		header.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'")
 	}
-	h.Set("Content-Disposition", contentDisposition("inline", doc.Filename, fmt.Sprintf("document-%d", id)))
+	header.Set("Content-Disposition", contentDisposition("inline", doc.Filename, fmt.Sprintf("document-%d", id)))
 	return c.Blob(http.StatusOK, doc.MediaType, content)
 }
 
-func (s *Server) typeInForm(c echo.Context) error {
-	doc, err := s.pathDocument(c)
+// TypeInForm is the form to type in a flagged document's fields, filled
+// with what was read of it.
+func (h *Handlers) TypeInForm(c echo.Context) error {
+	doc, err := h.pathDocument(c)
 	if err != nil {
 		return err
 	}
@@ -301,7 +308,7 @@ func (s *Server) typeInForm(c echo.Context) error {
 			f = formFromDocument(d)
 		}
 	}
-	return httpkit.Page(c, views.TypeInPage(s.base.Chrome(c, "Type in", "desk"), doc, f))
+	return httpkit.Page(c, views.TypeInPage(h.Chrome(c, "Type in", "desk"), doc, f))
 }
 
 func formFromDocument(d einvoice.Document) views.TypeInForm {
@@ -317,23 +324,23 @@ func formFromDocument(d einvoice.Document) views.TypeInForm {
 	return f
 }
 
-// typeIn files a flagged document with the fields a person typed in.
-func (s *Server) typeIn(c echo.Context) error {
-	doc, err := s.pathDocument(c)
+// TypeIn files a flagged document with the fields a person typed in.
+func (h *Handlers) TypeIn(c echo.Context) error {
+	doc, err := h.pathDocument(c)
 	if err != nil {
 		return err
 	}
 	id, u, ctx := doc.ID, httpkit.CurrentUser(c), c.Request().Context()
 	form := formOf(c)
 	again := func(status int, f views.TypeInForm) error {
-		return httpkit.Render(c, status, views.TypeInPage(s.base.Chrome(c, "Type in", "desk"), doc, f))
+		return httpkit.Render(c, status, views.TypeInPage(h.Chrome(c, "Type in", "desk"), doc, f))
 	}
 	d, err := documentFromForm(form)
 	if err != nil {
 		form.Error = err.Error()
 		return again(http.StatusUnprocessableEntity, form)
 	}
-	filed, findings, err := s.app.Pipeline.TypeIn(ctx, u.OrgID, id, d, u.Actor())
+	filed, findings, err := h.App.Pipeline.TypeIn(ctx, u.OrgID, id, d, u.Actor())
 	if errors.Is(err, intake.ErrNotRefileable) {
 		return apperr.New(apperr.InvalidState, "document %d is %s and cannot be typed in", id, doc.Status)
 	}

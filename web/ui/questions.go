@@ -1,4 +1,4 @@
-package web
+package ui
 
 import (
 	"net/http"
@@ -37,14 +37,14 @@ func deskQueue(c echo.Context) intake.QueueFilter {
 	return queueFilter(url.Values{})
 }
 
-// answerOnDesk answers one of the bookkeeper's questions in place on the
-// desk: htmx swaps the question's row for its outcome (or for the row again
+// AnswerOnDesk answers one of the bookkeeper's questions in place on the
+// Desk: htmx swaps the question's row for its outcome (or for the row again
 // with the problem said); without htmx the desk is shown again.
-func (s *Server) answerOnDesk(c echo.Context) error {
+func (h *Handlers) AnswerOnDesk(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
 	runID := c.Param("run")
 	answer := answerFields(c)
-	q, err := s.app.Bookkeeper.DeskAnswer(c.Request().Context(), u.OrgID, runID, answer, c.FormValue("remember") != "", u.Actor())
+	q, err := h.App.Bookkeeper.DeskAnswer(c.Request().Context(), u.OrgID, runID, answer, c.FormValue("remember") != "", u.Actor())
 	var refusal *apperr.Error
 	if err != nil {
 		if refusal = httpkit.Classify(err); refusal.Code == apperr.Internal || refusal.Code == apperr.Unavailable {
@@ -67,7 +67,7 @@ func (s *Server) answerOnDesk(c echo.Context) error {
 		}
 		// The desk's tabs come along: the bookkeeper posts the document a
 		// moment later, and the tabs follow it until it has.
-		counts, err := intake.TabCounts(c.Request().Context(), s.pool, u.OrgID)
+		counts, err := intake.TabCounts(c.Request().Context(), h.Pool, u.OrgID)
 		if err != nil {
 			return err
 		}

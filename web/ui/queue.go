@@ -1,4 +1,4 @@
-package web
+package ui
 
 import (
 	"fmt"
@@ -19,9 +19,25 @@ import (
 // the default queue rather than echo it into every link.
 const maxQueueContext = 4096
 
-// deskTabs answers the desk's tabs reading their counts again.
-func (s *Server) deskTabs(c echo.Context) error {
-	counts, err := intake.TabCounts(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID)
+// Desk is the reviewer's desk: the queue the query describes and the
+// bookkeeper's open questions.
+func (h *Handlers) Desk(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := httpkit.CurrentUser(c)
+	p, err := intake.Queue(ctx, h.Pool, u.OrgID, queueFilter(c.QueryParams()))
+	if err != nil {
+		return err
+	}
+	qs, err := h.App.Bookkeeper.DeskQuestions(ctx, u.OrgID)
+	if err != nil {
+		return err
+	}
+	return httpkit.Page(c, views.DeskPage(h.Chrome(c, "Desk", "desk"), views.DeskProps{Page: p, Questions: qs}))
+}
+
+// DeskTabs answers the desk's tabs reading their counts again.
+func (h *Handlers) DeskTabs(c echo.Context) error {
+	counts, err := intake.TabCounts(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
@@ -55,9 +71,9 @@ func queueContext(v url.Values) (intake.QueueFilter, string) {
 
 // queueNavigation is where document id stands in the queue its page was
 // opened from (the query of the request).
-func (s *Server) queueNavigation(c echo.Context, id int64) (views.QueueNav, error) {
+func (h *Handlers) queueNavigation(c echo.Context, id int64) (views.QueueNav, error) {
 	f, query := queueContext(c.QueryParams())
-	pos, query, err := s.position(c, f, query, id)
+	pos, query, err := h.position(c, f, query, id)
 	return views.QueueNav{DocumentID: id, Query: query, Position: pos}, err
 }
 
@@ -65,12 +81,12 @@ func (s *Server) queueNavigation(c echo.Context, id int64) (views.QueueNav, erro
 // queue the desk would refuse (a search it cannot store) falls back to the
 // default queue: it must fail neither the document's page nor a decision
 // already made.
-func (s *Server) position(c echo.Context, f intake.QueueFilter, query string, id int64) (intake.QueuePosition, string, error) {
+func (h *Handlers) position(c echo.Context, f intake.QueueFilter, query string, id int64) (intake.QueuePosition, string, error) {
 	ctx, orgID := c.Request().Context(), httpkit.CurrentUser(c).OrgID
-	pos, err := intake.Position(ctx, s.pool, orgID, f, id)
+	pos, err := intake.Position(ctx, h.Pool, orgID, f, id)
 	if e, ok := apperr.As(err); ok && e.Code == apperr.Invalid {
 		query = ""
-		pos, err = intake.Position(ctx, s.pool, orgID, intake.QueueFilter{}, id)
+		pos, err = intake.Position(ctx, h.Pool, orgID, intake.QueueFilter{}, id)
 	}
 	return pos, query, err
 }
@@ -81,14 +97,14 @@ func advances(c echo.Context) bool { return c.FormValue("next") != "" }
 // advance answers a decision made "and next": the outcome goes along as a
 // flash, and the reviewer to the next document of the queue the page was
 // opened from, or back to that queue when it has no more.
-func (s *Server) advance(c echo.Context, id int64, out *views.Outcome) error {
+func (h *Handlers) advance(c echo.Context, id int64, out *views.Outcome) error {
 	raw := c.FormValue("queue")
 	if len(raw) > maxQueueContext {
 		raw = ""
 	}
 	v, _ := url.ParseQuery(raw)
 	f, query := queueContext(v)
-	pos, query, err := s.position(c, f, query, id)
+	pos, query, err := h.position(c, f, query, id)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package ui
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // decisionView is the decision region of a document as the read model
 // gave it, with the bookkeeper's open question and out, what a decision
 // just did (nil for none: then a blocking member is said as a conflict).
-func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
+func (h *Handlers) decisionView(c echo.Context, p intake.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
 	v := views.DecisionView{Doc: p.Document, Job: p.Job, Verdict: p.Verdict, Outcome: out,
 		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters, Reversal: p.Reversal,
 		CanCloseNothingToPost: p.CanCloseNothingToPost}
@@ -28,32 +28,32 @@ func (s *Server) decisionView(c echo.Context, p intake.DecisionPanel, out *views
 		v.Outcome = &views.Outcome{Kind: "conflict", Blocking: p.Blocking}
 	}
 	var err error
-	v.Question, v.Accounts, err = s.app.Bookkeeper.OpenQuestion(c.Request().Context(), p.Document.OrgID, p.Document.ID)
+	v.Question, v.Accounts, err = h.App.Bookkeeper.OpenQuestion(c.Request().Context(), p.Document.OrgID, p.Document.ID)
 	if err == nil && p.Document.Status == intake.Posted {
-		v.AccountChoice, err = bookkeeper.ChoiceForDocument(c.Request().Context(), s.pool, p.Document.OrgID, p.Document.ID)
+		v.AccountChoice, err = bookkeeper.ChoiceForDocument(c.Request().Context(), h.Pool, p.Document.OrgID, p.Document.ID)
 		v.CanChangeRules = httpkit.CurrentUser(c).IsAdmin()
 	}
 	return v, err
 }
 
 // readDecision reads document id's decision region for the signed-in user.
-func (s *Server) readDecision(c echo.Context, id int64, out *views.Outcome) (views.DecisionView, error) {
-	p, err := intake.ReadDecision(c.Request().Context(), s.pool, reader(c), id)
+func (h *Handlers) readDecision(c echo.Context, id int64, out *views.Outcome) (views.DecisionView, error) {
+	p, err := intake.ReadDecision(c.Request().Context(), h.Pool, reader(c), id)
 	if err != nil {
 		return views.DecisionView{}, err
 	}
-	return s.decisionView(c, p, out)
+	return h.decisionView(c, p, out)
 }
 
 // decided answers a decision: the region (htmx), or the page again.
-func (s *Server) decided(c echo.Context, id int64, status int, out *views.Outcome) error {
+func (h *Handlers) decided(c echo.Context, id int64, status int, out *views.Outcome) error {
 	if !httpkit.IsHTMX(c) {
 		if out != nil && out.Message != "" {
 			httpkit.Flash(c, out.Message)
 		}
 		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/intake/%d", id))
 	}
-	v, err := s.readDecision(c, id, out)
+	v, err := h.readDecision(c, id, out)
 	if err != nil {
 		return err
 	}
@@ -70,10 +70,10 @@ const membersChangedEvent = "membersChanged"
 // refused answers a decision that failed: an expected refusal is shown in
 // document id's decision region; anything else is an error for the error
 // handler.
-func (s *Server) refused(c echo.Context, id int64, err error) error {
+func (h *Handlers) refused(c echo.Context, id int64, err error) error {
 	if out, status, ok := asOutcome(err); ok {
 		out.Typed = typedDecision(c)
-		return s.decided(c, id, status, out)
+		return h.decided(c, id, status, out)
 	}
 	return err
 }
@@ -107,12 +107,14 @@ func asOutcome(err error) (*views.Outcome, int, bool) {
 	return nil, 0, false
 }
 
-func (s *Server) decisionPanel(c echo.Context) error {
+// DecisionPanel answers a document page's decision region reading itself
+// again.
+func (h *Handlers) DecisionPanel(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	v, err := s.readDecision(c, id, nil)
+	v, err := h.readDecision(c, id, nil)
 	if err != nil {
 		return err
 	}
@@ -126,31 +128,33 @@ func (s *Server) decisionPanel(c echo.Context) error {
 
 // decide runs a decision on the document the path names and answers with
 // its outcome, or with its refusal in the decision region.
-func (s *Server) decide(c echo.Context, do func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error)) error {
+func (h *Handlers) decide(c echo.Context, do func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error)) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	out, err := do(c.Request().Context(), httpkit.CurrentUser(c), id)
 	if err != nil {
-		return s.refused(c, id, err)
+		return h.refused(c, id, err)
 	}
 	// "And next" moves on only when the decision went through cleanly: a
 	// launch that failed stays on the page, where its alert says what to do.
 	if advances(c) && (out.Kind == "launched" || out.Kind == "rejected") {
-		return s.advance(c, id, out)
+		return h.advance(c, id, out)
 	}
-	return s.decided(c, id, http.StatusOK, out)
+	return h.decided(c, id, http.StatusOK, out)
 }
 
-func (s *Server) approve(c echo.Context) error {
-	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+// Approve approves the document from its page, acknowledging an invalid
+// e-invoice where the panel asked for it.
+func (h *Handlers) Approve(c echo.Context) error {
+	return h.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
 		// The panel's acknowledgement of an invalid e-invoice, as the API's
 		// {"acknowledge_invalid": true, "reason": ...}; the plain approve button
 		// sends neither.
 		ack := intake.Acknowledgement{Invalid: c.FormValue("acknowledge_invalid") == "true", Reason: c.FormValue("reason")}
-		a, err := s.app.Decisions.ApproveWith(ctx, u.OrgID, id, u.Actor(), ack)
-		s.base.CountApprove(&a.Launch, err)
+		a, err := h.App.Decisions.ApproveWith(ctx, u.OrgID, id, u.Actor(), ack)
+		h.CountApprove(&a.Launch, err)
 		if err != nil {
 			return nil, err
 		}
@@ -162,30 +166,33 @@ func (s *Server) approve(c echo.Context) error {
 	})
 }
 
-func (s *Server) reject(c echo.Context) error {
-	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
-		_, err := s.app.Decisions.Reject(ctx, u.OrgID, id, c.FormValue("reason"), u.Actor())
+// Reject rejects the document with the reason the form gives.
+func (h *Handlers) Reject(c echo.Context) error {
+	return h.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		_, err := h.App.Decisions.Reject(ctx, u.OrgID, id, c.FormValue("reason"), u.Actor())
 		return &views.Outcome{Kind: "rejected", Message: "Rejected."}, err
 	})
 }
 
-// closeNothingToPost is the page's one-click close of a document with
+// CloseNothingToPost is the page's one-click close of a document with
 // nothing to post (a fixed reason, no form to fill in).
-func (s *Server) closeNothingToPost(c echo.Context) error {
-	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
-		_, err := s.app.Decisions.CloseNothingToPost(ctx, u.OrgID, id, u.Actor())
+func (h *Handlers) CloseNothingToPost(c echo.Context) error {
+	return h.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		_, err := h.App.Decisions.CloseNothingToPost(ctx, u.OrgID, id, u.Actor())
 		return &views.Outcome{Kind: "rejected", Message: "Closed: nothing to post."}, err
 	})
 }
 
-func (s *Server) notADuplicate(c echo.Context) error {
+// NotADuplicate is an admin's decision that a flagged duplicate is a
+// document of its own.
+func (h *Handlers) NotADuplicate(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
-	if _, err := s.app.Decisions.MarkDistinct(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
-		return s.refused(c, id, err)
+	if _, err := h.App.Decisions.MarkDistinct(c.Request().Context(), u.OrgID, id, c.FormValue("reason"), u.Actor()); err != nil {
+		return h.refused(c, id, err)
 	}
 	if httpkit.IsHTMX(c) {
 		// The group changed: the whole page is out of date.
@@ -193,35 +200,36 @@ func (s *Server) notADuplicate(c echo.Context) error {
 		c.Response().Header().Set("HX-Refresh", "true")
 		return c.NoContent(http.StatusOK)
 	}
-	return s.decided(c, id, http.StatusOK, &views.Outcome{Kind: "distinct", Message: "Marked not a duplicate; it can be approved on its own now."})
+	return h.decided(c, id, http.StatusOK, &views.Outcome{Kind: "distinct", Message: "Marked not a duplicate; it can be approved on its own now."})
 }
 
-func (s *Server) answer(c echo.Context) error {
-	return s.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
-		err := s.app.Bookkeeper.Answer(ctx, u.OrgID, c.FormValue("run_id"), answerFields(c), c.FormValue("remember") != "", u.Actor())
+// Answer answers the bookkeeper's question on the document's page.
+func (h *Handlers) Answer(c echo.Context) error {
+	return h.decide(c, func(ctx context.Context, u *auth.User, id int64) (*views.Outcome, error) {
+		err := h.App.Bookkeeper.Answer(ctx, u.OrgID, c.FormValue("run_id"), answerFields(c), c.FormValue("remember") != "", u.Actor())
 		return &views.Outcome{Kind: "answered", Message: "Answered; the bookkeeper continues."}, err
 	})
 }
 
-// retryJob is an admin's retry from a document's page.
-func (s *Server) retryJob(c echo.Context) error {
+// RetryJob is an admin's retry from a document's page.
+func (h *Handlers) RetryJob(c echo.Context) error {
 	jobID, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
 	ctx := c.Request().Context()
-	job, err := intake.GetJob(ctx, s.pool, u.OrgID, jobID)
+	job, err := intake.GetJob(ctx, h.Pool, u.OrgID, jobID)
 	if err != nil {
 		return err
 	}
-	out, err := s.app.Outbox.Retry(ctx, u.OrgID, jobID, c.FormValue("reason"), u.Actor())
+	out, err := h.App.Outbox.Retry(ctx, u.OrgID, jobID, c.FormValue("reason"), u.Actor())
 	if err != nil {
-		return s.refused(c, job.IntakeID, err)
+		return h.refused(c, job.IntakeID, err)
 	}
 	o := &views.Outcome{Kind: "launched", Launch: &out, Message: "Retried; bookkeeping launched (job " + strconv.FormatInt(jobID, 10) + ")."}
 	if out.Outcome == "failed" {
 		o.Kind, o.Message = "launch_failed", "The retry failed: "+out.Error
 	}
-	return s.decided(c, job.IntakeID, http.StatusOK, o)
+	return h.decided(c, job.IntakeID, http.StatusOK, o)
 }

@@ -1,4 +1,4 @@
-package web
+package ui
 
 import (
 	"fmt"
@@ -16,20 +16,22 @@ import (
 	"greatbook/web/httpkit"
 )
 
-func (s *Server) typewriterList(c echo.Context) error {
-	docs, err := s.app.Typewriter.List(c.Request().Context(), httpkit.CurrentUser(c).OrgID)
+// TypewriterList lists the org's typewriter documents.
+func (h *Handlers) TypewriterList(c echo.Context) error {
+	docs, err := h.App.Typewriter.List(c.Request().Context(), httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
-	return httpkit.Page(c, views.TypewriterListPage(s.base.Chrome(c, "Typewriter", "typewriter"), docs))
+	return httpkit.Page(c, views.TypewriterListPage(h.Chrome(c, "Typewriter", "typewriter"), docs))
 }
 
 func emptyForm() views.TypeInForm {
 	return views.TypeInForm{Currency: "EUR", Lines: make([]views.TypeInLine, 5)}
 }
 
-func (s *Server) composeForm(c echo.Context) error {
-	return httpkit.Page(c, views.ComposePage(s.base.Chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", emptyForm()))
+// ComposeForm is the empty form of a new typewriter document.
+func (h *Handlers) ComposeForm(c echo.Context) error {
+	return httpkit.Page(c, views.ComposePage(h.Chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", emptyForm()))
 }
 
 // formOf reads the document form: the typewriter's compose and revise, and
@@ -50,8 +52,8 @@ func formOf(c echo.Context) views.TypeInForm {
 	return f
 }
 
-// preview renders the document the form describes, as it will be saved.
-func (s *Server) preview(c echo.Context) error {
+// Preview renders the document the form describes, as it will be saved.
+func (h *Handlers) Preview(c echo.Context) error {
 	d, err := documentFromForm(formOf(c))
 	if err != nil {
 		return httpkit.Render(c, http.StatusOK, views.Preview(views.PreviewProps{Error: err.Error()}))
@@ -59,13 +61,15 @@ func (s *Server) preview(c echo.Context) error {
 	return httpkit.Render(c, http.StatusOK, views.Preview(views.PreviewProps{Doc: &d, Findings: einvoice.Validate(d)}))
 }
 
-func (s *Server) compose(c echo.Context) error {
+// Compose saves a new typewriter document as its version 1; a form the
+// parser refuses is shown again with why.
+func (h *Handlers) Compose(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
 	f := formOf(c)
 	d, err := documentFromForm(f)
 	if err == nil {
 		var doc typewriter.Document
-		doc, err = s.app.Typewriter.Compose(c.Request().Context(), u.OrgID, d, u.Actor())
+		doc, err = h.App.Typewriter.Compose(c.Request().Context(), u.OrgID, d, u.Actor())
 		if err == nil {
 			httpkit.Flash(c, "Saved as version 1.")
 			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", doc.ID))
@@ -73,22 +77,24 @@ func (s *Server) compose(c echo.Context) error {
 	}
 	if e := httpkit.Classify(err); e.Code == apperr.Invalid {
 		f.Error = e.Message
-		return httpkit.Render(c, http.StatusUnprocessableEntity, views.ComposePage(s.base.Chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", f))
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.ComposePage(h.Chrome(c, "Compose", "typewriter"), "Compose a document", "/typewriter", f))
 	}
 	return err
 }
 
-func (s *Server) typewriterPage(c echo.Context) error {
+// TypewriterPage is a typewriter document with its versions and the
+// difference of the last two.
+func (h *Handlers) TypewriterPage(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	d, err := s.app.Typewriter.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
+	d, err := h.App.Typewriter.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
 	diff := diffView(d, len(d.Versions)-1, len(d.Versions))
-	return httpkit.Page(c, views.TypewriterPage(s.base.Chrome(c, "Typewriter document", "typewriter"), d, diff))
+	return httpkit.Page(c, views.TypewriterPage(h.Chrome(c, "Typewriter document", "typewriter"), d, diff))
 }
 
 // diffView compares versions a and b (numbers) of a document.
@@ -110,12 +116,13 @@ func diffView(d typewriter.Document, a, b int) views.DiffView {
 	return v
 }
 
-func (s *Server) typewriterDiff(c echo.Context) error {
+// TypewriterDiff answers the page's comparison of two versions.
+func (h *Handlers) TypewriterDiff(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	d, err := s.app.Typewriter.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
+	d, err := h.App.Typewriter.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -124,35 +131,39 @@ func (s *Server) typewriterDiff(c echo.Context) error {
 	return httpkit.Render(c, http.StatusOK, views.DiffTable(diffView(d, a, b)))
 }
 
-func (s *Server) reviseForm(c echo.Context) error {
+// ReviseForm is the form of a document's next version, filled with the
+// latest.
+func (h *Handlers) ReviseForm(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	d, err := s.app.Typewriter.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
+	d, err := h.App.Typewriter.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}
 	latest := d.Latest()
-	return httpkit.Page(c, views.ComposePage(s.base.Chrome(c, "Revise", "typewriter"), fmt.Sprintf("Revise: version %d", latest.Number+1),
+	return httpkit.Page(c, views.ComposePage(h.Chrome(c, "Revise", "typewriter"), fmt.Sprintf("Revise: version %d", latest.Number+1),
 		fmt.Sprintf("/typewriter/%d/revise", id), formFromDocument(latest.Body)))
 }
 
-func (s *Server) revise(c echo.Context) error {
+// Revise saves the form as the document's next version; a form the parser
+// refuses is shown again with why.
+func (h *Handlers) Revise(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
 	// Another org's document is 404 before its form is judged.
-	if _, err := s.app.Typewriter.Get(c.Request().Context(), u.OrgID, id); err != nil {
+	if _, err := h.App.Typewriter.Get(c.Request().Context(), u.OrgID, id); err != nil {
 		return err
 	}
 	f := formOf(c)
 	d, err := documentFromForm(f)
 	if err == nil {
 		var v typewriter.Version
-		v, err = s.app.Typewriter.Revise(c.Request().Context(), u.OrgID, id, d, u.Actor())
+		v, err = h.App.Typewriter.Revise(c.Request().Context(), u.OrgID, id, d, u.Actor())
 		if err == nil {
 			httpkit.Flash(c, fmt.Sprintf("Saved as version %d.", v.Number))
 			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", id))
@@ -160,24 +171,26 @@ func (s *Server) revise(c echo.Context) error {
 	}
 	if e := httpkit.Classify(err); e.Code == apperr.Invalid {
 		f.Error = e.Message
-		return httpkit.Render(c, http.StatusUnprocessableEntity, views.ComposePage(s.base.Chrome(c, "Revise", "typewriter"), "Revise",
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.ComposePage(h.Chrome(c, "Revise", "typewriter"), "Revise",
 			fmt.Sprintf("/typewriter/%d/revise", id), f))
 	}
 	return err
 }
 
-func (s *Server) submitVersion(c echo.Context) error {
+// SubmitVersion sends a version's PDF through intake and says how it was
+// filed.
+func (h *Handlers) SubmitVersion(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
 	u := httpkit.CurrentUser(c)
 	ctx := c.Request().Context()
-	v, err := s.app.Typewriter.Version(ctx, u.OrgID, id)
+	v, err := h.App.Typewriter.Version(ctx, u.OrgID, id)
 	if err != nil {
 		return err
 	}
-	doc, err := s.app.Typewriter.Submit(ctx, u.OrgID, id, u.Actor())
+	doc, err := h.App.Typewriter.Submit(ctx, u.OrgID, id, u.Actor())
 	if err != nil {
 		return err
 	}
@@ -189,13 +202,13 @@ func (s *Server) submitVersion(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/typewriter/%d", v.DocumentID))
 }
 
-// versionPDF is the typewriter page's link to a version's PDF.
-func (s *Server) versionPDF(c echo.Context) error {
+// VersionPDF is the typewriter page's link to a version's PDF.
+func (h *Handlers) VersionPDF(c echo.Context) error {
 	id, err := httpkit.PathID(c, "id")
 	if err != nil {
 		return err
 	}
-	pdf, err := s.app.Typewriter.PDF(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
+	pdf, err := h.App.Typewriter.PDF(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
 	if err != nil {
 		return err
 	}

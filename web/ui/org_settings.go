@@ -1,4 +1,4 @@
-package web
+package ui
 
 import (
 	"net/http"
@@ -13,15 +13,15 @@ import (
 	"greatbook/web/httpkit"
 )
 
-// orgSettings is the admin's page of the org's settings.
-func (s *Server) orgSettings(c echo.Context) error {
-	return s.renderOrgSettings(c, http.StatusOK, nil)
+// OrgSettings is the admin's page of the org's settings.
+func (h *Handlers) OrgSettings(c echo.Context) error {
+	return h.renderOrgSettings(c, http.StatusOK, nil)
 }
 
 // renderOrgSettings shows the settings as stored; typed, when not nil,
 // replaces the identity form's values by what was typed (with its error).
-func (s *Server) renderOrgSettings(c echo.Context, status int, edit func(*views.OrgSettingsProps)) error {
-	st, err := org.ReadSettings(c.Request().Context(), s.pool, httpkit.CurrentUser(c).OrgID)
+func (h *Handlers) renderOrgSettings(c echo.Context, status int, edit func(*views.OrgSettingsProps)) error {
+	st, err := org.ReadSettings(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID)
 	if err != nil {
 		return err
 	}
@@ -31,12 +31,12 @@ func (s *Server) renderOrgSettings(c echo.Context, status int, edit func(*views.
 	if edit != nil {
 		edit(&p)
 	}
-	return httpkit.Render(c, status, views.OrgSettingsPage(s.base.Chrome(c, "Org settings", "org"), p))
+	return httpkit.Render(c, status, views.OrgSettingsPage(h.Chrome(c, "Org settings", "org"), p))
 }
 
-// saveOrgSettings sets the org's identity (audited); a value out of bounds
+// SaveOrgSettings sets the org's identity (audited); a value out of bounds
 // shows the form again with what was wrong, and the values as typed.
-func (s *Server) saveOrgSettings(c echo.Context) error {
+func (h *Handlers) SaveOrgSettings(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
 	months, err := strconv.Atoi(strings.TrimSpace(c.FormValue("max_issue_age_months")))
 	if err != nil {
@@ -48,12 +48,12 @@ func (s *Server) saveOrgSettings(c echo.Context) error {
 	}
 	id := org.Identity{LegalName: c.FormValue("legal_name"), VATID: c.FormValue("vat_id"), MaxIssueAgeMonths: months,
 		Address: org.Address{Lines: form["address_line"], City: c.FormValue("city"), Postcode: c.FormValue("postcode"), Country: c.FormValue("country")}}
-	if _, err := org.SetIdentity(c.Request().Context(), s.pool, u.OrgID, id, u.Actor()); err != nil {
+	if _, err := org.SetIdentity(c.Request().Context(), h.Pool, u.OrgID, id, u.Actor()); err != nil {
 		e := httpkit.Classify(err)
 		if e.Code != apperr.Invalid {
 			return err
 		}
-		return s.renderOrgSettings(c, httpkit.Status(e.Code), func(p *views.OrgSettingsProps) {
+		return h.renderOrgSettings(c, httpkit.Status(e.Code), func(p *views.OrgSettingsProps) {
 			p.LegalName, p.VATID, p.MaxIssueAgeMonths, p.Address, p.Error = id.LegalName, id.VATID, max(months, 0), id.Address, e.Message
 		})
 	}
@@ -61,48 +61,48 @@ func (s *Server) saveOrgSettings(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/admin/org")
 }
 
-// setDefaultExpenseAccount sets the account a bill goes to when no
+// SetDefaultExpenseAccount sets the account a bill goes to when no
 // supplier rule names one.
-func (s *Server) setDefaultExpenseAccount(c echo.Context) error {
+func (h *Handlers) SetDefaultExpenseAccount(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
-	o, err := org.SetDefaultExpenseAccount(c.Request().Context(), s.pool, u.OrgID, c.FormValue("account"), u.Actor())
+	o, err := org.SetDefaultExpenseAccount(c.Request().Context(), h.Pool, u.OrgID, c.FormValue("account"), u.Actor())
 	done := "Default expense account cleared: the bookkeeper asks for bills no supplier rule covers."
 	if o.DefaultExpenseAccount != "" {
 		done = "Default expense account set: bills no supplier rule covers go to " + o.DefaultExpenseAccount + " from now on."
 	}
-	return s.orgSettingChanged(c, err, done)
+	return h.orgSettingChanged(c, err, done)
 }
 
-// setBaseCurrency changes the base currency while the ledger is empty.
-func (s *Server) setBaseCurrency(c echo.Context) error {
+// SetBaseCurrency changes the base currency while the ledger is empty.
+func (h *Handlers) SetBaseCurrency(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
-	o, err := org.SetBaseCurrency(c.Request().Context(), s.pool, u.OrgID, c.FormValue("base_currency"), u.Actor())
-	return s.orgSettingChanged(c, err, "Base currency: "+o.BaseCurrency+".")
+	o, err := org.SetBaseCurrency(c.Request().Context(), h.Pool, u.OrgID, c.FormValue("base_currency"), u.Actor())
+	return h.orgSettingChanged(c, err, "Base currency: "+o.BaseCurrency+".")
 }
 
-// changeExchangeRate changes a remembered exchange rate.
-func (s *Server) changeExchangeRate(c echo.Context) error {
+// ChangeExchangeRate changes a remembered exchange rate.
+func (h *Handlers) ChangeExchangeRate(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
-	err := org.ChangeExchangeRate(c.Request().Context(), s.pool, u.OrgID, c.FormValue("currency"), c.FormValue("date"), c.FormValue("rate"), u.Actor())
-	return s.orgSettingChanged(c, err, "Rate changed: bills posted from now on use it.")
+	err := org.ChangeExchangeRate(c.Request().Context(), h.Pool, u.OrgID, c.FormValue("currency"), c.FormValue("date"), c.FormValue("rate"), u.Actor())
+	return h.orgSettingChanged(c, err, "Rate changed: bills posted from now on use it.")
 }
 
-// forgetExchangeRate forgets a remembered exchange rate.
-func (s *Server) forgetExchangeRate(c echo.Context) error {
+// ForgetExchangeRate forgets a remembered exchange rate.
+func (h *Handlers) ForgetExchangeRate(c echo.Context) error {
 	u := httpkit.CurrentUser(c)
-	err := org.ForgetExchangeRate(c.Request().Context(), s.pool, u.OrgID, c.FormValue("currency"), c.FormValue("date"), u.Actor())
-	return s.orgSettingChanged(c, err, "Rate forgotten: the bookkeeper asks again for that currency and day.")
+	err := org.ForgetExchangeRate(c.Request().Context(), h.Pool, u.OrgID, c.FormValue("currency"), c.FormValue("date"), u.Actor())
+	return h.orgSettingChanged(c, err, "Rate forgotten: the bookkeeper asks again for that currency and day.")
 }
 
 // orgSettingChanged answers a change of a setting: back to the page with
 // what was done, or the page again with why not and its status.
-func (s *Server) orgSettingChanged(c echo.Context, err error, done string) error {
+func (h *Handlers) orgSettingChanged(c echo.Context, err error, done string) error {
 	if err != nil {
 		e := httpkit.Classify(err)
 		if e.Code == apperr.Internal || e.Code == apperr.Unavailable {
 			return err
 		}
-		return s.renderOrgSettings(c, httpkit.Status(e.Code), func(p *views.OrgSettingsProps) { p.Refusal = e.Message })
+		return h.renderOrgSettings(c, httpkit.Status(e.Code), func(p *views.OrgSettingsProps) { p.Refusal = e.Message })
 	}
 	httpkit.Flash(c, done)
 	return c.Redirect(http.StatusSeeOther, "/admin/org")

@@ -1,4 +1,4 @@
-package web
+package ui
 
 import (
 	"net/http"
@@ -12,15 +12,15 @@ import (
 	"greatbook/web/httpkit"
 )
 
-// signInForm shows the form. An anonymous visitor's form is protected by a
+// SignInForm shows the form. An anonymous visitor's form is protected by a
 // token in a cookie of its own (SessionStore.AnonymousCSRF): showing it
 // writes no session row.
-func (s *Server) signInForm(c echo.Context) error {
+func (h *Handlers) SignInForm(c echo.Context) error {
 	next := httpkit.LocalPath(c.QueryParam("next"))
 	if httpkit.CurrentUser(c) != nil {
 		return c.Redirect(http.StatusSeeOther, next)
 	}
-	ch, err := s.signInChrome(c)
+	ch, err := h.signInChrome(c)
 	if err != nil {
 		return err
 	}
@@ -29,12 +29,12 @@ func (s *Server) signInForm(c echo.Context) error {
 
 // signInChrome is the sign-in page's chrome with the form's CSRF token: the
 // session's when it has one, else the visitor's anonymous token.
-func (s *Server) signInChrome(c echo.Context) (views.Chrome, error) {
-	ch := s.base.Chrome(c, "Sign in", "")
+func (h *Handlers) signInChrome(c echo.Context) (views.Chrome, error) {
+	ch := h.Chrome(c, "Sign in", "")
 	if ch.CSRF != "" {
 		return ch, nil
 	}
-	token, err := s.sessions.AnonymousCSRF(c.Response(), c.Request())
+	token, err := h.Sessions.AnonymousCSRF(c.Response(), c.Request())
 	if err != nil {
 		return ch, err
 	}
@@ -42,18 +42,18 @@ func (s *Server) signInChrome(c echo.Context) (views.Chrome, error) {
 	return ch, nil
 }
 
-// signIn checks the credentials and starts a new session.
-func (s *Server) signIn(c echo.Context) error {
+// SignIn checks the credentials and starts a new session.
+func (h *Handlers) SignIn(c echo.Context) error {
 	ctx := c.Request().Context()
 	email, password := c.FormValue("email"), c.FormValue("password")
 	next := httpkit.LocalPath(c.FormValue("next"))
-	u, err := s.auth.Authenticate(ctx, email, password)
+	u, err := h.Auth.Authenticate(ctx, email, password)
 	if err != nil {
 		e, ok := apperr.As(err)
 		if !ok || (e.Code != apperr.Unauthorized && e.Code != apperr.RateLimited) {
 			return err
 		}
-		ch, err := s.signInChrome(c)
+		ch, err := h.signInChrome(c)
 		if err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ func (s *Server) signIn(c echo.Context) error {
 	}
 	sess := httpkit.Session(c)
 	// A new session at sign-in: whatever token the browser had is worthless now.
-	if err := s.sessions.Renew(ctx, sess); err != nil {
+	if err := h.Sessions.Renew(ctx, sess); err != nil {
 		return err
 	}
 	if err := auth.SetSessionUser(sess, u.ID); err != nil {
@@ -70,15 +70,15 @@ func (s *Server) signIn(c echo.Context) error {
 	if err := sess.Save(c.Request(), c.Response()); err != nil {
 		return err
 	}
-	s.sessions.ClearAnonymousCSRF(c.Response())
+	h.Sessions.ClearAnonymousCSRF(c.Response())
 	return c.Redirect(http.StatusSeeOther, next)
 }
 
-// signOut deletes the session row, so every copy of the cookie stops working.
-func (s *Server) signOut(c echo.Context) error {
+// SignOut deletes the session row, so every copy of the cookie stops working.
+func (h *Handlers) SignOut(c echo.Context) error {
 	sess := httpkit.Session(c)
 	if u := httpkit.CurrentUser(c); u != nil {
-		if err := audit.Record(c.Request().Context(), s.pool, audit.Event{OrgID: u.OrgID, Actor: u.Actor(),
+		if err := audit.Record(c.Request().Context(), h.Pool, audit.Event{OrgID: u.OrgID, Actor: u.Actor(),
 			Action: "signout", SubjectType: "user", SubjectID: u.ID}); err != nil {
 			return err
 		}
