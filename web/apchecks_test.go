@@ -6,124 +6,15 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
-
 	"greatbook/internal/apchecks"
-	"greatbook/internal/audit"
 	"greatbook/internal/auth"
 	"greatbook/internal/org"
 	"greatbook/internal/testkit"
+	"greatbook/web/webtest"
 )
-
-// apPrice makes every apInvoice's amount its own, so that none is filed as
-// a renumbered copy of another.
-var apPrice atomic.Int64
-
-// apInvoice is an invoice in the project's own JSON format, from seller,
-// dated issue (and due, when not empty), to buyer, paid to iban.
-func apInvoice(number, seller, issue, due, buyerName, buyerVAT, iban string) []byte {
-	dueField := ""
-	if due != "" {
-		dueField = fmt.Sprintf(`"due_date": %q,`, due)
-	}
-	return fmt.Appendf(nil, `{"type": "invoice", "number": %q, "issue_date": %q, %s "currency": "EUR",
-		"seller": {"name": "Payee GmbH", "vat_id": %q},
-		"buyer": {"name": %q, "vat_id": %q}, "payee_iban": %q,
-		"lines": [{"description": "Paper", "quantity": "1", "unit_price": "%d.00", "tax_rate": "19"}]}`,
-		number, issue, dueField, seller, buyerName, buyerVAT, iban, 100+apPrice.Add(1))
-}
-
-// apSite is an app with a reviewer's API client and browser client in an
-// org whose identity is Acme Handels GmbH, DE123456789.
-type apSite struct {
-	*site
-	api   *apiClient
-	web   *http.Client
-	orgID int64
-}
-
-func newAPSite(t *testing.T, identity bool) apSite {
-	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	if identity {
-		if _, err := org.SetIdentity(context.Background(), a.db.Pool, o.ID,
-			org.Identity{LegalName: "Acme Handels GmbH", VATID: "DE123456789"}, audit.System("test")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	c := a.client(t)
-	a.signIn(t, c, u)
-	return apSite{site: a, api: &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}, web: c, orgID: o.ID}
-}
-
-// file ingests content through the API and waits until it is pending.
-func (s apSite) file(t *testing.T, content []byte) int64 {
-	t.Helper()
-	return s.fileAs(t, "application/json", content)
-}
-
-func (s apSite) fileAs(t *testing.T, mediaType string, content []byte) int64 {
-	t.Helper()
-	code, body := s.api.do("POST", "/api/v1/documents", mediaType, content)
-	if code != 202 {
-		t.Fatalf("upload: %d %v", code, body)
-	}
-	id := body["intake_id"].(float64)
-	s.api.waitStatus(id, "pending")
-	return int64(id)
-}
-
-// apFindings are the API's findings of document id with a code of the AP checks.
-func (s apSite) apFindings(t *testing.T, id int64) map[string]map[string]any {
-	t.Helper()
-	_, doc := s.api.get("/api/v1/intake/" + itoa(id))
-	out := map[string]map[string]any{}
-	list, _ := doc["findings"].([]any)
-	for _, f := range list {
-		m := f.(map[string]any)
-		switch m["code"] {
-		case apchecks.CodeBuyerNotThisOrg, apchecks.CodeIssueDateOld, apchecks.CodeIssueDateFuture,
-			apchecks.CodeDueAtArrival, apchecks.CodeSupplierIBANDiff, apchecks.CodeIBANCharacters, apchecks.CodeIBANLength,
-			apchecks.CodeIBANChecksum:
-			out[m["code"].(string)] = m
-		}
-	}
-	if doc["status"] != "pending" && doc["status"] != "posted" || doc["flag_reason"] != nil {
-		t.Errorf("a warning changed the document: status %v, flag %v", doc["status"], doc["flag_reason"])
-	}
-	return out
-}
-
-func (s apSite) page(t *testing.T, id int64) *goquery.Document {
-	t.Helper()
-	resp, err := s.web.Get(s.URL + "/intake/" + itoa(id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
-		t.Fatalf("page of %d: %d", id, resp.StatusCode)
-	}
-	return doc(t, resp)
-}
-
-// pageCodes are the AP checks the page shows, with their messages.
-func pageCodes(d *goquery.Document) map[string]string {
-	out := map[string]string{}
-	d.Find(`[data-testid=ap-checks] [data-testid=ap-finding]`).Each(func(_ int, s *goquery.Selection) {
-		code, _ := s.Attr("data-code")
-		out[code] = strings.TrimSpace(s.Find(`[data-testid=ap-finding-message]`).Text())
-	})
-	return out
-}
-
-func day(offsetDays int) string {
-	return time.Now().UTC().AddDate(0, 0, offsetDays).Format(time.DateOnly)
-}
 
 // Each AP check says what it found in the API's findings (a warning with a
 // code and a message) and on the document's page in plain words; a proper
@@ -131,35 +22,35 @@ func day(offsetDays int) string {
 // approval.
 func TestAPChecksInTheAPIAndOnThePage(t *testing.T) {
 	t.Parallel()
-	s := newAPSite(t, true)
+	s := webtest.NewAPSite(t, true)
 	tests := []struct {
 		name, code, says string
 		content          []byte
 	}{
-		{name: "proper", content: apInvoice("OK-1", "DE999999999", day(-3), day(27), "ACME Handels GmbH", "DE 123 456 789", "")},
-		{name: "proper by name alone", content: apInvoice("OK-2", "DE999999999", day(-3), day(27), "acme handels gmbh.", "", "")},
+		{name: "proper", content: webtest.APInvoice("OK-1", "DE999999999", webtest.Day(-3), webtest.Day(27), "ACME Handels GmbH", "DE 123 456 789", "")},
+		{name: "proper by name alone", content: webtest.APInvoice("OK-2", "DE999999999", webtest.Day(-3), webtest.Day(27), "acme handels gmbh.", "", "")},
 		{name: "buyer VAT id", code: apchecks.CodeBuyerNotThisOrg, says: "DE987654321",
-			content: apInvoice("BUY-1", "DE999999999", day(-3), day(27), "Acme Handels GmbH", "DE987654321", "")},
+			content: webtest.APInvoice("BUY-1", "DE999999999", webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE987654321", "")},
 		{name: "buyer name", code: apchecks.CodeBuyerNotThisOrg, says: "Other Trading Ltd",
-			content: apInvoice("BUY-2", "DE999999999", day(-3), day(27), "Other Trading Ltd", "", "")},
+			content: webtest.APInvoice("BUY-2", "DE999999999", webtest.Day(-3), webtest.Day(27), "Other Trading Ltd", "", "")},
 		{name: "far in the past", code: apchecks.CodeIssueDateOld, says: "more than 18 months",
-			content: apInvoice("OLD-1", "DE999999999", day(-600), "", "Acme Handels GmbH", "DE123456789", "")},
+			content: webtest.APInvoice("OLD-1", "DE999999999", webtest.Day(-600), "", "Acme Handels GmbH", "DE123456789", "")},
 		{name: "in the future", code: apchecks.CodeIssueDateFuture, says: "in the future",
-			content: apInvoice("FUT-1", "DE999999999", day(5), day(35), "Acme Handels GmbH", "DE123456789", "")},
+			content: webtest.APInvoice("FUT-1", "DE999999999", webtest.Day(5), webtest.Day(35), "Acme Handels GmbH", "DE123456789", "")},
 		{name: "due before arrival", code: apchecks.CodeDueAtArrival, says: "overdue",
-			content: apInvoice("DUE-1", "DE999999999", day(-40), day(-10), "Acme Handels GmbH", "DE123456789", "")},
-		{name: "proper IBAN", content: apInvoice("IBAN-0", "DE999999999", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "gb29 nwbk 6016 1331 9268 19")},
+			content: webtest.APInvoice("DUE-1", "DE999999999", webtest.Day(-40), webtest.Day(-10), "Acme Handels GmbH", "DE123456789", "")},
+		{name: "proper IBAN", content: webtest.APInvoice("IBAN-0", "DE999999999", webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE123456789", "gb29 nwbk 6016 1331 9268 19")},
 		{name: "a Cyrillic letter in the IBAN", code: apchecks.CodeIBANCharacters, says: "U+0412 CYRILLIC CAPITAL LETTER VE",
-			content: apInvoice("IBAN-1", "DE999999999", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "GB33 \u0412UKB 2020 1555 5555 55")},
+			content: webtest.APInvoice("IBAN-1", "DE999999999", webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE123456789", "GB33 \u0412UKB 2020 1555 5555 55")},
 		{name: "an IBAN whose check digits fail", code: apchecks.CodeIBANChecksum, says: "check digits",
-			content: apInvoice("IBAN-2", "DE999999999", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "DE89 3704 0044 0532 0130 01")},
+			content: webtest.APInvoice("IBAN-2", "DE999999999", webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE123456789", "DE89 3704 0044 0532 0130 01")},
 		{name: "an IBAN too short for its country", code: apchecks.CodeIBANLength, says: "an IBAN of DE has 22",
-			content: apInvoice("IBAN-3", "DE999999999", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "DE89 3704 0044 0532 0130 0")},
+			content: webtest.APInvoice("IBAN-3", "DE999999999", webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE123456789", "DE89 3704 0044 0532 0130 0")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			id := s.file(t, tt.content)
-			api, page := s.apFindings(t, id), pageCodes(s.page(t, id))
+			id := s.File(t, tt.content)
+			api, page := s.APFindings(t, id), webtest.PageCodes(s.Page(t, id))
 			if tt.code == "" {
 				if len(api) != 0 || len(page) != 0 {
 					t.Fatalf("a proper invoice warns: API %v, page %v", api, page)
@@ -176,8 +67,8 @@ func TestAPChecksInTheAPIAndOnThePage(t *testing.T) {
 		})
 	}
 	// A warned document can still be approved.
-	id := s.file(t, apInvoice("DUE-2", "DE999999999", day(-40), day(-10), "Other Trading Ltd", "", ""))
-	if code, body := s.api.do("POST", "/api/v1/intake/"+itoa(id)+"/approve", "", nil); code != 200 {
+	id := s.File(t, webtest.APInvoice("DUE-2", "DE999999999", webtest.Day(-40), webtest.Day(-10), "Other Trading Ltd", "", ""))
+	if code, body := s.Reviewer.Do("POST", "/api/v1/intake/"+webtest.Itoa(id)+"/approve", "", nil); code != 200 {
 		t.Fatalf("approve of a warned document: %d %v", code, body)
 	}
 }
@@ -186,9 +77,9 @@ func TestAPChecksInTheAPIAndOnThePage(t *testing.T) {
 // with, so the buyer check says nothing.
 func TestAPBuyerCheckIsSilentWithoutAnIdentity(t *testing.T) {
 	t.Parallel()
-	s := newAPSite(t, false)
-	id := s.file(t, apInvoice("ANY-1", "DE999999999", day(-3), day(27), "Somebody Else AB", "SE556677889901", ""))
-	if api, page := s.apFindings(t, id), pageCodes(s.page(t, id)); len(api) != 0 || len(page) != 0 {
+	s := webtest.NewAPSite(t, false)
+	id := s.File(t, webtest.APInvoice("ANY-1", "DE999999999", webtest.Day(-3), webtest.Day(27), "Somebody Else AB", "SE556677889901", ""))
+	if api, page := s.APFindings(t, id), webtest.PageCodes(s.Page(t, id)); len(api) != 0 || len(page) != 0 {
 		t.Fatalf("API %v, page %v", api, page)
 	}
 }
@@ -199,33 +90,33 @@ func TestAPBuyerCheckIsSilentWithoutAnIdentity(t *testing.T) {
 // A (spaced, lower case) says nothing, and neither does another supplier.
 func TestAPBankAccountChangeIsAnAlert(t *testing.T) {
 	t.Parallel()
-	s := newAPSite(t, true)
+	s := webtest.NewAPSite(t, true)
 	const ibanA, ibanB = "DE89370400440532013000", "GB33BUKB20201555555555"
 	post := func(id int64) {
 		// The bookkeeper's posting is not under test here: what matters is that the row is posted.
-		if _, err := s.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET status = 'posted', decided_at = now() WHERE id = $1`, id); err != nil {
+		if _, err := s.DB.Pool.Exec(context.Background(), `UPDATE intake_documents SET status = 'posted', decided_at = now() WHERE id = $1`, id); err != nil {
 			t.Fatal(err)
 		}
 	}
 	invoice := func(number, seller, iban string) []byte {
-		return apInvoice(number, seller, day(-3), day(27), "Acme Handels GmbH", "DE123456789", iban)
+		return webtest.APInvoice(number, seller, webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE123456789", iban)
 	}
-	first := s.file(t, invoice("P-1", "DE111111111", ibanA))
-	second := s.file(t, invoice("P-2", "DE111111111", ibanA))
+	first := s.File(t, invoice("P-1", "DE111111111", ibanA))
+	second := s.File(t, invoice("P-2", "DE111111111", ibanA))
 	post(first)
 	post(second)
-	changed := s.file(t, invoice("P-3", "DE111111111", ibanB))
-	same := s.file(t, invoice("P-4", "DE 111.111.111", "de89 3704 0044 0532 0130 00"))
-	other := s.file(t, invoice("Q-1", "DE222222222", ibanB))
+	changed := s.File(t, invoice("P-3", "DE111111111", ibanB))
+	same := s.File(t, invoice("P-4", "DE 111.111.111", "de89 3704 0044 0532 0130 00"))
+	other := s.File(t, invoice("Q-1", "DE222222222", ibanB))
 
-	api := s.apFindings(t, changed)
+	api := s.APFindings(t, changed)
 	f, ok := api[apchecks.CodeSupplierIBANDiff]
 	wantPrev := fmt.Sprintf("•••• 3000 (on #%d, #%d)", second, first)
 	if !ok || f["severity"] != "warning" || !strings.Contains(f["message"].(string), wantPrev) ||
 		!strings.Contains(f["message"].(string), "•••• 5555") || strings.Contains(f["message"].(string), "37040044") {
 		t.Fatalf("API findings %v, want %s naming %s", api, apchecks.CodeSupplierIBANDiff, wantPrev)
 	}
-	d := s.page(t, changed)
+	d := s.Page(t, changed)
 	alert := d.Find(`[data-testid=document] [data-testid=iban-alert]`)
 	if alert.Length() != 1 {
 		t.Fatal("no bank-account alert on the page")
@@ -237,22 +128,22 @@ func TestAPBankAccountChangeIsAnAlert(t *testing.T) {
 	}
 	prev := alert.Find(`[data-testid=iban-previous]`)
 	if last4, _ := prev.Attr("data-iban-last4"); prev.Length() != 1 || last4 != "3000" ||
-		prev.Find(`a[href="/intake/`+itoa(first)+`"]`).Length() != 1 || prev.Find(`a[href="/intake/`+itoa(second)+`"]`).Length() != 1 {
+		prev.Find(`a[href="/intake/`+webtest.Itoa(first)+`"]`).Length() != 1 || prev.Find(`a[href="/intake/`+webtest.Itoa(second)+`"]`).Length() != 1 {
 		h, _ := alert.Html()
 		t.Errorf("the alert does not name the previous account and its invoices: %s", h)
 	}
 	if strings.Contains(alert.Text(), "37040044") || !strings.Contains(alert.Find(`[data-testid=iban-new]`).Text(), "5555") {
 		t.Errorf("the alert shows an unmasked account or not the new one: %s", alert.Text())
 	}
-	if _, ok := pageCodes(d)[apchecks.CodeSupplierIBANDiff]; !ok {
+	if _, ok := webtest.PageCodes(d)[apchecks.CodeSupplierIBANDiff]; !ok {
 		t.Errorf("the page's AP checks do not list the change")
 	}
 
 	for name, id := range map[string]int64{"same IBAN": same, "another supplier": other, "the first posted": first} {
-		if api := s.apFindings(t, id); len(api) != 0 {
+		if api := s.APFindings(t, id); len(api) != 0 {
 			t.Errorf("%s: API findings %v", name, api)
 		}
-		if d := s.page(t, id); d.Find(`[data-testid=iban-alert]`).Length() != 0 || len(pageCodes(d)) != 0 {
+		if d := s.Page(t, id); d.Find(`[data-testid=iban-alert]`).Length() != 0 || len(webtest.PageCodes(d)) != 0 {
 			t.Errorf("%s: the page warns", name)
 		}
 	}
@@ -262,14 +153,14 @@ func TestAPBankAccountChangeIsAnAlert(t *testing.T) {
 // by the alert and its explanation: the masks differ.
 func TestAPBankAccountAlertTellsAccountsThatEndAlikeApart(t *testing.T) {
 	t.Parallel()
-	s := newAPSite(t, true)
+	s := webtest.NewAPSite(t, true)
 	const before, after = "DE89370400440532013000", "DE48500105170532013000" // both end in 3000
-	posted := s.file(t, apInvoice("E-1", "DE333333333", day(-3), day(27), "Acme Handels GmbH", "DE123456789", before))
-	if _, err := s.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET status = 'posted', decided_at = now() WHERE id = $1`, posted); err != nil {
+	posted := s.File(t, webtest.APInvoice("E-1", "DE333333333", webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE123456789", before))
+	if _, err := s.DB.Pool.Exec(context.Background(), `UPDATE intake_documents SET status = 'posted', decided_at = now() WHERE id = $1`, posted); err != nil {
 		t.Fatal(err)
 	}
-	changed := s.file(t, apInvoice("E-2", "DE333333333", day(-3), day(27), "Acme Handels GmbH", "DE123456789", after))
-	alert := s.page(t, changed).Find(`[data-testid=iban-alert]`)
+	changed := s.File(t, webtest.APInvoice("E-2", "DE333333333", webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE123456789", after))
+	alert := s.Page(t, changed).Find(`[data-testid=iban-alert]`)
 	current := strings.TrimSpace(alert.Find(`[data-testid=iban-new]`).Text())
 	previous := strings.TrimSpace(alert.Find(`[data-testid=iban-previous] strong`).Text())
 	if current == "" || current == previous {
@@ -278,7 +169,7 @@ func TestAPBankAccountAlertTellsAccountsThatEndAlikeApart(t *testing.T) {
 	if strings.Contains(alert.Text(), "37040044") || strings.Contains(alert.Text(), "50010517") {
 		t.Errorf("the alert shows an account unmasked: %s", alert.Text())
 	}
-	f := s.apFindings(t, changed)[apchecks.CodeSupplierIBANDiff]
+	f := s.APFindings(t, changed)[apchecks.CodeSupplierIBANDiff]
 	if msg, _ := f["message"].(string); !strings.Contains(msg, current) || !strings.Contains(msg, previous+" (on #") {
 		t.Errorf("the explanation %q does not name %q and %q", msg, current, previous)
 	}
@@ -290,23 +181,23 @@ func TestAPBankAccountAlertTellsAccountsThatEndAlikeApart(t *testing.T) {
 // shown again with what was wrong.
 func TestOrgSettingsFormSetsTheBuyerIdentity(t *testing.T) {
 	t.Parallel()
-	s := newAPSite(t, false)
-	o, err := org.ByID(context.Background(), s.db.Pool, s.orgID)
+	s := webtest.NewAPSite(t, false)
+	o, err := org.ByID(context.Background(), s.DB.Pool, s.OrgID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := s.file(t, apInvoice("SET-1", "DE999999999", day(-3), day(27), "Other Trading Ltd", "GB111222333", ""))
-	if len(pageCodes(s.page(t, id))) != 0 {
+	id := s.File(t, webtest.APInvoice("SET-1", "DE999999999", webtest.Day(-3), webtest.Day(27), "Other Trading Ltd", "GB111222333", ""))
+	if len(webtest.PageCodes(s.Page(t, id))) != 0 {
 		t.Fatal("a warning before the identity is set")
 	}
 
-	if resp := get(t, s.web, s.URL+"/admin/org"); resp.StatusCode != http.StatusForbidden {
+	if resp := webtest.Get(t, s.Browser, s.URL+"/admin/org"); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("a reviewer opens the org settings: %d", resp.StatusCode)
 	}
-	admin := testkit.User(t, s.db, o, auth.RoleAdmin)
-	c := s.client(t)
-	csrf := s.signIn(t, c, admin)
-	form := doc(t, get(t, c, s.URL+"/admin/org"))
+	admin := testkit.User(t, s.DB, o, auth.RoleAdmin)
+	c := s.Client(t)
+	csrf := s.SignIn(t, c, admin)
+	form := webtest.Doc(t, webtest.Get(t, c, s.URL+"/admin/org"))
 	if form.Find(`[data-testid=org-settings-form] input[name=max_issue_age_months]`).AttrOr("value", "") != "18" {
 		t.Fatal("the form does not show the default age of 18 months")
 	}
@@ -319,7 +210,7 @@ func TestOrgSettingsFormSetsTheBuyerIdentity(t *testing.T) {
 		return resp
 	}
 	resp := post(url.Values{"legal_name": {"Acme Handels GmbH"}, "vat_id": {"DE123456789"}, "max_issue_age_months": {"500"}})
-	if d := doc(t, resp); resp.StatusCode != http.StatusUnprocessableEntity ||
+	if d := webtest.Doc(t, resp); resp.StatusCode != http.StatusUnprocessableEntity ||
 		!strings.Contains(d.Find(`[data-testid=org-settings-error]`).Text(), "between 1 and 120") ||
 		d.Find(`input[name=legal_name]`).AttrOr("value", "") != "Acme Handels GmbH" {
 		t.Fatalf("an age of 500 months: %d", resp.StatusCode)
@@ -329,16 +220,16 @@ func TestOrgSettingsFormSetsTheBuyerIdentity(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("save: %d", resp.StatusCode)
 	}
-	form = doc(t, get(t, c, s.URL+"/admin/org"))
+	form = webtest.Doc(t, webtest.Get(t, c, s.URL+"/admin/org"))
 	if form.Find(`input[name=vat_id]`).AttrOr("value", "") != "DE123456789" || form.Find(`input[name=max_issue_age_months]`).AttrOr("value", "") != "12" {
 		t.Fatal("the form does not show what was saved")
 	}
-	if n := testkit.Count(t, s.db, `SELECT count(*) FROM audit_events WHERE action = 'org.identity_set' AND org_id = $1 AND actor = $2
-		AND detail ->> 'vat_id' = 'DE123456789'`, s.orgID, admin.Email); n != 1 {
+	if n := testkit.Count(t, s.DB, `SELECT count(*) FROM audit_events WHERE action = 'org.identity_set' AND org_id = $1 AND actor = $2
+		AND detail ->> 'vat_id' = 'DE123456789'`, s.OrgID, admin.Email); n != 1 {
 		t.Fatalf("%d audit events", n)
 	}
-	if msg, ok := pageCodes(s.page(t, id))[apchecks.CodeBuyerNotThisOrg]; !ok || !strings.Contains(msg, "GB111222333") {
-		t.Fatalf("after the identity is set, the page shows %v", pageCodes(s.page(t, id)))
+	if msg, ok := webtest.PageCodes(s.Page(t, id))[apchecks.CodeBuyerNotThisOrg]; !ok || !strings.Contains(msg, "GB111222333") {
+		t.Fatalf("after the identity is set, the page shows %v", webtest.PageCodes(s.Page(t, id)))
 	}
 }
 
@@ -365,9 +256,9 @@ func TestAPChecksReadEveryFormat(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
-			s := newAPSite(t, true)
-			id := s.fileAs(t, tt.mediaType, sample(t, tt.file))
-			api, page := s.apFindings(t, id), pageCodes(s.page(t, id))
+			s := webtest.NewAPSite(t, true)
+			id := s.FileAs(t, tt.mediaType, webtest.Sample(t, tt.file))
+			api, page := s.APFindings(t, id), webtest.PageCodes(s.Page(t, id))
 			for _, code := range tt.want {
 				if _, ok := api[code]; !ok {
 					t.Errorf("API lacks %s: %v", code, api)
@@ -383,39 +274,24 @@ func TestAPChecksReadEveryFormat(t *testing.T) {
 	}
 	t.Run("bank account across formats", func(t *testing.T) {
 		t.Parallel()
-		s := newAPSite(t, true)
-		posted := s.fileAs(t, "application/xml", sample(t, "samples/en16931-ubl-example2.xml"))
-		if _, err := s.db.Pool.Exec(context.Background(), `UPDATE intake_documents SET status = 'posted', decided_at = now() WHERE id = $1`, posted); err != nil {
+		s := webtest.NewAPSite(t, true)
+		posted := s.FileAs(t, "application/xml", webtest.Sample(t, "samples/en16931-ubl-example2.xml"))
+		if _, err := s.DB.Pool.Exec(context.Background(), `UPDATE intake_documents SET status = 'posted', decided_at = now() WHERE id = $1`, posted); err != nil {
 			t.Fatal(err)
 		}
-		changed := s.file(t, apInvoice("TOSL109", "NO123456789MVA", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "NO02 1234 5678 903"))
-		same := s.file(t, apInvoice("TOSL110", "NO123456789MVA", day(-3), day(27), "Acme Handels GmbH", "DE123456789", "no93 8601 1117 947"))
-		f, ok := s.apFindings(t, changed)[apchecks.CodeSupplierIBANDiff]
+		changed := s.File(t, webtest.APInvoice("TOSL109", "NO123456789MVA", webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE123456789", "NO02 1234 5678 903"))
+		same := s.File(t, webtest.APInvoice("TOSL110", "NO123456789MVA", webtest.Day(-3), webtest.Day(27), "Acme Handels GmbH", "DE123456789", "no93 8601 1117 947"))
+		f, ok := s.APFindings(t, changed)[apchecks.CodeSupplierIBANDiff]
 		if !ok || !strings.Contains(f["message"].(string), fmt.Sprintf("•••• 7947 (on #%d)", posted)) {
 			t.Fatalf("the JSON invoice: %v", f)
 		}
-		if s.page(t, changed).Find(`[data-testid=iban-alert]`).Length() != 1 {
+		if s.Page(t, changed).Find(`[data-testid=iban-alert]`).Length() != 1 {
 			t.Error("no alert on the page")
 		}
-		if api := s.apFindings(t, same); len(api) != 0 {
+		if api := s.APFindings(t, same); len(api) != 0 {
 			t.Errorf("the same account warns: %v", api)
 		}
 	})
-}
-
-// form is the page at path and the CSRF token of its form formTestID.
-func (s apSite) form(t *testing.T, path, formTestID string) (*goquery.Document, string) {
-	t.Helper()
-	resp, err := s.web.Get(s.URL + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d", path, resp.StatusCode)
-	}
-	d := doc(t, resp)
-	csrf, _ := d.Find(`[data-testid=` + formTestID + `] input[name=_csrf]`).Attr("value")
-	return d, csrf
 }
 
 // A document typed in by hand keeps the buyer's VAT id: it is filed with
@@ -424,21 +300,21 @@ func (s apSite) form(t *testing.T, path, formTestID string) (*goquery.Document, 
 // matches the org, so only the VAT id tells another company apart).
 func TestTypedInBuyerVATIDIsKeptAndChecked(t *testing.T) {
 	t.Parallel()
-	s := newAPSite(t, true)
-	code, body := s.api.do("POST", "/api/v1/documents", "image/png", sample(t, "scanned-invoice.png"))
+	s := webtest.NewAPSite(t, true)
+	code, body := s.Reviewer.Do("POST", "/api/v1/documents", "image/png", webtest.Sample(t, "scanned-invoice.png"))
 	if code != 202 {
 		t.Fatalf("upload: %d %v", code, body)
 	}
 	id := int64(body["intake_id"].(float64))
-	s.api.waitStatus(float64(id), "flagged")
+	s.Reviewer.WaitStatus(float64(id), "flagged")
 
-	path := "/intake/" + itoa(id) + "/type-in"
-	_, csrf := s.form(t, path, "typein-form")
+	path := "/intake/" + webtest.Itoa(id) + "/type-in"
+	_, csrf := s.Form(t, path, "typein-form")
 	form := url.Values{"_csrf": {csrf}, "type": {"invoice"}, "number": {"PAPER-9"}, "issue_date": {time.Now().Format("2006-01-02")},
 		"currency": {"EUR"}, "seller_name": {"Paper Supplier AB"}, "seller_vat_id": {"SE556677889901"},
 		"buyer_name": {"Acme Handels GmbH"}, "buyer_vat_id": {"DE999999999"},
 		"line_description": {"Paper"}, "line_quantity": {"3"}, "line_unit_price": {"50.00"}, "line_tax_rate": {"25"}}
-	resp, err := s.web.PostForm(s.URL+path, form)
+	resp, err := s.Browser.PostForm(s.URL+path, form)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,32 +322,32 @@ func TestTypedInBuyerVATIDIsKeptAndChecked(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("type in: %d", resp.StatusCode)
 	}
-	typed := s.api.waitStatus(float64(id), "pending")
+	typed := s.Reviewer.WaitStatus(float64(id), "pending")
 	if buyer, _ := typed["fields"].(map[string]any)["buyer"].(map[string]any); buyer["vat_id"] != "DE999999999" {
 		t.Errorf("the API's buyer: %v", buyer)
 	}
-	if f, ok := s.apFindings(t, id)[apchecks.CodeBuyerNotThisOrg]; !ok || f["field"] != "buyer.vat_id" {
+	if f, ok := s.APFindings(t, id)[apchecks.CodeBuyerNotThisOrg]; !ok || f["field"] != "buyer.vat_id" {
 		t.Errorf("the API's buyer check: %v (ok %v)", f, ok)
 	}
-	page := s.page(t, id)
+	page := s.Page(t, id)
 	if got := page.Find(`#bt-44`).Text(); !strings.Contains(got, "DE999999999") {
 		t.Errorf("the page's buyer: %q", got)
 	}
-	if msg := pageCodes(page)[apchecks.CodeBuyerNotThisOrg]; !strings.Contains(msg, "DE999999999") {
+	if msg := webtest.PageCodes(page)[apchecks.CodeBuyerNotThisOrg]; !strings.Contains(msg, "DE999999999") {
 		t.Errorf("the page's buyer check: %q", msg)
 	}
-	again, _ := s.form(t, path, "typein-form")
+	again, _ := s.Form(t, path, "typein-form")
 	if v, _ := again.Find(`input[name=buyer_vat_id]`).Attr("value"); v != "DE999999999" {
 		t.Errorf("the form again: buyer VAT id %q", v)
 	}
 
 	// The typewriter's form sends the same fields: composed, revised and
 	// submitted, the document keeps the buyer's VAT id too.
-	_, csrf = s.form(t, "/typewriter/new", "compose-form")
+	_, csrf = s.Form(t, "/typewriter/new", "compose-form")
 	form.Set("_csrf", csrf)
 	form.Set("number", "PAPER-10")
 	form.Set("line_unit_price", "60.00") // not a renumbered copy of the one typed in
-	resp, err = s.web.PostForm(s.URL+"/typewriter", form)
+	resp, err = s.Browser.PostForm(s.URL+"/typewriter", form)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,23 +356,23 @@ func TestTypedInBuyerVATIDIsKeptAndChecked(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(twPath, "/typewriter/") {
 		t.Fatalf("compose: %d %q", resp.StatusCode, twPath)
 	}
-	revise, _ := s.form(t, twPath+"/revise", "compose-form")
+	revise, _ := s.Form(t, twPath+"/revise", "compose-form")
 	if v, _ := revise.Find(`input[name=buyer_vat_id]`).Attr("value"); v != "DE999999999" {
 		t.Errorf("the typewriter's revise form: buyer VAT id %q", v)
 	}
-	twPage, _ := s.form(t, twPath, "typewriter-document")
+	twPage, _ := s.Form(t, twPath, "typewriter-document")
 	submit, _ := twPage.Find(`[data-testid=submit-version]`).Closest("form").Attr("action")
 	csrf, _ = twPage.Find(`[data-testid=submit-version]`).Closest("form").Find(`input[name=_csrf]`).Attr("value")
-	resp, err = s.web.PostForm(s.URL+submit, url.Values{"_csrf": {csrf}})
+	resp, err = s.Browser.PostForm(s.URL+submit, url.Values{"_csrf": {csrf}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	twPage, _ = s.form(t, twPath, "typewriter-document")
+	twPage, _ = s.Form(t, twPath, "typewriter-document")
 	href, _ := twPage.Find(`[data-testid=version-intake]`).Attr("href")
-	composed := mustAtoi(t, strings.TrimPrefix(href, "/intake/"))
-	s.api.waitStatus(float64(composed), "pending")
-	if f, ok := s.apFindings(t, composed)[apchecks.CodeBuyerNotThisOrg]; !ok || f["field"] != "buyer.vat_id" {
+	composed := webtest.MustAtoi(t, strings.TrimPrefix(href, "/intake/"))
+	s.Reviewer.WaitStatus(float64(composed), "pending")
+	if f, ok := s.APFindings(t, composed)[apchecks.CodeBuyerNotThisOrg]; !ok || f["field"] != "buyer.vat_id" {
 		t.Errorf("the composed document's buyer check: %v (ok %v)", f, ok)
 	}
 }

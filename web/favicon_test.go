@@ -11,13 +11,14 @@ import (
 
 	"greatbook/internal/testkit"
 	"greatbook/web"
+	"greatbook/web/webtest"
 )
 
 // The browser's first request for /favicon.ico is answered with an icon
 // from the embedded static files, which every page links.
 func TestFaviconIsServed(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := webtest.NewSite(t)
 	resp, err := http.Get(a.URL + "/favicon.ico")
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func TestFaviconIsServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if href, _ := doc(t, resp).Find(`head link[rel=icon]`).Attr("href"); href != "/favicon.ico" {
+	if href, _ := webtest.Doc(t, resp).Find(`head link[rel=icon]`).Attr("href"); href != "/favicon.ico" {
 		t.Errorf("the layout's icon: %q", href)
 	}
 }
@@ -41,9 +42,9 @@ func TestFaviconIsServed(t *testing.T) {
 // no server error, and nothing is logged at error level.
 func TestARequestCancelledWhileTheSessionLoadsLogsNoError(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := webtest.NewSite(t)
 	var logs testkit.LogBuffer
-	srv := web.New(a.app, web.Options{Logger: slog.New(slog.NewTextHandler(io.MultiWriter(&logs, testWriter{t}), nil))})
+	srv := web.New(a.App, web.Options{Logger: slog.New(slog.NewTextHandler(io.MultiWriter(&logs, testWriter{t}), nil))})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/auth"
 	"greatbook/internal/ledger"
 	"greatbook/internal/testkit"
+	"greatbook/web/webtest"
 )
 
 // A client cannot post under a source type the product writes itself: the
@@ -22,33 +23,33 @@ import (
 // product's entry through the API still works (a reversal keeps the type).
 func TestReservedSourceTypesAreRefusedToClients(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	o := bookkeepingOrg(t, a)
-	reviewer := testkit.User(t, a.db, o, auth.RoleReviewer)
-	r := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, reviewer)}
-	id := filed(t, r, sample(t, "ubl-invoice-multirate.xml"), "pending")
+	a := webtest.NewSite(t)
+	o := webtest.BookkeepingOrg(t, a)
+	reviewer := testkit.User(t, a.DB, o, auth.RoleReviewer)
+	r := a.APIFor(t, reviewer)
+	id := webtest.Filed(t, r, webtest.Sample(t, "ubl-invoice-multirate.xml"), "pending")
 
 	for _, st := range ledger.ReservedSourceTypes {
-		body := strings.NewReplacer(`"payroll"`, fmt.Sprintf("%q", st), `"run-2026-11"`, fmt.Sprintf(`"%d"`, id), `"main"`, `"bill"`, `"EUR"`, `"SEK"`).Replace(payroll)
-		status, resp := r.postJSON("/api/v1/journal-entries", body)
-		e := errorOf(resp)
+		body := strings.NewReplacer(`"payroll"`, fmt.Sprintf("%q", st), `"run-2026-11"`, fmt.Sprintf(`"%d"`, id), `"main"`, `"bill"`, `"EUR"`, `"SEK"`).Replace(webtest.Payroll)
+		status, resp := r.PostJSON("/api/v1/journal-entries", body)
+		e := webtest.ErrorOf(resp)
 		reasons, _ := e["reasons"].([]any)
 		if status != 422 || e["code"] != "invalid" || len(reasons) != 1 || reasons[0].(map[string]any)["field"] != "source_type" {
 			t.Fatalf("posting under %q: %d %v", st, status, resp)
 		}
 	}
-	if n := testkit.Count(t, a.db, `SELECT count(*) FROM ledger_observations`); n != 0 {
+	if n := testkit.Count(t, a.DB, `SELECT count(*) FROM ledger_observations`); n != 0 {
 		t.Fatalf("a refused client post was recorded under the product's key (%d observations)", n)
 	}
 
-	status, resp := r.postJSON("/api/v1/intake/"+itoa(id)+"/approve", "")
+	status, resp := r.PostJSON("/api/v1/intake/"+webtest.Itoa(id)+"/approve", "")
 	if status != 200 {
 		t.Fatalf("approve: %d %v", status, resp)
 	}
-	posted := r.waitStatus(float64(id), "posted")
+	posted := r.WaitStatus(float64(id), "posted")
 	entryID := int64(posted["result_entry_id"].(float64))
 
-	status, rev := r.postJSON("/api/v1/journal-entries/"+itoa(entryID)+"/reverse", "")
+	status, rev := r.PostJSON("/api/v1/journal-entries/"+webtest.Itoa(entryID)+"/reverse", "")
 	if status != 201 || rev["source_type"] != ledger.SourceTypeIntake || rev["entry_set"] != "bill/reversal" {
 		t.Fatalf("reversing the bookkeeper's entry: %d %v", status, rev)
 	}
@@ -59,29 +60,29 @@ func TestReservedSourceTypesAreRefusedToClients(t *testing.T) {
 // another org's id is 404), and changes nothing.
 func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	owner := bookkeepingOrg(t, a)
-	r := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, testkit.User(t, a.db, owner, auth.RoleReviewer))}
-	docID := filed(t, r, sample(t, "ubl-invoice-multirate.xml"), "pending")
-	if status, resp := r.postJSON("/api/v1/intake/"+itoa(docID)+"/approve", ""); status != 200 {
+	a := webtest.NewSite(t)
+	owner := webtest.BookkeepingOrg(t, a)
+	r := a.APIFor(t, testkit.User(t, a.DB, owner, auth.RoleReviewer))
+	docID := webtest.Filed(t, r, webtest.Sample(t, "ubl-invoice-multirate.xml"), "pending")
+	if status, resp := r.PostJSON("/api/v1/intake/"+webtest.Itoa(docID)+"/approve", ""); status != 200 {
 		t.Fatalf("approve: %d %v", status, resp)
 	}
-	posted := r.waitStatus(float64(docID), "posted")
+	posted := r.WaitStatus(float64(docID), "posted")
 	job := posted["job"].(map[string]any)
-	jobID, runID := itoa(int64(job["id"].(float64))), job["run_id"].(string)
-	entryID := itoa(int64(posted["result_entry_id"].(float64)))
-	status, tw := r.postJSON("/api/v1/typewriter/documents", composed)
+	jobID, runID := webtest.Itoa(int64(job["id"].(float64))), job["run_id"].(string)
+	entryID := webtest.Itoa(int64(posted["result_entry_id"].(float64)))
+	status, tw := r.PostJSON("/api/v1/typewriter/documents", webtest.Composed)
 	if status != 201 {
 		t.Fatalf("compose: %d %v", status, tw)
 	}
-	twID := itoa(int64(tw["id"].(float64)))
-	versionID := itoa(int64(tw["version"].(map[string]any)["id"].(float64)))
-	doc := itoa(docID)
+	twID := webtest.Itoa(int64(tw["id"].(float64)))
+	versionID := webtest.Itoa(int64(tw["version"].(map[string]any)["id"].(float64)))
+	doc := webtest.Itoa(docID)
 
 	// The intruder is an admin of another org, so no route refuses it for its role first.
-	intruderOrg := testkit.Org(t, a.db)
-	intruder := testkit.User(t, a.db, intruderOrg, auth.RoleAdmin)
-	api := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, intruder)}
+	intruderOrg := testkit.Org(t, a.DB)
+	intruder := testkit.User(t, a.DB, intruderOrg, auth.RoleAdmin)
+	api := a.APIFor(t, intruder)
 	reason := `{"reason": "not mine to decide"}`
 	for _, tc := range []struct{ method, path, body string }{
 		{"GET", "/api/v1/intake/" + doc, ""},
@@ -90,20 +91,20 @@ func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 		{"POST", "/api/v1/intake/" + doc + "/close-nothing-to-post", ""},
 		{"POST", "/api/v1/intake/" + doc + "/not-a-duplicate", reason},
 		{"POST", "/api/v1/jobs/" + jobID + "/retry", reason},
-		{"POST", "/api/v1/typewriter/documents/" + twID + "/versions", composed},
+		{"POST", "/api/v1/typewriter/documents/" + twID + "/versions", webtest.Composed},
 		{"GET", "/api/v1/typewriter/versions/" + versionID + "/pdf", ""},
 		{"POST", "/api/v1/typewriter/versions/" + versionID + "/submit", ""},
 		{"POST", "/api/v1/runs/" + runID + "/answer", `{"account": "6000"}`},
 		{"GET", "/api/v1/journal-entries/" + entryID, ""},
 		{"POST", "/api/v1/journal-entries/" + entryID + "/reverse", ""},
 	} {
-		if status, body := api.do(tc.method, tc.path, "application/json", []byte(tc.body)); status != 404 || errorOf(body)["code"] != "not_found" {
+		if status, body := api.Do(tc.method, tc.path, "application/json", []byte(tc.body)); status != 404 || webtest.ErrorOf(body)["code"] != "not_found" {
 			t.Errorf("API %s %s with another org's id: %d %v", tc.method, tc.path, status, body)
 		}
 	}
 
-	c := a.client(t)
-	csrf := a.signIn(t, c, intruder)
+	c := a.Client(t)
+	csrf := a.SignIn(t, c, intruder)
 	form := "reason=not+mine&account=6000&run_id=" + runID + "&number=X-1&currency=EUR"
 	for _, tc := range []struct{ method, path string }{
 		{"GET", "/intake/" + doc},
@@ -155,9 +156,9 @@ func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 	}
 
 	// The intruder's own document compared "with" the owner's shows nothing of it.
-	own := filed(t, api, sample(t, "cii-invoice.xml"), "pending")
+	own := webtest.Filed(t, api, webtest.Sample(t, "cii-invoice.xml"), "pending")
 	number := posted["fields"].(map[string]any)["number"].(string) // NK-2026-0042, not the intruder's
-	resp, err := c.Get(a.URL + "/intake/" + itoa(own) + "/compare?with=" + doc)
+	resp, err := c.Get(a.URL + "/intake/" + webtest.Itoa(own) + "/compare?with=" + doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,10 +169,10 @@ func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 	}
 
 	// Nothing of the owner's changed.
-	if got := r.waitStatus(float64(docID), "posted"); got["job"].(map[string]any)["attempts"] != job["attempts"] {
+	if got := r.WaitStatus(float64(docID), "posted"); got["job"].(map[string]any)["attempts"] != job["attempts"] {
 		t.Fatalf("the owner's document changed: %v", got)
 	}
-	if n := testkit.Count(t, a.db, `SELECT count(*) FROM journal_entries`); n != 1 {
+	if n := testkit.Count(t, a.DB, `SELECT count(*) FROM journal_entries`); n != 1 {
 		t.Fatalf("%d journal entries, want the owner's one", n)
 	}
 }
@@ -200,7 +201,7 @@ func hostilePart(t *testing.T, param string, n int, csrf string) ([]byte, string
 	}
 	b.WriteString("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; " + param + "\r\n")
 	b.WriteString("Content-Type: application/json\r\n\r\n")
-	b.Write(bytes.Replace(sample(t, "json-invoice-without-totals.json"), []byte("INV-1002"), fmt.Appendf(nil, "FN-%d", n), 1))
+	b.Write(bytes.Replace(webtest.Sample(t, "json-invoice-without-totals.json"), []byte("INV-1002"), fmt.Appendf(nil, "FN-%d", n), 1))
 	b.WriteString("\r\n--" + boundary + "--\r\n")
 	return []byte(b.String()), "multipart/form-data; boundary=" + boundary
 }
@@ -211,12 +212,12 @@ func hostilePart(t *testing.T, param string, n int, csrf string) ([]byte, string
 // sent back with a short, well-formed Content-Disposition.
 func TestHostileFilenamesAreCleanedAtTheDoor(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	api := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
-	c := a.client(t)
-	csrf := a.signIn(t, c, u)
+	a := webtest.NewSite(t)
+	o := testkit.Org(t, a.DB)
+	u := testkit.User(t, a.DB, o, auth.RoleReviewer)
+	api := a.APIFor(t, u)
+	c := a.Client(t)
+	csrf := a.SignIn(t, c, u)
 
 	n := 0
 	for _, tc := range hostileFilenames {
@@ -226,7 +227,7 @@ func TestHostileFilenamesAreCleanedAtTheDoor(t *testing.T) {
 				var id int64
 				if door == "api" {
 					body, ct := hostilePart(t, tc.param, n, "")
-					status, resp := api.do("POST", "/api/v1/documents", ct, body)
+					status, resp := api.Do("POST", "/api/v1/documents", ct, body)
 					if status != 202 {
 						t.Fatalf("upload: %d %v", status, resp)
 					}
@@ -240,21 +241,21 @@ func TestHostileFilenamesAreCleanedAtTheDoor(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					d := doc(t, resp)
+					d := webtest.Doc(t, resp)
 					href, _ := d.Find(`[data-testid=upload-result] a`).Attr("href")
 					if resp.StatusCode != 200 || href == "" {
 						t.Fatalf("upload form: %d %q", resp.StatusCode, d.Text())
 					}
-					id = mustAtoi(t, strings.TrimPrefix(href, "/intake/"))
+					id = webtest.MustAtoi(t, strings.TrimPrefix(href, "/intake/"))
 				}
-				_, got := api.get("/api/v1/intake/" + itoa(id))
+				_, got := api.Get("/api/v1/intake/" + webtest.Itoa(id))
 				if got["status"] == nil {
 					t.Fatalf("document %d: %v", id, got)
 				}
 				if name, _ := got["filename"].(string); name != tc.want {
 					t.Fatalf("stored filename of %d bytes %.80q…, want %.80q…", len(name), name, tc.want)
 				}
-				resp, err := c.Get(a.URL + "/intake/" + itoa(id) + "/original")
+				resp, err := c.Get(a.URL + "/intake/" + webtest.Itoa(id) + "/original")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -274,8 +275,8 @@ func TestHostileFilenamesAreCleanedAtTheDoor(t *testing.T) {
 // clean what they keep, but never see a refused file's name).
 func TestARefusedUploadShowsItsFilenameCleaned(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	_, _, c, csrf := a.signedInClient(t, auth.RoleReviewer)
+	a := webtest.NewSite(t)
+	_, _, c, csrf := a.SignedInClient(t, auth.RoleReviewer)
 	const boundary = "refused-boundary"
 	body := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n" + csrf + "\r\n" +
 		"--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename*=utf-8''invoice%E2%80%AEfdp.exe\r\n" +
@@ -287,7 +288,7 @@ func TestARefusedUploadShowsItsFilenameCleaned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := doc(t, resp)
+	d := webtest.Doc(t, resp)
 	row := d.Find(`[data-testid=upload-result]`)
 	if outcome, _ := row.Attr("data-outcome"); outcome != "refused" {
 		t.Fatalf("upload: %d, outcome %q: %q", resp.StatusCode, outcome, d.Text())
@@ -301,16 +302,16 @@ func TestARefusedUploadShowsItsFilenameCleaned(t *testing.T) {
 // message on both doors, never a 500, and nothing is stored.
 func TestANulInAPartHeaderIsAMalformedForm(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	api := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, u)}
-	c := a.client(t)
-	csrf := a.signIn(t, c, u)
+	a := webtest.NewSite(t)
+	o := testkit.Org(t, a.DB)
+	u := testkit.User(t, a.DB, o, auth.RoleReviewer)
+	api := a.APIFor(t, u)
+	c := a.Client(t)
+	csrf := a.SignIn(t, c, u)
 	param := "filename=\"inv\x00oice.json\""
 
 	body, ct := hostilePart(t, param, 1, "")
-	if status, resp := api.do("POST", "/api/v1/documents", ct, body); status != 422 || errorOf(resp)["code"] != "invalid" {
+	if status, resp := api.Do("POST", "/api/v1/documents", ct, body); status != 422 || webtest.ErrorOf(resp)["code"] != "invalid" {
 		t.Fatalf("API: %d %v", status, resp)
 	}
 	body, ct = hostilePart(t, param, 1, csrf)
@@ -322,7 +323,7 @@ func TestANulInAPartHeaderIsAMalformedForm(t *testing.T) {
 	if resp.StatusCode != 422 {
 		t.Fatalf("upload form: %d", resp.StatusCode)
 	}
-	if n := countRows(t, a, "intake_documents"); n != 0 {
+	if n := webtest.CountRows(t, a, "intake_documents"); n != 0 {
 		t.Fatalf("%d documents stored from malformed forms", n)
 	}
 }
@@ -359,7 +360,7 @@ func (b *countingBody) Close() error { return nil }
 // serveCounting sends one request to the server in-process (no socket
 // buffers between) with a counting body, and returns the status and how
 // much of the body the server read.
-func serveCounting(t *testing.T, a *site, method, path, contentType string, size int64, declareLength bool,
+func serveCounting(t *testing.T, a *webtest.Site, method, path, contentType string, size int64, declareLength bool,
 	prefix string, cookies []*http.Cookie, header map[string]string) (int, int64) {
 	t.Helper()
 	body := &countingBody{prefix: []byte(prefix), size: size}
@@ -377,7 +378,7 @@ func serveCounting(t *testing.T, a *site, method, path, contentType string, size
 		req.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
-	a.srv.Handler().ServeHTTP(rec, req)
+	a.Web.Handler().ServeHTTP(rec, req)
 	return rec.Code, body.read
 }
 
@@ -386,10 +387,10 @@ func serveCounting(t *testing.T, a *site, method, path, contentType string, size
 // its own limit, checked before any read.
 func TestBodiesAreBoundedByRouteAndReadOnlyAfterTheCSRFCheck(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	token := testkit.Token(t, a.db, u)
+	a := webtest.NewSite(t)
+	o := testkit.Org(t, a.DB)
+	u := testkit.User(t, a.DB, o, auth.RoleReviewer)
+	token := testkit.Token(t, a.DB, u)
 	const large = 64 << 20 // 64 MiB, well under the browser upload's limit
 	const boundary = "b0undary"
 	multipartCT := "multipart/form-data; boundary=" + boundary
@@ -397,17 +398,17 @@ func TestBodiesAreBoundedByRouteAndReadOnlyAfterTheCSRFCheck(t *testing.T) {
 	const almostNothing = 4 << 10
 
 	// A session from the sign-in page: it holds a token but nobody is signed in.
-	anon := a.client(t)
+	anon := a.Client(t)
 	resp, err := anon.Get(a.URL + "/signin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	signinToken, _ := doc(t, resp).Find(`form[data-testid=signin-form] input[name=_csrf]`).Attr("value")
+	signinToken, _ := webtest.Doc(t, resp).Find(`form[data-testid=signin-form] input[name=_csrf]`).Attr("value")
 	base, _ := url.Parse(a.URL)
 	anonCookies := anon.Jar.Cookies(base)
 
-	c := a.client(t)
-	csrf := a.signIn(t, c, u)
+	c := a.Client(t)
+	csrf := a.SignIn(t, c, u)
 	cookies := c.Jar.Cookies(base)
 
 	for _, tc := range []struct {

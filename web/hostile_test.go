@@ -19,6 +19,7 @@ import (
 
 	"greatbook/internal/auth"
 	"greatbook/internal/testkit"
+	"greatbook/web/webtest"
 )
 
 // hostileCorpus is the repository's hostile-input corpus: each NAME.EXT beside a NAME.EXT.want.json
@@ -62,14 +63,14 @@ func TestHostileCorpus(t *testing.T) {
 		t.Fatalf("no sidecars in %s: %v", hostileCorpus, err)
 	}
 	sort.Strings(sidecars)
-	a := newApp(t)
+	a := webtest.NewSite(t)
 	for _, sidecar := range sidecars {
 		name := strings.TrimSuffix(filepath.Base(sidecar), ".want.json")
 		t.Run(name, func(t *testing.T) {
 			// An org of its own: no corpus file is a duplicate of another.
-			c, u := a.api(t, auth.RoleReviewer)
-			browser := a.client(t)
-			a.signIn(t, browser, u)
+			c, u := a.API(t, auth.RoleReviewer)
+			browser := a.Client(t)
+			a.SignIn(t, browser, u)
 			want := readHostileWant(t, sidecar)
 			content, err := os.ReadFile(strings.TrimSuffix(sidecar, ".want.json"))
 			if err != nil {
@@ -95,7 +96,7 @@ func TestHostileCorpus(t *testing.T) {
 				want.Status == 0 && resp.StatusCode/100 != 2:
 				t.Fatalf("upload: %d %s, want %d (%s)", resp.StatusCode, clip(raw), want.Status, want.Note)
 			}
-			if want.ErrorCode != "" && errorOf(body)["code"] != want.ErrorCode {
+			if want.ErrorCode != "" && webtest.ErrorOf(body)["code"] != want.ErrorCode {
 				t.Fatalf("upload: error %v, want code %s", body, want.ErrorCode)
 			}
 			if resp.StatusCode/100 == 2 {
@@ -112,7 +113,7 @@ func TestHostileCorpus(t *testing.T) {
 					t.Fatalf("findings %v, want one with code %s", doc["findings"], want.Finding)
 				}
 				if !want.NoPage {
-					page := getPage(t, browser, a.URL+"/intake/"+itoa(int64(id)))
+					page := getPage(t, browser, a.URL+"/intake/"+webtest.Itoa(int64(id)))
 					if want.PageMustNot != "" && strings.Contains(page, want.PageMustNot) {
 						t.Fatalf("the page shows %q", want.PageMustNot)
 					}
@@ -161,7 +162,7 @@ func readHostileWant(t *testing.T, path string) hostileWant {
 }
 
 // hostileRequest builds the upload a sidecar asks for.
-func hostileRequest(t *testing.T, c *apiClient, want hostileWant, content []byte) *http.Request {
+func hostileRequest(t *testing.T, c *webtest.APIClient, want hostileWant, content []byte) *http.Request {
 	t.Helper()
 	var body []byte
 	contentType := want.ContentType
@@ -189,11 +190,11 @@ func hostileRequest(t *testing.T, c *apiClient, want hostileWant, content []byte
 	if body == nil {
 		body = content
 	}
-	req, err := http.NewRequest("POST", c.base+"/api/v1/documents", bytes.NewReader(body))
+	req, err := http.NewRequest("POST", c.Base+"/api/v1/documents", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Authorization", "Bearer "+c.Token)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -202,11 +203,11 @@ func hostileRequest(t *testing.T, c *apiClient, want hostileWant, content []byte
 
 // waitFiled polls a document until its run has filed it, for at most within (a run that never ends
 // fails here).
-func waitFiled(t *testing.T, c *apiClient, id float64, within time.Duration) map[string]any {
+func waitFiled(t *testing.T, c *webtest.APIClient, id float64, within time.Duration) map[string]any {
 	t.Helper()
 	var doc map[string]any
 	err := testkit.Poll(within, func() (bool, error) {
-		status, got := c.get("/api/v1/intake/" + itoa(int64(id)))
+		status, got := c.Get("/api/v1/intake/" + webtest.Itoa(int64(id)))
 		if status != 200 {
 			return false, fmt.Errorf("GET document %v: %d %v", id, status, got)
 		}

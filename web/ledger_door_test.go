@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"greatbook/internal/auth"
+	"greatbook/web/webtest"
 )
 
 // What the ledger cannot store is a 422 with reasons, never a 500: amounts
@@ -14,8 +15,8 @@ import (
 // dates PostgreSQL refuses or a ledger has no use for.
 func TestTheJournalEntryAPIRefusesWhatTheLedgerCannotHold(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	c, _ := a.api(t, auth.RoleReviewer)
+	a := webtest.NewSite(t)
+	c, _ := a.API(t, auth.RoleReviewer)
 	both := func(old, new string) func(string) string {
 		return func(s string) string { return strings.ReplaceAll(s, old, new) }
 	}
@@ -40,9 +41,9 @@ func TestTheJournalEntryAPIRefusesWhatTheLedgerCannotHold(t *testing.T) {
 		{"the year 1899", both(`"2026-11-30"`, `"1899-12-31"`), "date"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body := tc.change(strings.Replace(payroll, "run-2026-11", "door-"+strings.ReplaceAll(tc.name, " ", "-"), 1))
-			status, resp := c.postJSON("/api/v1/journal-entries", body)
-			e := errorOf(resp)
+			body := tc.change(strings.Replace(webtest.Payroll, "run-2026-11", "door-"+strings.ReplaceAll(tc.name, " ", "-"), 1))
+			status, resp := c.PostJSON("/api/v1/journal-entries", body)
+			e := webtest.ErrorOf(resp)
 			if status != 422 || e["code"] != "invalid" {
 				t.Fatalf("got %d %v", status, resp)
 			}
@@ -57,15 +58,15 @@ func TestTheJournalEntryAPIRefusesWhatTheLedgerCannotHold(t *testing.T) {
 		})
 	}
 	// The edges the ledger does hold are accepted.
-	ok := strings.ReplaceAll(strings.Replace(payroll, "run-2026-11", "door-edges", 1), `"100.00"`, `"9999999999999999.99"`)
+	ok := strings.ReplaceAll(strings.Replace(webtest.Payroll, "run-2026-11", "door-edges", 1), `"100.00"`, `"9999999999999999.99"`)
 	ok = strings.Replace(ok, `"2026-11-30"`, `"1900-01-01"`, 1)
-	if status, resp := c.postJSON("/api/v1/journal-entries", ok); status != 201 {
+	if status, resp := c.PostJSON("/api/v1/journal-entries", ok); status != 201 {
 		t.Fatalf("the largest amount on the earliest date: %d %v", status, resp)
 	}
 	// A reversal dated where the ledger refuses is a 422 too.
-	_, entry := c.postJSON("/api/v1/journal-entries", strings.Replace(payroll, "run-2026-11", "door-reverse", 1))
-	id := itoa(int64(entry["id"].(float64)))
-	if status, resp := c.postJSON("/api/v1/journal-entries/"+id+"/reverse", `{"date": "0000-01-01"}`); status != 422 {
+	_, entry := c.PostJSON("/api/v1/journal-entries", strings.Replace(webtest.Payroll, "run-2026-11", "door-reverse", 1))
+	id := webtest.Itoa(int64(entry["id"].(float64)))
+	if status, resp := c.PostJSON("/api/v1/journal-entries/"+id+"/reverse", `{"date": "0000-01-01"}`); status != 422 {
 		t.Fatalf("a reversal dated 0000-01-01: %d %v", status, resp)
 	}
 }
@@ -74,10 +75,10 @@ func TestTheJournalEntryAPIRefusesWhatTheLedgerCannotHold(t *testing.T) {
 // 422 naming the parameter, not a 500.
 func TestDeskSearchesTheDatabaseCannotHoldAre422(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	_, u := a.api(t, auth.RoleReviewer)
-	c := a.client(t)
-	a.signIn(t, c, u)
+	a := webtest.NewSite(t)
+	_, u := a.API(t, auth.RoleReviewer)
+	c := a.Client(t)
+	a.SignIn(t, c, u)
 	expect422(t, a, c, "/desk?q=a%00b", "/desk?flag=%00", "/desk?type=%00", "/desk?flag=%ff")
 }
 
@@ -85,18 +86,18 @@ func TestDeskSearchesTheDatabaseCannotHoldAre422(t *testing.T) {
 // is a 422, not a 500.
 func TestAReasonTheDatabaseCannotHoldIs422(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	c, _ := a.api(t, auth.RoleAdmin)
+	a := webtest.NewSite(t)
+	c, _ := a.API(t, auth.RoleAdmin)
 	ubl, err := os.ReadFile("../internal/einvoice/testdata/ubl-invoice-multirate.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, body := c.do("POST", "/api/v1/documents", "application/xml", ubl)
-	id := itoa(int64(body["intake_id"].(float64)))
-	c.waitStatus(body["intake_id"].(float64), "pending")
+	_, body := c.Do("POST", "/api/v1/documents", "application/xml", ubl)
+	id := webtest.Itoa(int64(body["intake_id"].(float64)))
+	c.WaitStatus(body["intake_id"].(float64), "pending")
 	for _, path := range []string{"/reject", "/not-a-duplicate"} {
-		status, resp := c.postJSON("/api/v1/intake/"+id+path, `{"reason": "a typo \u0000 here"}`)
-		if status != 422 || errorOf(resp)["code"] != "invalid" {
+		status, resp := c.PostJSON("/api/v1/intake/"+id+path, `{"reason": "a typo \u0000 here"}`)
+		if status != 422 || webtest.ErrorOf(resp)["code"] != "invalid" {
 			t.Errorf("%s with a NUL reason: %d %v", path, status, resp)
 		}
 	}
@@ -106,30 +107,30 @@ func TestAReasonTheDatabaseCannotHoldIs422(t *testing.T) {
 // parameter: the API's list, the ledger page and the source-key explorer.
 func TestLedgerQueriesTheDatabaseCannotHoldAre422(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	api, u := a.api(t, auth.RoleReviewer)
+	a := webtest.NewSite(t)
+	api, u := a.API(t, auth.RoleReviewer)
 	for _, q := range []string{"source_id=a%00b", "source_type=%ff", "account=%00", "from=0000-01-01", "to=10000-01-01"} {
-		if status, resp := api.get("/api/v1/journal-entries?" + q); status != 422 || errorOf(resp)["code"] != "invalid" {
+		if status, resp := api.Get("/api/v1/journal-entries?" + q); status != 422 || webtest.ErrorOf(resp)["code"] != "invalid" {
 			t.Errorf("GET /api/v1/journal-entries?%s: %d %v", q, status, resp)
 		}
 	}
-	c := a.client(t)
-	a.signIn(t, c, u)
+	c := a.Client(t)
+	a.SignIn(t, c, u)
 	expect422(t, a, c, "/ledger/source-keys?source_type=payroll&source_id=a%00b&entry_set=main", "/ledger?source_id=%00")
 }
 
 // The operators' filters too: a NUL is a 422, not a 500.
 func TestOperatorFiltersTheDatabaseCannotHoldAre422(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	_, u := a.api(t, auth.RoleAdmin)
-	c := a.client(t)
-	a.signIn(t, c, u)
+	a := webtest.NewSite(t)
+	_, u := a.API(t, auth.RoleAdmin)
+	c := a.Client(t)
+	a.SignIn(t, c, u)
 	expect422(t, a, c, "/admin/dead-letters?class=%00", "/admin/dead-letters?supplier=a%00", "/admin/runs?kind=%00", "/admin/runs?state=%ff")
 }
 
 // expect422 GETs each path as c's signed-in user and expects a 422.
-func expect422(t *testing.T, a *site, c *http.Client, paths ...string) {
+func expect422(t *testing.T, a *webtest.Site, c *http.Client, paths ...string) {
 	t.Helper()
 	for _, path := range paths {
 		resp, err := c.Get(a.URL + path)

@@ -11,29 +11,13 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
-	"greatbook/internal/jobs"
+	"greatbook/web/httpkit"
 )
 
 // metricsObserve records a request's server time by route, with labels
 // from closed sets only (app.RequestLabels).
 func (s *Server) metricsObserve(route, method string, status int, d time.Duration) {
-	s.app.Metrics.RequestDuration.WithLabelValues(app.RequestLabels(route, method, status)).Observe(d.Seconds())
-}
-
-// countApprove counts an approval's outcome.
-func (s *Server) countApprove(launch *jobs.LaunchOutcome, err error) {
-	outcome := "launched"
-	switch {
-	case apperr.Is(err, apperr.DuplicateGroupConflict):
-		outcome = "conflict"
-	case apperr.Is(err, apperr.Invalid), apperr.Is(err, apperr.InvalidState):
-		outcome = "invalid"
-	case err != nil:
-		outcome = "error"
-	case launch != nil && launch.Outcome == "failed":
-		outcome = "launch_failed"
-	}
-	s.app.Metrics.ApproveOutcomes.WithLabelValues(outcome).Inc()
+	s.base.App.Metrics.RequestDuration.WithLabelValues(app.RequestLabels(route, method, status)).Observe(d.Seconds())
 }
 
 // metrics serves Prometheus metrics. A reader with credentials (a session
@@ -45,21 +29,21 @@ func (s *Server) countApprove(launch *jobs.LaunchOutcome, err error) {
 // is not a local scraper, even though it arrives from loopback: behind a
 // proxy (Options.BehindProxy, or proxy headers) it must sign in.
 func (s *Server) metrics(c echo.Context) error {
-	u := currentUser(c)
+	u := httpkit.CurrentUser(c)
 	if u == nil && strings.HasPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ") {
 		tok := strings.TrimPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-		if found, err := s.auth.UserForAPIToken(c.Request().Context(), tok); err == nil {
+		if found, err := s.base.Auth.UserForAPIToken(c.Request().Context(), tok); err == nil {
 			u = &found
 		}
 	}
-	registry := s.app.Metrics.Registry
+	registry := s.base.App.Metrics.Registry
 	switch {
 	case u == nil && s.localScraper(c.Request()):
 	case u == nil:
 		return apperr.New(apperr.Unauthorized, "sign in to read the metrics")
 	case u.IsOperator():
 	case u.IsAdmin():
-		registry = app.OrgRegistry(s.pool, u.OrgID)
+		registry = app.OrgRegistry(s.base.Pool, u.OrgID)
 	default:
 		return apperr.New(apperr.Forbidden, "the metrics are for admins and operators")
 	}

@@ -1,11 +1,12 @@
 package web_test
 
 import (
+	"greatbook/internal/review"
 	"testing"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/review"
 	"greatbook/internal/testkit"
+	"greatbook/web/webtest"
 )
 
 // A reviewer closes a valid document with nothing to post with one click on its page: no approve is
@@ -13,20 +14,20 @@ import (
 // the fixed reason.
 func TestBrowserCloseADocumentWithNothingToPost(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	o := bookkeepingOrg(t, a)
-	p := a.signedInPage(t, testkit.User(t, a.db, o, auth.RoleReviewer))
+	a := webtest.NewSite(t)
+	o := webtest.BookkeepingOrg(t, a)
+	p := signedInPage(t, a, testkit.User(t, a.DB, o, auth.RoleReviewer))
 
-	uploadAndOpen(t, p, "zero.xml", zeroCopy(t, "NK-ZERO-3"), "flagged")
-	must(t, expect.Locator(p.GetByTestId("flag-reason")).ToHaveText("nothing to post"))
+	uploadAndOpen(t, p, "zero.xml", webtest.ZeroCopy(t, "NK-ZERO-3"), "flagged")
+	webtest.Must(t, expect.Locator(p.GetByTestId("flag-reason")).ToHaveText("nothing to post"))
 	decision := p.GetByTestId("decision")
-	must(t, expect.Locator(decision.GetByTestId("approve")).ToHaveCount(0))
-	must(t, expect.Locator(decision.GetByTestId("close-nothing-to-post-reason")).ToHaveText(review.NothingToPostReason))
+	webtest.Must(t, expect.Locator(decision.GetByTestId("approve")).ToHaveCount(0))
+	webtest.Must(t, expect.Locator(decision.GetByTestId("close-nothing-to-post-reason")).ToHaveText(review.NothingToPostReason))
 	assertAccessible(t, p)
-	must(t, decision.GetByTestId("close-nothing-to-post").Click())
+	webtest.Must(t, decision.GetByTestId("close-nothing-to-post").Click())
 	outcome := p.GetByTestId("outcome")
-	must(t, expect.Locator(outcome).ToHaveAttribute("data-outcome", "rejected"))
-	must(t, expect.Locator(outcome).ToHaveText("Closed: nothing to post."))
-	must(t, expect.Locator(decision).ToHaveAttribute("data-status", "rejected"))
-	must(t, expect.Locator(p.GetByTestId("rejected")).ToContainText(review.NothingToPostReason))
+	webtest.Must(t, expect.Locator(outcome).ToHaveAttribute("data-outcome", "rejected"))
+	webtest.Must(t, expect.Locator(outcome).ToHaveText("Closed: nothing to post."))
+	webtest.Must(t, expect.Locator(decision).ToHaveAttribute("data-status", "rejected"))
+	webtest.Must(t, expect.Locator(p.GetByTestId("rejected")).ToContainText(review.NothingToPostReason))
 }

@@ -1,6 +1,6 @@
-// Package web is the HTTP face of greatbook: Echo wiring, middleware and
-// handlers. Handlers parse the request, call one domain function and render;
-// they hold no SQL.
+// Package web is the HTTP face of greatbook: the Echo server, its
+// middleware and every route, over the JSON API's handlers (web/api) and
+// the browser's pages (web/ui), which both stand on web/httpkit.
 package web
 
 import (
@@ -14,10 +14,10 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
-	"greatbook/internal/database"
-	"greatbook/internal/desk"
 	"greatbook/static"
-	"greatbook/views"
+	"greatbook/web/api"
+	"greatbook/web/httpkit"
+	"greatbook/web/ui"
 )
 
 // Options configure the server.
@@ -34,43 +34,35 @@ type Options struct {
 	MaxUploadBytes int64
 }
 
-// Server holds the domain services the handlers call.
+// Server is the Echo router with the middleware and every route, over the
+// API's and the pages' handlers.
 type Server struct {
-	echo     *echo.Echo
-	app      *app.App
-	pool     database.Executor
-	auth     *auth.Service
-	sessions *auth.SessionStore
-	logger   *slog.Logger
-	opts     Options
+	echo *echo.Echo
+	base *httpkit.Base
+	api  *api.Handlers
+	ui   *ui.Handlers
+	opts Options
 }
 
 // New builds the server and its routes over the assembled services.
 func New(a *app.App, opts Options) *Server {
-	pool := a.Pool
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	if opts.MaxUploadBytes == 0 {
 		opts.MaxUploadBytes = 20 << 20
 	}
-	s := &Server{
-		app:      a,
-		pool:     pool,
-		auth:     auth.NewService(pool),
-		sessions: auth.NewSessionStore(pool, opts.Secure),
-		logger:   opts.Logger,
-		opts:     opts,
-	}
+	base := httpkit.NewBase(a, opts.Logger, opts.Secure)
+	s := &Server{base: base, api: api.New(base), ui: ui.New(base), opts: opts}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.handleError
+	e.HTTPErrorHandler = base.HandleError
 	e.Use(middleware.RequestID())
 	e.Use(s.logRequests)
 	e.Use(s.limitBodies)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisablePrintStack: false,
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			s.logger.Error("panic", "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err, "stack", string(stack))
+			s.base.Logger.Error("panic", "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err, "stack", string(stack))
 			return err
 		}}))
 	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
@@ -88,10 +80,10 @@ func New(a *app.App, opts Options) *Server {
 func (s *Server) Handler() http.Handler { return s.echo }
 
 // Auth returns the sign-in service (for tests and the CLI).
-func (s *Server) Auth() *auth.Service { return s.auth }
+func (s *Server) Auth() *auth.Service { return s.base.Auth }
 
 // Sessions returns the session store (for tests).
-func (s *Server) Sessions() *auth.SessionStore { return s.sessions }
+func (s *Server) Sessions() *auth.SessionStore { return s.base.Sessions }
 
 func (s *Server) routes() {
 	e := s.echo
@@ -103,116 +95,111 @@ func (s *Server) routes() {
 
 	// The API's own description, outside the token-guarded group: a client
 	// reads it before it has a token.
-	e.GET("/api/v1/openapi.json", s.apiOpenAPI)
+	e.GET("/api/v1/openapi.json", s.api.OpenAPI)
 
-	api := e.Group("/api/v1", s.bearerAuth)
-	api.GET("/me", s.apiMe)
-	api.GET("/users/:id", s.apiUser)
-	api.GET("/accounts", s.apiAccounts)
-	api.POST("/documents", s.apiUploadDocument)
-	api.GET("/intake/:id", s.apiGetIntake)
-	api.POST("/intake/:id/approve", s.apiApprove)
-	api.POST("/intake/:id/reject", s.apiReject)
-	api.POST("/intake/:id/close-nothing-to-post", s.apiCloseNothingToPost)
-	api.POST("/intake/:id/not-a-duplicate", s.apiNotADuplicate, requireAdmin)
-	api.POST("/jobs/:id/retry", s.apiRetryJob, requireAdmin)
-	api.GET("/questions", s.apiQuestions)
-	api.POST("/typewriter/documents", s.apiCompose)
-	api.POST("/typewriter/documents/:id/versions", s.apiRevise)
-	api.GET("/typewriter/versions/:id/pdf", s.apiVersionPDF)
-	api.POST("/typewriter/versions/:id/submit", s.apiSubmitVersion)
-	api.POST("/runs/:id/answer", s.apiAnswer)
-	api.POST("/journal-entries", s.apiPostEntry)
-	api.GET("/journal-entries", s.apiListEntries)
-	api.GET("/journal-entries/:id", s.apiGetEntry)
-	api.POST("/journal-entries/:id/reverse", s.apiReverseEntry)
+	v1 := e.Group("/api/v1", s.base.BearerAuth)
+	v1.GET("/me", s.api.Me)
+	v1.GET("/users/:id", s.api.User)
+	v1.GET("/accounts", s.api.Accounts)
+	v1.POST("/documents", s.api.UploadDocument)
+	v1.GET("/intake/:id", s.api.GetIntake)
+	v1.POST("/intake/:id/approve", s.api.Approve)
+	v1.POST("/intake/:id/reject", s.api.Reject)
+	v1.POST("/intake/:id/close-nothing-to-post", s.api.CloseNothingToPost)
+	v1.POST("/intake/:id/not-a-duplicate", s.api.NotADuplicate, httpkit.RequireAdmin)
+	v1.POST("/jobs/:id/retry", s.api.RetryJob, httpkit.RequireAdmin)
+	v1.GET("/questions", s.api.Questions)
+	v1.POST("/typewriter/documents", s.api.Compose)
+	v1.POST("/typewriter/documents/:id/versions", s.api.Revise)
+	v1.GET("/typewriter/versions/:id/pdf", s.api.VersionPDF)
+	v1.POST("/typewriter/versions/:id/submit", s.api.SubmitVersion)
+	v1.POST("/runs/:id/answer", s.api.Answer)
+	v1.POST("/journal-entries", s.api.PostEntry)
+	v1.GET("/journal-entries", s.api.ListEntries)
+	v1.GET("/journal-entries/:id", s.api.GetEntry)
+	v1.POST("/journal-entries/:id/reverse", s.api.ReverseEntry)
 	// The event feed, and the keyset-paginated listing.
-	api.GET("/events", s.apiEvents)
-	api.GET("/intake", s.apiListIntake)
+	v1.GET("/events", s.api.Events)
+	v1.GET("/intake", s.api.ListIntake)
 
 	// Browser routes: a session, CSRF on every state change, sign-in where needed.
-	b := e.Group("", s.loadSession, s.checkCSRF)
-	b.GET("/signin", s.signInForm)
-	b.POST("/signin", s.signIn)
-	b.POST("/signout", s.signOut)
+	b := e.Group("", s.base.LoadSession, s.base.CheckCSRF)
+	b.GET("/signin", s.ui.SignInForm)
+	b.POST("/signin", s.ui.SignIn)
+	b.POST("/signout", s.ui.SignOut)
 	b.GET("/metrics", s.metrics)
 
-	u := b.Group("", requireUser, requireOrgMember)
-	b.GET("/", func(c echo.Context) error {
-		if u := currentUser(c); u != nil && u.IsOperator() {
-			return c.Redirect(http.StatusSeeOther, "/admin/runs")
-		}
-		return c.Redirect(http.StatusSeeOther, "/desk")
-	}, requireUser)
-	u.GET("/desk", s.desk)
-	u.GET("/desk/tabs", s.deskTabs)
-	u.GET("/upload", s.uploadPage)
-	u.POST("/upload", s.upload)
-	u.GET("/upload/documents/:id", s.uploadOutcome)
-	u.GET("/intake/:id", s.documentPage)
-	u.GET("/intake/:id/original", s.original)
-	u.GET("/intake/:id/type-in", s.typeInForm)
-	u.POST("/intake/:id/type-in", s.typeIn)
-	u.GET("/intake/:id/decision", s.decisionPanel)
-	u.GET("/intake/:id/compare", s.compare)
-	u.GET("/intake/:id/group", s.groupSection)
-	u.GET("/intake/:id/chain", s.chainSection)
-	u.GET("/intake/:id/watch", s.watch)
-	u.POST("/intake/:id/approve", s.approve)
-	u.POST("/intake/:id/reject", s.reject)
-	u.POST("/intake/:id/close-nothing-to-post", s.closeNothingToPost)
-	u.POST("/intake/:id/answer", s.answer)
-	u.POST("/desk/questions/:run/answer", s.answerOnDesk)
-	u.POST("/intake/:id/not-a-duplicate", s.notADuplicate, requireAdmin)
-	u.POST("/jobs/:id/retry", s.retryJob, requireAdmin)
+	u := b.Group("", httpkit.RequireUser, httpkit.RequireOrgMember)
+	b.GET("/", s.ui.Home, httpkit.RequireUser)
+	u.GET("/desk", s.ui.Desk)
+	u.GET("/desk/tabs", s.ui.DeskTabs)
+	u.GET("/upload", s.ui.UploadPage)
+	u.POST("/upload", s.ui.Upload)
+	u.GET("/upload/documents/:id", s.ui.UploadOutcome)
+	u.GET("/intake/:id", s.ui.DocumentPage)
+	u.GET("/intake/:id/original", s.ui.Original)
+	u.GET("/intake/:id/type-in", s.ui.TypeInForm)
+	u.POST("/intake/:id/type-in", s.ui.TypeIn)
+	u.GET("/intake/:id/decision", s.ui.DecisionPanel)
+	u.GET("/intake/:id/compare", s.ui.Compare)
+	u.GET("/intake/:id/group", s.ui.GroupSection)
+	u.GET("/intake/:id/chain", s.ui.ChainSection)
+	u.GET("/intake/:id/watch", s.ui.Watch)
+	u.POST("/intake/:id/approve", s.ui.Approve)
+	u.POST("/intake/:id/reject", s.ui.Reject)
+	u.POST("/intake/:id/close-nothing-to-post", s.ui.CloseNothingToPost)
+	u.POST("/intake/:id/answer", s.ui.Answer)
+	u.POST("/desk/questions/:run/answer", s.ui.AnswerOnDesk)
+	u.POST("/intake/:id/not-a-duplicate", s.ui.NotADuplicate, httpkit.RequireAdmin)
+	u.POST("/jobs/:id/retry", s.ui.RetryJob, httpkit.RequireAdmin)
 
 	// The operators' pages.
 	// The runs and dead letters: an org admin sees their own org's, an
 	// instance operator every org's.
-	ops := b.Group("/admin", requireUser, requireAdminOrOperator)
-	ops.GET("/dead-letters", s.deadLetters)
-	ops.POST("/dead-letters/retry", s.bulkRetry)
-	ops.POST("/dead-letters/retry-selected", s.retrySelected)
-	ops.GET("/dead-letters/bulk-runs", s.bulkRetryProgress)
-	ops.GET("/jobs/:id", s.jobPage)
-	ops.POST("/jobs/:id/retry", s.adminRetry)
-	ops.GET("/runs", s.runsPage)
-	ops.GET("/runs/:id", s.runPage)
-	ops.POST("/runs/:id/retry", s.runRetry)
-	ops.POST("/runs/:id/abandon", s.runAbandon)
-	adm := u.Group("/admin", requireAdmin)
-	adm.GET("/supplier-rules", s.supplierRules)
-	adm.POST("/supplier-rules/change", s.changeSupplierRule)
-	adm.POST("/supplier-rules/forget", s.forgetSupplierRule)
-	adm.GET("/org", s.orgSettings)
-	adm.POST("/org", s.saveOrgSettings)
+	ops := b.Group("/admin", httpkit.RequireUser, httpkit.RequireAdminOrOperator)
+	ops.GET("/dead-letters", s.ui.DeadLetters)
+	ops.POST("/dead-letters/retry", s.ui.BulkRetry)
+	ops.POST("/dead-letters/retry-selected", s.ui.RetrySelected)
+	ops.GET("/dead-letters/bulk-runs", s.ui.BulkRetryProgress)
+	ops.GET("/jobs/:id", s.ui.JobPage)
+	ops.POST("/jobs/:id/retry", s.ui.AdminRetry)
+	ops.GET("/runs", s.ui.RunsPage)
+	ops.GET("/runs/:id", s.ui.RunPage)
+	ops.POST("/runs/:id/retry", s.ui.RunRetry)
+	ops.POST("/runs/:id/abandon", s.ui.RunAbandon)
+	adm := u.Group("/admin", httpkit.RequireAdmin)
+	adm.GET("/supplier-rules", s.ui.SupplierRules)
+	adm.POST("/supplier-rules/change", s.ui.ChangeSupplierRule)
+	adm.POST("/supplier-rules/forget", s.ui.ForgetSupplierRule)
+	adm.GET("/org", s.ui.OrgSettings)
+	adm.POST("/org", s.ui.SaveOrgSettings)
 	// Org settings beyond the identity: the default expense account, the
 	// base currency and the remembered exchange rates.
-	adm.POST("/org/default-account", s.setDefaultExpenseAccount)
-	adm.POST("/org/base-currency", s.setBaseCurrency)
-	adm.POST("/org/rates/change", s.changeExchangeRate)
-	adm.POST("/org/rates/forget", s.forgetExchangeRate)
+	adm.POST("/org/default-account", s.ui.SetDefaultExpenseAccount)
+	adm.POST("/org/base-currency", s.ui.SetBaseCurrency)
+	adm.POST("/org/rates/change", s.ui.ChangeExchangeRate)
+	adm.POST("/org/rates/forget", s.ui.ForgetExchangeRate)
 	// Webhook endpoints, and retries of their dead deliveries.
-	adm.GET("/webhooks", s.webhooksPage)
-	adm.POST("/webhooks", s.registerWebhook)
-	adm.POST("/webhooks/:id/disable", s.disableWebhook)
-	adm.POST("/dead-letters/webhooks/retry", s.webhookBulkRetry)
-	adm.POST("/webhook-deliveries/:id/retry", s.webhookRetry)
-	u.GET("/typewriter", s.typewriterList)
-	u.GET("/typewriter/new", s.composeForm)
-	u.POST("/typewriter", s.compose)
-	u.POST("/typewriter/preview", s.preview)
-	u.GET("/typewriter/:id", s.typewriterPage)
-	u.GET("/typewriter/:id/diff", s.typewriterDiff)
-	u.GET("/typewriter/:id/revise", s.reviseForm)
-	u.POST("/typewriter/:id/revise", s.revise)
-	u.POST("/typewriter/versions/:id/submit", s.submitVersion)
-	u.GET("/typewriter/versions/:id/pdf", s.apiVersionPDF)
-	u.GET("/ledger/source-keys", s.sourceKeys)
-	u.GET("/ledger", s.ledgerPage)
-	u.GET("/ledger/entries/:id", s.entryPage)
-	u.POST("/ledger/entries/:id/reverse", s.reverseEntry)
-	u.GET("/ledger/trial-balance", s.trialBalancePage)
+	adm.GET("/webhooks", s.ui.WebhooksPage)
+	adm.POST("/webhooks", s.ui.RegisterWebhook)
+	adm.POST("/webhooks/:id/disable", s.ui.DisableWebhook)
+	adm.POST("/dead-letters/webhooks/retry", s.ui.WebhookBulkRetry)
+	adm.POST("/webhook-deliveries/:id/retry", s.ui.WebhookRetry)
+	u.GET("/typewriter", s.ui.TypewriterList)
+	u.GET("/typewriter/new", s.ui.ComposeForm)
+	u.POST("/typewriter", s.ui.Compose)
+	u.POST("/typewriter/preview", s.ui.Preview)
+	u.GET("/typewriter/:id", s.ui.TypewriterPage)
+	u.GET("/typewriter/:id/diff", s.ui.TypewriterDiff)
+	u.GET("/typewriter/:id/revise", s.ui.ReviseForm)
+	u.POST("/typewriter/:id/revise", s.ui.Revise)
+	u.POST("/typewriter/versions/:id/submit", s.ui.SubmitVersion)
+	u.GET("/typewriter/versions/:id/pdf", s.ui.VersionPDF)
+	u.GET("/ledger/source-keys", s.ui.SourceKeys)
+	u.GET("/ledger", s.ui.LedgerPage)
+	u.GET("/ledger/entries/:id", s.ui.EntryPage)
+	u.POST("/ledger/entries/:id/reverse", s.ui.ReverseEntry)
+	u.GET("/ledger/trial-balance", s.ui.TrialBalancePage)
 }
 
 // staticFiles serves the embedded assets with a short cache lifetime.
@@ -228,30 +215,10 @@ func staticFiles() http.Handler {
 func (s *Server) health(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 	defer cancel()
-	if err := s.app.Pool.Ping(ctx); err != nil {
-		s.logger.Warn("health check: database does not answer", "error", err)
-		c.Response().Header().Set("Retry-After", retryAfterSeconds)
+	if err := s.base.App.Pool.Ping(ctx); err != nil {
+		s.base.Logger.Warn("health check: database does not answer", "error", err)
+		c.Response().Header().Set("Retry-After", httpkit.RetryAfter)
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
-}
-
-// apiMe tells an API client who its token belongs to.
-func (s *Server) apiMe(c echo.Context) error {
-	u := currentUser(c)
-	return c.JSON(http.StatusOK, map[string]any{"id": u.ID, "email": u.Email, "role": u.Role, "org": u.OrgSlug})
-}
-
-func (s *Server) desk(c echo.Context) error {
-	ctx := c.Request().Context()
-	u := currentUser(c)
-	p, err := desk.Queue(ctx, s.pool, u.OrgID, queueFilter(c.QueryParams()))
-	if err != nil {
-		return err
-	}
-	qs, err := s.app.Bookkeeper.DeskQuestions(ctx, u.OrgID)
-	if err != nil {
-		return err
-	}
-	return page(c, views.DeskPage(s.chrome(c, "Desk", "desk"), views.DeskProps{Page: p, Questions: qs}))
 }

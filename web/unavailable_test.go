@@ -11,16 +11,17 @@ import (
 
 	"greatbook/internal/auth"
 	"greatbook/internal/testkit"
+	"greatbook/web/webtest"
 )
 
 func TestAnUnreachableDatabaseAnswers503WithRetryAfter(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
-	token := testkit.Token(t, a.db, u)
-	browser := a.client(t)
-	a.signIn(t, browser, u)
+	a := webtest.NewSite(t)
+	o := testkit.Org(t, a.DB)
+	u := testkit.User(t, a.DB, o, auth.RoleReviewer)
+	token := testkit.Token(t, a.DB, u)
+	browser := a.Client(t)
+	a.SignIn(t, browser, u)
 
 	get := func(c *http.Client, path string, header map[string]string) (*http.Response, string) {
 		t.Helper()
@@ -41,7 +42,7 @@ func TestAnUnreachableDatabaseAnswers503WithRetryAfter(t *testing.T) {
 		t.Fatalf("before the outage: %d %s", resp.StatusCode, body)
 	}
 
-	restore := testkit.RefuseConnections(t, a.db)
+	restore := testkit.RefuseConnections(t, a.DB)
 	for _, tc := range []struct {
 		name   string
 		client *http.Client

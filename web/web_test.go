@@ -1,129 +1,31 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
-	"greatbook/internal/app"
 	"greatbook/internal/auth"
-	"greatbook/internal/org"
 	"greatbook/internal/testkit"
-	"greatbook/web"
+	"greatbook/web/webtest"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-// site is the server under test, in-process against a fresh database,
-// its services acting at the site's failpoints.
-type site struct {
-	*httptest.Server
-	db         *testkit.DB
-	srv        *web.Server
-	app        *app.App
-	failpoints *testkit.Failpoints
-}
-
-func newApp(t *testing.T) *site { return newAppWith(t, app.Config{}) }
-
-// newAppWith serves the app with a configuration (workers and logging are set here).
-func newAppWith(t *testing.T, cfg app.Config) *site {
-	t.Helper()
-	db := testkit.NewDB(t)
-	fp := &testkit.Failpoints{}
-	cfg.Logger, cfg.Workers, cfg.LeaseTTL, cfg.Failpoints = testkit.Logger(t), 2, 5*time.Second, fp
-	services := app.New(db.Pool, cfg)
-	ctx, stop := context.WithCancel(context.Background())
-	services.Start(ctx)
-	t.Cleanup(func() { stop(); services.Wait() })
-	srv := web.New(services, web.Options{Logger: testkit.Logger(t)})
-	srv.Auth().Password = testkit.FastPasswords
-	// Every /api/v1 response is checked against web/openapi.json (openapi_test.go).
-	ts := httptest.NewServer(validatingAPI(t, srv.Handler()))
-	t.Cleanup(ts.Close)
-	return &site{Server: ts, db: db, srv: srv, app: services, failpoints: fp}
-}
-
-// client is a browser-like HTTP client with a cookie jar that does not follow redirects.
-func (a *site) client(t *testing.T) *http.Client {
-	jar, _ := cookiejar.New(nil)
-	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-}
-
-func doc(t *testing.T, resp *http.Response) *goquery.Document {
-	t.Helper()
-	defer resp.Body.Close()
-	d, err := goquery.NewDocumentFromReader(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// signedInClient is a new org with one user of role, signed in on a new client:
-// the org, the user, the client and its CSRF token.
-func (a *site) signedInClient(t *testing.T, role auth.Role) (org.Org, auth.User, *http.Client, string) {
-	t.Helper()
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, role)
-	c := a.client(t)
-	return o, u, c, a.signIn(t, c, u)
-}
-
-// signIn signs u in with c and returns the CSRF token of the new session.
-func (a *site) signIn(t *testing.T, c *http.Client, u auth.User) string {
-	t.Helper()
-	token := a.postSignIn(t, c, u)
-	resp, err := c.Get(a.URL + "/desk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	csrf, ok := doc(t, resp).Find(`form.signout input[name=_csrf]`).Attr("value")
-	if !ok || csrf == "" || csrf == token {
-		t.Fatalf("signed-in page must carry a new CSRF token (got %q)", csrf)
-	}
-	return csrf
-}
-
-// postSignIn sends the sign-in form for u with c, and returns the form's
-// CSRF token (the one before signing in).
-func (a *site) postSignIn(t *testing.T, c *http.Client, u auth.User) string {
-	t.Helper()
-	resp, err := c.Get(a.URL + "/signin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, _ := doc(t, resp).Find(`form[data-testid=signin-form] input[name=_csrf]`).Attr("value")
-	resp, err = c.PostForm(a.URL+"/signin", url.Values{"_csrf": {token}, "email": {u.Email}, "password": {testkit.TestPassword}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("sign-in of %s: status %d", u.Email, resp.StatusCode)
-	}
-	return token
-}
-
 func TestCSRF(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	_, _, c, csrf := a.signedInClient(t, auth.RoleReviewer)
+	a := webtest.NewSite(t)
+	_, _, c, csrf := a.SignedInClient(t, auth.RoleReviewer)
 
 	post := func(t *testing.T, form url.Values, header map[string]string) int {
-		return postFormWith(t, c, a.URL+"/signout", form, header)
+		return webtest.PostForm(t, c, a.URL+"/signout", form, header)
 	}
 	stillSignedIn := func(t *testing.T) {
 		t.Helper()
@@ -168,8 +70,8 @@ func TestCSRF(t *testing.T) {
 // the cookie taken before it no longer signs anyone in.
 func TestSignOutRevokesACopiedCookie(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	_, _, c, csrf := a.signedInClient(t, auth.RoleReviewer)
+	a := webtest.NewSite(t)
+	_, _, c, csrf := a.SignedInClient(t, auth.RoleReviewer)
 	base, _ := url.Parse(a.URL)
 	copied := c.Jar.Cookies(base)
 	if len(copied) == 0 {
@@ -206,10 +108,10 @@ func TestSignOutRevokesACopiedCookie(t *testing.T) {
 
 func TestAPIAuthAndErrorShape(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	o1, o2 := testkit.Org(t, a.db), testkit.Org(t, a.db)
-	u1, u2 := testkit.User(t, a.db, o1, auth.RoleReviewer), testkit.User(t, a.db, o2, auth.RoleReviewer)
-	tok1 := testkit.Token(t, a.db, u1)
+	a := webtest.NewSite(t)
+	o1, o2 := testkit.Org(t, a.DB), testkit.Org(t, a.DB)
+	u1, u2 := testkit.User(t, a.DB, o1, auth.RoleReviewer), testkit.User(t, a.DB, o2, auth.RoleReviewer)
+	tok1 := testkit.Token(t, a.DB, u1)
 
 	call := func(t *testing.T, path, token string) (int, map[string]any) {
 		t.Helper()
@@ -240,8 +142,8 @@ func TestAPIAuthAndErrorShape(t *testing.T) {
 	}{
 		{"no token", "/api/v1/me", "", 401, "unauthorized"},
 		{"bad token", "/api/v1/me", "gbk_" + strings.Repeat("A", 43), 401, "unauthorized"},
-		{"own user", "/api/v1/users/" + itoa(u1.ID), tok1, 200, ""},
-		{"another org's user is not found", "/api/v1/users/" + itoa(u2.ID), tok1, 404, "not_found"},
+		{"own user", "/api/v1/users/" + webtest.Itoa(u1.ID), tok1, 200, ""},
+		{"another org's user is not found", "/api/v1/users/" + webtest.Itoa(u2.ID), tok1, 404, "not_found"},
 		{"unknown route", "/api/v1/nothing-here", tok1, 404, "not_found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,9 +162,9 @@ func TestAPIAuthAndErrorShape(t *testing.T) {
 
 func TestInternalErrorsShowARequestIDAndNoStack(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	a.srv.Echo().GET("/boom", func(echo.Context) error { panic("secret internal detail") })
-	a.srv.Echo().GET("/api/v1/boom", func(echo.Context) error { return errors.New("secret internal detail") })
+	a := webtest.NewSite(t)
+	a.Web.Echo().GET("/boom", func(echo.Context) error { panic("secret internal detail") })
+	a.Web.Echo().GET("/api/v1/boom", func(echo.Context) error { return errors.New("secret internal detail") })
 
 	resp, err := http.Get(a.URL + "/boom")
 	if err != nil {
@@ -306,7 +208,7 @@ func TestInternalErrorsShowARequestIDAndNoStack(t *testing.T) {
 
 func TestHealthz(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := webtest.NewSite(t)
 	resp, err := http.Get(a.URL + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +218,7 @@ func TestHealthz(t *testing.T) {
 	if resp.StatusCode != 200 || strings.TrimSpace(string(b)) != `{"status":"ok"}` {
 		t.Fatalf("healthz: %d %s", resp.StatusCode, b)
 	}
-	a.db.Pool.Close()
+	a.DB.Pool.Close()
 	resp, err = http.Get(a.URL + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -329,8 +231,8 @@ func TestHealthz(t *testing.T) {
 
 func TestNoGETChangesState(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	_, _, c, _ := a.signedInClient(t, auth.RoleReviewer)
+	a := webtest.NewSite(t)
+	_, _, c, _ := a.SignedInClient(t, auth.RoleReviewer)
 	resp, err := c.Get(a.URL + "/signout")
 	if err != nil {
 		t.Fatal(err)
@@ -349,18 +251,16 @@ func TestNoGETChangesState(t *testing.T) {
 	}
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
 // A JSON body over the limit is refused with 413 in the API's error shape,
 // and nothing is written.
 func TestAnOversizedJSONBodyIsRefused(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	o := testkit.Org(t, a.db)
-	u := testkit.User(t, a.db, o, auth.RoleReviewer)
+	a := webtest.NewSite(t)
+	o := testkit.Org(t, a.DB)
+	u := testkit.User(t, a.DB, o, auth.RoleReviewer)
 	body := `{"source_type": "manual", "source_id": "big", "description": "` + strings.Repeat("x", 2<<20) + `"}`
 	req, _ := http.NewRequest("POST", a.URL+"/api/v1/journal-entries", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testkit.Token(t, a.db, u))
+	req.Header.Set("Authorization", "Bearer "+testkit.Token(t, a.DB, u))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -376,24 +276,7 @@ func TestAnOversizedJSONBodyIsRefused(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || out.Error.Code != "too_large" {
 		t.Fatalf("an oversized body: %d %q", resp.StatusCode, out.Error.Code)
 	}
-	if n := testkit.Count(t, a.db, `SELECT count(*) FROM journal_entries`); n != 0 {
+	if n := testkit.Count(t, a.DB, `SELECT count(*) FROM journal_entries`); n != 0 {
 		t.Fatalf("%d entries written", n)
 	}
-}
-
-// postFormWith posts form to url with c and the headers given, and returns
-// the status.
-func postFormWith(t *testing.T, c *http.Client, url string, form url.Values, header map[string]string) int {
-	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
 }

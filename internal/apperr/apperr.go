@@ -9,7 +9,7 @@ import (
 )
 
 // Code classifies an error. The web layer maps each code to a status in one
-// place (web/errors.go).
+// place (web/httpkit/errors.go).
 type Code string
 
 // The codes of the API's errors, each listed with its status in docs/api.md
