@@ -26,10 +26,10 @@ func TestBuyerAddressFromUBLAndCII(t *testing.T) {
 // address: the party's address stays zero.
 func TestCountryAloneIsNoAddress(t *testing.T) {
 	t.Parallel()
-	if a := postalAddress([]string{"", " "}, "", "", "DE"); a != (Address{}) {
+	if a := PostalAddress([]string{"", " "}, "", "", "DE"); a != (Address{}) {
 		t.Fatalf("a country alone gives %+v", a)
 	}
-	if a := postalAddress([]string{"a", "", "b", "c", "d"}, "", "", ""); a != (Address{Line1: "a", Line2: "b", Line3: "c"}) {
+	if a := PostalAddress([]string{"a", "", "b", "c", "d"}, "", "", ""); a != (Address{Line1: "a", Line2: "b", Line3: "c"}) {
 		t.Fatalf("lines give %+v", a)
 	}
 }

@@ -21,7 +21,7 @@ const enSpecification = "urn:cen.eu:en16931:2017"
 // or one that contradicts the type) becomes the type's standard code, 380 or 381.
 func documentTypeCode(d Document) string {
 	typeCode := d.TypeCode
-	if typeCode == "" || docTypeFor(typeCode) != d.Type {
+	if typeCode == "" || DocTypeFor(typeCode) != d.Type {
 		typeCode = "380"
 		if d.Type == TypeCreditNote {
 			typeCode = "381"
@@ -33,7 +33,7 @@ func documentTypeCode(d Document) string {
 // amountFormat formats amounts in currency with its minor units, or in full where they have more
 // decimals than that.
 func amountFormat(currency string) func(decimal.Decimal) string {
-	minor := minorUnitsOf(currency)
+	minor := MinorUnitsOf(currency)
 	return func(v decimal.Decimal) string {
 		if v.Round(minor).Equal(v) {
 			return money.Format(v, minor)
@@ -46,24 +46,9 @@ func amountFormat(currency string) func(decimal.Decimal) string {
 // an empty date is no date, and passes.
 func checkBuildDate(syntax, field, date string) error {
 	if date != "" && !isDateShape(date) {
-		return fmt.Errorf("einvoice: build %s: %s %q is not YYYY-MM-DD", syntax, field, clipText(date))
+		return fmt.Errorf("einvoice: build %s: %s %q is not YYYY-MM-DD", syntax, field, ClipText(date))
 	}
 	return nil
-}
-
-// countryOfVATID returns the ISO 3166 country a VAT id's prefix names, or "" when it has none.
-func countryOfVATID(vatID string) string {
-	id := normaliseID(vatID, ".-")
-	if len(id) < 2 || id[0] < 'A' || id[0] > 'Z' || id[1] < 'A' || id[1] > 'Z' {
-		return ""
-	}
-	switch id[:2] {
-	case "EL":
-		return "GR"
-	case "XI":
-		return "GB"
-	}
-	return id[:2]
 }
 
 // addressToWrite is the postal address a builder writes for p: the address as p states it and nothing
@@ -74,7 +59,7 @@ func addressToWrite(p Party) (a Address, ok bool) {
 	if p.Address != (Address{}) {
 		return p.Address, true
 	}
-	if country := countryOfVATID(p.VATID); country != "" {
+	if country := p.VATCountry(); country != "" {
 		return Address{Country: country}, true
 	}
 	return Address{}, false

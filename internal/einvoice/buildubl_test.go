@@ -255,7 +255,7 @@ var builderDocumentGen = rapid.Custom(func(t *rapid.T) Document {
 
 var addressGen = rapid.Custom(func(t *rapid.T) Address {
 	lines := rapid.SliceOfN(textGen(`[\p{L}\p{N}&<>'., -]{0,20}`), 0, 4).Draw(t, "lines")
-	return postalAddress(lines, textGen(`[\p{L} -]{0,12}`).Draw(t, "city"),
+	return PostalAddress(lines, textGen(`[\p{L} -]{0,12}`).Draw(t, "city"),
 		textGen(`[0-9A-Z -]{0,8}`).Draw(t, "postcode"), textGen(`([A-Z]{2})?`).Draw(t, "country"))
 })
 

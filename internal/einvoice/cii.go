@@ -147,16 +147,16 @@ func ParseCII(data []byte) (Document, error) {
 	return parseCII(nil, FormatCII, data)
 }
 
-func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
+func parseCII(dl *Deadline, format Format, data []byte) (Document, error) {
 	root, ok := xmlRoot(data)
 	if !ok {
-		return Document{}, parseErrorf(format, "", "no root element")
+		return Document{}, ParseErrorf(format, "", "no root element")
 	}
 	if isOtherUNCEFACTMessage(root) {
 		return Document{}, notAnInvoice(dl, format, data, root)
 	}
 	if root.Space != nsCII || root.Local != "CrossIndustryInvoice" {
-		return Document{}, parseErrorf(format, "", "root element {%s}%s is not a CII CrossIndustryInvoice", clipText(root.Space), clipText(root.Local))
+		return Document{}, ParseErrorf(format, "", "root element {%s}%s is not a CII CrossIndustryInvoice", ClipText(root.Space), ClipText(root.Local))
 	}
 	var src ciiDocument
 	if err := decodeXML(dl, format, data, &src); err != nil {
@@ -169,7 +169,7 @@ func parseCII(dl *deadline, format Format, data []byte) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	doc.Conformance, doc.RulesJudged = conformance(doc.Profile, "cii", data)
+	doc.Conformance, doc.RulesJudged = Conformance(doc.Profile, "cii", data)
 	return doc, nil
 }
 
@@ -193,7 +193,7 @@ func (src ciiDocument) document(format Format, names ciiVocabulary) (Document, e
 		Specification: text(src.Context.Guideline),
 	}
 	doc.Profile = ProfileOf(doc.Specification)
-	doc.Type = docTypeFor(doc.TypeCode)
+	doc.Type = DocTypeFor(doc.TypeCode)
 	for i, terms := range settlement.PaymentTerms {
 		if due := r.ciiDate(fmt.Sprintf("SpecifiedTradePaymentTerms[%d]/DueDateDateTime", i), terms.DueDate); due != "" {
 			doc.DueDate = due
@@ -257,7 +257,7 @@ func (r *fieldReader) ciiDate(field string, d ciiDate) string {
 func (p ciiParty) party() Party {
 	a := p.Address
 	party := Party{Name: text(p.Name), LegalID: text(p.LegalOrgID),
-		Address: postalAddress([]string{a.LineOne, a.LineTwo, a.LineThree}, a.City, a.Postcode, a.Country)}
+		Address: PostalAddress([]string{a.LineOne, a.LineTwo, a.LineThree}, a.City, a.Postcode, a.Country)}
 	for _, id := range p.TaxRegistrations {
 		if strings.EqualFold(text(id.Scheme), "VA") && text(id.Value) != "" {
 			party.VATID = text(id.Value)

@@ -22,7 +22,7 @@ type lookingCtx struct {
 func (c *lookingCtx) Done() <-chan struct{} {
 	c.looks++
 	if c.looks == c.expires {
-		c.cancel(errTimeUp)
+		c.cancel(ErrTimeUp)
 	}
 	return c.Context.Done()
 }
@@ -62,7 +62,7 @@ func TestTimeLimitIsAnInputCapNamingIt(t *testing.T) {
 			}
 			ctx := newLookingCtx(t, 1)
 			const limit = 10 * time.Second
-			_, err := (&deadline{ctx: ctx, limit: limit}).parse(data)
+			_, err := parseUntil(NewDeadline(ctx, limit), data)
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.Code != CodeInputCap || pe.Field != "time" || pe.Format != tc.format {
 				t.Fatalf("got %#v, want an input_cap error on time for %s", err, tc.format)
@@ -101,7 +101,7 @@ func TestTimeLimitStopsTheWorkMidway(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			data := tc.data(t)
 			whole := newLookingCtx(t, 0)
-			_, wholeErr := (&deadline{ctx: whole, limit: time.Hour}).parse(data)
+			_, wholeErr := parseUntil(NewDeadline(whole, time.Hour), data)
 			if isCapError(wholeErr, "time") {
 				t.Fatalf("a whole parse ran out of time: %v", wholeErr)
 			}
@@ -109,7 +109,7 @@ func TestTimeLimitStopsTheWorkMidway(t *testing.T) {
 				t.Fatalf("a whole parse looks at the clock %d times; too few for this test", whole.looks)
 			}
 			stopped := newLookingCtx(t, stopAt)
-			_, err := (&deadline{ctx: stopped, limit: time.Hour}).parse(data)
+			_, err := parseUntil(NewDeadline(stopped, time.Hour), data)
 			if !isCapError(err, "time") {
 				t.Fatalf("got %v, want an input_cap error on time", err)
 			}

@@ -2,6 +2,8 @@ package einvoice
 
 import (
 	"bytes"
+	"context"
+	"time"
 )
 
 // XML namespaces of the root elements Detect recognises.
@@ -53,8 +55,37 @@ func Parse(data []byte) (Document, error) {
 	return parse(nil, data)
 }
 
+// ParseWithin is Parse under a time limit: the parsers and the PDF carver look at the clock as they go
+// and stop once limit has passed since the call (a limit of zero or less has passed already). A document
+// that needs longer gives a *ParseError with Code CodeInputCap and Field "time" naming the limit: like
+// any cap it is a property of the document, and trying again gives the same answer. When ctx ends first,
+// the parse stops too and returns ctx's error, which is the caller's to retry.
+func ParseWithin(ctx context.Context, data []byte, limit time.Duration) (Document, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, ErrTimeUp)
+	defer cancel()
+	return parseUntil(NewDeadline(ctx, limit), data)
+}
+
+// parseUntil parses data until dl passes.
+func parseUntil(dl *Deadline, data []byte) (Document, error) {
+	doc, err := parse(dl, data)
+	if dl.Expired() {
+		// Whatever the parse returned was cut short.
+		return Document{}, dl.Err(formatOf(data))
+	}
+	return doc, err
+}
+
+// formatOf names the format a parse of data reads it as, without carving a PDF.
+func formatOf(data []byte) Format {
+	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
+		return FormatFacturX
+	}
+	return Detect(data)
+}
+
 // parse is Parse that stops once dl has passed.
-func parse(dl *deadline, data []byte) (Document, error) {
+func parse(dl *Deadline, data []byte) (Document, error) {
 	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
 		return parseFacturX(dl, data)
 	}

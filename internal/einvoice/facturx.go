@@ -12,7 +12,7 @@ func ParseFacturX(data []byte) (Document, error) {
 	return parseFacturX(nil, data)
 }
 
-func parseFacturX(dl *deadline, data []byte) (Document, error) {
+func parseFacturX(dl *Deadline, data []byte) (Document, error) {
 	xmlData, err := carveCII(dl, data)
 	if err != nil {
 		return Document{}, err

@@ -133,7 +133,7 @@ func checkBuildRoundTrips(t *testing.T, d Document) {
 			t.Fatalf("Parse%s(Build%s(d)): %v\n%s", syntax.name, syntax.name, err, xmlData)
 		}
 		want := d
-		if want.TypeCode == "" || docTypeFor(want.TypeCode) != want.Type {
+		if want.TypeCode == "" || DocTypeFor(want.TypeCode) != want.Type {
 			want.TypeCode = back.TypeCode
 		}
 		if !sameFields(t, back, want) {

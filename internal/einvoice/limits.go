@@ -20,24 +20,20 @@ const (
 	maxJSONValues   = 1_000_000 // tokens: keys, values and brackets
 )
 
-// CodeUnsupportedCharset is the finding code of XML whose declaration names a charset this package
-// cannot read.
-const CodeUnsupportedCharset = "unsupported_charset"
-
 // checkXMLCaps refuses XML that nests deeper than maxXMLDepth, has more than maxXMLElements elements or
 // an attribute over maxXMLAttrBytes. Malformed XML passes: the decoder reports it in its own words.
 // It stops, refusing, once dl has passed.
-func checkXMLCaps(dl *deadline, format Format, data []byte) *ParseError {
-	dec := newXMLReaderDecoder(dl.reader(data))
+func checkXMLCaps(dl *Deadline, format Format, data []byte) *ParseError {
+	dec := newXMLReaderDecoder(dl.Reader(data))
 	depth, elements := 0, 0
 	for {
-		if dl.tick() {
-			return dl.capError(format)
+		if dl.Tick() {
+			return dl.CapError(format)
 		}
 		tok, err := dec.RawToken()
 		if err != nil {
-			if dl.passed() {
-				return dl.capError(format)
+			if dl.Passed() {
+				return dl.CapError(format)
 			}
 			return nil
 		}
@@ -46,14 +42,14 @@ func checkXMLCaps(dl *deadline, format Format, data []byte) *ParseError {
 			depth++
 			elements++
 			if depth > maxXMLDepth {
-				return capErrorf(format, "xml_depth", "elements nest more than %d deep", maxXMLDepth)
+				return CapErrorf(format, "xml_depth", "elements nest more than %d deep", maxXMLDepth)
 			}
 			if elements > maxXMLElements {
-				return capErrorf(format, "xml_elements", "more than %d elements", maxXMLElements)
+				return CapErrorf(format, "xml_elements", "more than %d elements", maxXMLElements)
 			}
 			for _, a := range t.Attr {
 				if len(a.Value) > maxXMLAttrBytes {
-					return capErrorf(format, "xml_attribute_bytes", "the attribute %s is %d bytes long, over %d", clipText(a.Name.Local), len(a.Value), maxXMLAttrBytes)
+					return CapErrorf(format, "xml_attribute_bytes", "the attribute %s is %d bytes long, over %d", ClipText(a.Name.Local), len(a.Value), maxXMLAttrBytes)
 				}
 			}
 		case xml.EndElement:
@@ -84,7 +80,7 @@ func unreadableCharset(data []byte) *ParseError {
 		return nil
 	}
 	return &ParseError{Format: FormatUnknown, Field: "encoding", Code: CodeUnsupportedCharset,
-		Reason: fmt.Sprintf("the XML declares the charset %q, which cannot be read; send it as UTF-8", clipText(unknown))}
+		Reason: fmt.Sprintf("the XML declares the charset %q, which cannot be read; send it as UTF-8", ClipText(unknown))}
 }
 
 // jsonStack is the containers checkJSON is inside, innermost last.
@@ -130,30 +126,30 @@ func (stack jsonStack) valueDone() {
 // maxJSONDepth, has more than maxJSONValues tokens, or an object repeats a key (encoding/json would keep the last one silently, so two
 // readers could disagree on what the document says). Malformed JSON passes: the decoder reports it.
 // It stops, refusing, once dl has passed.
-func checkJSON(dl *deadline, data []byte) *ParseError {
-	dec := json.NewDecoder(dl.reader(data))
+func checkJSON(dl *Deadline, data []byte) *ParseError {
+	dec := json.NewDecoder(dl.Reader(data))
 	dec.UseNumber()
 	var stack jsonStack
 	var key string
 	for values := 1; ; values++ {
-		if dl.tick() {
-			return dl.capError(FormatJSON)
+		if dl.Tick() {
+			return dl.CapError(FormatJSON)
 		}
 		tok, err := dec.Token()
 		if err != nil {
-			if dl.passed() {
-				return dl.capError(FormatJSON)
+			if dl.Passed() {
+				return dl.CapError(FormatJSON)
 			}
 			return nil
 		}
 		if values > maxJSONValues {
-			return capErrorf(FormatJSON, "json_values", "more than %d keys, values and brackets", maxJSONValues)
+			return CapErrorf(FormatJSON, "json_values", "more than %d keys, values and brackets", maxJSONValues)
 		}
 		if len(stack) > 0 {
 			if top := stack[len(stack)-1]; top.object && top.expectKey {
 				if k, ok := tok.(string); ok {
 					if top.keys[k] {
-						return parseErrorf(FormatJSON, stack.childPath(k), "duplicate key (each field may appear once in an object)")
+						return ParseErrorf(FormatJSON, stack.childPath(k), "duplicate key (each field may appear once in an object)")
 					}
 					top.keys[k] = true
 					top.expectKey, key = false, k
@@ -164,7 +160,7 @@ func checkJSON(dl *deadline, data []byte) *ParseError {
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			if len(stack) >= maxJSONDepth {
-				return capErrorf(FormatJSON, "json_depth", "objects and arrays nest more than %d deep", maxJSONDepth)
+				return CapErrorf(FormatJSON, "json_depth", "objects and arrays nest more than %d deep", maxJSONDepth)
 			}
 			object := tok == json.Delim('{')
 			f := &jsonFrame{object: object, expectKey: object, path: stack.childPath(key)}

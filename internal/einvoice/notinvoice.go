@@ -5,11 +5,6 @@ import (
 	"strings"
 )
 
-// CodeNotAnInvoice is the ParseError code (and the pipeline's finding code) of a document in a syntax
-// this package reads that is not an invoice or a credit note: an Order-X order, a despatch advice, a CII
-// document whose type code says it is something else. Its Reason says what the document is.
-const CodeNotAnInvoice = "not_an_invoice"
-
 // nsUNCEFACT is the stem of the namespaces of UN/CEFACT's messages: CII's and its family's
 // (urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100, ...:CrossIndustryDespatchAdvice:3) and
 // Order-X's, which has no "standard" (urn:un:unece:uncefact:data:SCRDMCCBDACIOMessageStructure:100).
@@ -94,8 +89,8 @@ type orderXDocument struct {
 
 // notAnInvoice is the refusal of a UN/CEFACT message that is not an invoice, naming it: for Order-X
 // the kind of order its type code says. It reads the message under the same caps as an invoice.
-func notAnInvoice(dl *deadline, format Format, data []byte, root xml.Name) error {
-	what := "a UN/CEFACT " + clipText(root.Local) + " message"
+func notAnInvoice(dl *Deadline, format Format, data []byte, root xml.Name) error {
+	what := "a UN/CEFACT " + ClipText(root.Local) + " message"
 	if name, ok := uncefactMessageNames[root.Local]; ok {
 		what = "a UN/CEFACT " + name
 	}
@@ -113,7 +108,7 @@ func notAnInvoice(dl *deadline, format Format, data []byte, root xml.Name) error
 		}
 		what = "an Order-X " + kind
 		if code := text(src.TypeCode); code != "" {
-			what += " (type code " + clipText(code) + ")"
+			what += " (type code " + ClipText(code) + ")"
 		}
 	}
 	return &ParseError{Format: format, Field: "document", Code: CodeNotAnInvoice, Reason: what + ", not an invoice or a credit note"}

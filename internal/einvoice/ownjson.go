@@ -88,26 +88,26 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 	}
 	if !a.present() {
 		if required {
-			c.err = parseErrorf(FormatJSON, field, "required")
+			c.err = ParseErrorf(FormatJSON, field, "required")
 		}
 		return decimal.Decimal{}
 	}
 	if a.raw[0] != '"' {
 		if a.raw[0] == '-' || (a.raw[0] >= '0' && a.raw[0] <= '9') {
-			c.err = parseErrorf(FormatJSON, field, "must be a decimal string such as \"12.50\", not a JSON number")
+			c.err = ParseErrorf(FormatJSON, field, "must be a decimal string such as \"12.50\", not a JSON number")
 		} else {
-			c.err = parseErrorf(FormatJSON, field, "must be a decimal string such as \"12.50\"")
+			c.err = ParseErrorf(FormatJSON, field, "must be a decimal string such as \"12.50\"")
 		}
 		return decimal.Decimal{}
 	}
 	var s string
 	if err := json.Unmarshal(a.raw, &s); err != nil {
-		c.err = parseErrorf(FormatJSON, field, "must be a decimal string such as \"12.50\"")
+		c.err = ParseErrorf(FormatJSON, field, "must be a decimal string such as \"12.50\"")
 		return decimal.Decimal{}
 	}
 	d, err := money.Parse(s)
 	if err != nil {
-		c.err = parseErrorf(FormatJSON, field, "%q is not a plain decimal (digits, optional '-' and '.', no exponent or separators)", clipText(s))
+		c.err = ParseErrorf(FormatJSON, field, "%q is not a plain decimal (digits, optional '-' and '.', no exponent or separators)", ClipText(s))
 		return decimal.Decimal{}
 	}
 	return d
@@ -135,21 +135,21 @@ func ParseJSON(data []byte) (Document, error) {
 	return parseJSON(nil, data)
 }
 
-func parseJSON(dl *deadline, data []byte) (Document, error) {
+func parseJSON(dl *Deadline, data []byte) (Document, error) {
 	if err := checkUTF8(data); err != nil {
 		return Document{}, err
 	}
 	if err := checkJSON(dl, data); err != nil {
 		return Document{}, err
 	}
-	dec := json.NewDecoder(dl.reader(data))
+	dec := json.NewDecoder(dl.Reader(data))
 	dec.DisallowUnknownFields()
 	var src jsonDocument
 	if err := dec.Decode(&src); err != nil {
 		return Document{}, jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Document{}, parseErrorf(FormatJSON, "", "unexpected data after the document")
+		return Document{}, ParseErrorf(FormatJSON, "", "unexpected data after the document")
 	}
 
 	doc := Document{
@@ -173,7 +173,7 @@ func parseJSON(dl *deadline, data []byte) (Document, error) {
 		return Document{}, err
 	}
 
-	minor := minorUnitsOf(doc.Currency)
+	minor := MinorUnitsOf(doc.Currency)
 	c := &amounts{}
 	for i, l := range src.Lines {
 		doc.Lines = append(doc.Lines, c.line(fmt.Sprintf("lines[%d].", i), l, minor))
@@ -190,7 +190,7 @@ func parseJSON(dl *deadline, data []byte) (Document, error) {
 			})
 		}
 	} else {
-		doc.TaxSubtotals = computeSubtotals(doc.Lines, minor)
+		doc.TaxSubtotals = ComputeSubtotals(doc.Lines, minor)
 	}
 
 	doc.Totals = c.totals(src.Totals, doc.Lines, doc.TaxSubtotals)
@@ -208,18 +208,18 @@ func completeJSONType(doc *Document) error {
 	case TypeInvoice, TypeCreditNote:
 	case "":
 		if doc.TypeCode != "" {
-			doc.Type = docTypeFor(doc.TypeCode)
+			doc.Type = DocTypeFor(doc.TypeCode)
 		}
 	default:
-		return parseErrorf(FormatJSON, "type", "%q is neither \"invoice\" nor \"credit_note\"", clipText(string(doc.Type)))
+		return ParseErrorf(FormatJSON, "type", "%q is neither \"invoice\" nor \"credit_note\"", ClipText(string(doc.Type)))
 	}
 	switch {
 	case doc.TypeCode == "" && doc.Type == TypeInvoice:
 		doc.TypeCode = "380"
 	case doc.TypeCode == "" && doc.Type == TypeCreditNote:
 		doc.TypeCode = "381"
-	case doc.TypeCode != "" && docTypeFor(doc.TypeCode) != doc.Type:
-		return parseErrorf(FormatJSON, "type_code", "%q is a code for a %s, but type is %q", clipText(doc.TypeCode), docTypeFor(doc.TypeCode), doc.Type)
+	case doc.TypeCode != "" && DocTypeFor(doc.TypeCode) != doc.Type:
+		return ParseErrorf(FormatJSON, "type_code", "%q is a code for a %s, but type is %q", ClipText(doc.TypeCode), DocTypeFor(doc.TypeCode), doc.Type)
 	}
 	return nil
 }
@@ -266,11 +266,11 @@ func (c *amounts) totals(src *jsonTotals, lines []Line, subtotals []TaxSubtotal)
 		}
 		*target = computed()
 	}
-	fill("line_total", given.LineTotal, &t.LineTotal, func() decimal.Decimal { return sumLineNets(lines) })
+	fill("line_total", given.LineTotal, &t.LineTotal, func() decimal.Decimal { return SumLineNets(lines) })
 	fill("allowances", given.AllowanceTotal, &t.AllowanceTotal, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("charges", given.ChargeTotal, &t.ChargeTotal, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("net", given.Net, &t.Net, func() decimal.Decimal { return t.LineTotal.Sub(t.AllowanceTotal).Add(t.ChargeTotal) })
-	fill("tax", given.Tax, &t.Tax, func() decimal.Decimal { return sumSubtotalTax(subtotals) })
+	fill("tax", given.Tax, &t.Tax, func() decimal.Decimal { return SumSubtotalTax(subtotals) })
 	fill("gross", given.Gross, &t.Gross, func() decimal.Decimal { return t.Net.Add(t.Tax) })
 	fill("prepaid", given.Prepaid, &t.Prepaid, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("rounding", given.Rounding, &t.Rounding, func() decimal.Decimal { return decimal.Decimal{} })
@@ -293,7 +293,7 @@ func checkUTF8(data []byte) error {
 		}
 		offset += size
 	}
-	return parseErrorf(FormatJSON, "", "the document is not valid UTF-8 (byte %d); JSON must be UTF-8", offset)
+	return ParseErrorf(FormatJSON, "", "the document is not valid UTF-8 (byte %d); JSON must be UTF-8", offset)
 }
 
 // jsonError turns an encoding/json error into a ParseError that names the field when it can.
@@ -302,20 +302,20 @@ func jsonError(err error) *ParseError {
 	var typeErr *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syntax):
-		return parseErrorf(FormatJSON, "", "malformed JSON at offset %d: %v", syntax.Offset, syntax)
+		return ParseErrorf(FormatJSON, "", "malformed JSON at offset %d: %v", syntax.Offset, syntax)
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
-			return parseErrorf(FormatJSON, "", "the document must be a JSON object, not a JSON %s", typeErr.Value)
+			return ParseErrorf(FormatJSON, "", "the document must be a JSON object, not a JSON %s", typeErr.Value)
 		}
-		return parseErrorf(FormatJSON, typeErr.Field, "must not be a JSON %s", typeErr.Value)
+		return ParseErrorf(FormatJSON, typeErr.Field, "must not be a JSON %s", typeErr.Value)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return parseErrorf(FormatJSON, "", "the document is empty or cut short")
+		return ParseErrorf(FormatJSON, "", "the document is empty or cut short")
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return parseErrorf(FormatJSON, strings.Trim(name, `"`), "unknown field (check its spelling against the documented format)")
+		return ParseErrorf(FormatJSON, strings.Trim(name, `"`), "unknown field (check its spelling against the documented format)")
 	}
-	return parseErrorf(FormatJSON, "", "%s", strings.TrimPrefix(msg, "json: "))
+	return ParseErrorf(FormatJSON, "", "%s", strings.TrimPrefix(msg, "json: "))
 }
 
 // ownJSON is the shape MarshalOwnJSON writes: the format ParseJSON reads, every value spelled out.
@@ -371,7 +371,7 @@ type ownJSONTotals struct {
 // with the currency's minor units ("100.00") when that loses nothing, and in canonical form otherwise.
 // It fails when an amount is too long for ParseJSON to accept.
 func (d Document) MarshalOwnJSON() ([]byte, error) {
-	minor := minorUnitsOf(d.Currency)
+	minor := MinorUnitsOf(d.Currency)
 	w := &amountWriter{minor: minor}
 	out := ownJSON{
 		Type:         d.Type,

@@ -71,7 +71,7 @@ func findEmbeddedCII(pdf []byte) ([]byte, bool) {
 // carveCII is findEmbeddedCII that reports why nothing was found: the carving stopped at a cap (a
 // *ParseError), or an embedded file could not be decoded (an *EmbeddedFileError); it stops once dl
 // has passed.
-func carveCII(dl *deadline, pdf []byte) ([]byte, error) {
+func carveCII(dl *Deadline, pdf []byte) ([]byte, error) {
 	var found, other []byte
 	c := carvePDFWithin(dl, pdf)
 	c.eachAttachment(func(a Attachment) bool {
@@ -102,39 +102,6 @@ func carveCII(dl *deadline, pdf []byte) ([]byte, error) {
 	return nil, nil
 }
 
-// CodeEmbeddedFileUnreadable is the finding code of a PDF whose embedded file could not be decoded
-// (a filter this reader does not follow, damaged compressed data), so that no invoice was found in it.
-const CodeEmbeddedFileUnreadable = "embedded_file_unreadable"
-
-// EmbeddedFileError is ErrNoStructuredData with the reason: an embedded file, perhaps the invoice's
-// XML, that could not be decoded. errors.Is(err, ErrNoStructuredData) holds for it.
-type EmbeddedFileError struct {
-	Object int    // the object number of the stream
-	Name   string // the file name its file specification gives, when one does
-	Reason string // what stopped the decoding, in words ("is compressed 9 times over, …")
-}
-
-// Error implements error.
-func (e *EmbeddedFileError) Error() string {
-	return fmt.Sprintf("%v: the embedded file %s %s", ErrNoStructuredData, e.file(), e.Reason)
-}
-
-// Is makes the error an ErrNoStructuredData: the document still has no data this reader can read.
-func (e *EmbeddedFileError) Is(target error) bool { return target == ErrNoStructuredData }
-
-// Explain is the finding's message: what could not be read, why, and what to do.
-func (e *EmbeddedFileError) Explain() string {
-	return fmt.Sprintf("No invoice XML could be read from this PDF: its embedded file %s %s. "+
-		"Type the invoice's facts in, or ask the supplier for the XML on its own.", e.file(), e.Reason)
-}
-
-func (e *EmbeddedFileError) file() string {
-	if e.Name != "" {
-		return fmt.Sprintf("%q (object %d)", e.Name, e.Object)
-	}
-	return fmt.Sprintf("in object %d", e.Object)
-}
-
 type (
 	pdfName    string
 	pdfString  []byte
@@ -161,7 +128,7 @@ type pdfCarver struct {
 	parsed  int // objects attempted, read or not: each costs work
 	work    pdfWork
 	capped  string    // the cap carving stopped at, if any
-	dl      *deadline // the end of the document's time, looked at as work is charged
+	dl      *Deadline // the end of the document's time, looked at as work is charged
 	// undecoded is the first candidate attachment that could not be decoded, an XML file's first.
 	undecoded *EmbeddedFileError
 }
@@ -184,9 +151,9 @@ func (c *pdfCarver) capError() *ParseError {
 	case "pdf_decoded_bytes":
 		reason = fmt.Sprintf("the PDF's streams decode to more than %d bytes (cap %d per stream, %d in all)", maxDecodedTotal-c.budget, maxAttachmentSize, maxDecodedTotal)
 	case capTime:
-		return c.dl.capError(FormatFacturX)
+		return c.dl.CapError(FormatFacturX)
 	}
-	return capErrorf(FormatFacturX, c.capped, "%s", reason)
+	return CapErrorf(FormatFacturX, c.capped, "%s", reason)
 }
 
 func (c *pdfCarver) stop(limit string) {
@@ -212,7 +179,7 @@ func (c *pdfCarver) charge(l *pdfLexer) {
 		c.stop("pdf_work")
 	}
 	// An object is a large unit of work (a hostile one scans megabytes), so the clock is read for each.
-	if c.dl.passed() {
+	if c.dl.Passed() {
 		c.stop(capTime)
 	}
 }
@@ -222,7 +189,7 @@ var pdfObjectHeader = regexp.MustCompile(`(\d{1,10})[\x00\t\n\f\r ]+(\d{1,5})[\x
 func carvePDF(data []byte) *pdfCarver { return carvePDFWithin(nil, data) }
 
 // carvePDFWithin is carvePDF that stops once dl has passed.
-func carvePDFWithin(dl *deadline, data []byte) *pdfCarver {
+func carvePDFWithin(dl *Deadline, data []byte) *pdfCarver {
 	c := &pdfCarver{data: data, objects: map[int]*pdfObject{}, budget: maxDecodedTotal,
 		work: pdfWork{limit: pdfWorkFactor * len(data)}, dl: dl}
 	pos := 0
@@ -430,7 +397,7 @@ func (c *pdfCarver) decode(dict pdfDict, raw []byte) ([]byte, string, bool) {
 		c.stop("pdf_decoded_bytes")
 		return nil, "", false
 	}
-	if c.dl.passed() {
+	if c.dl.Passed() {
 		c.stop(capTime)
 		return nil, "", false
 	}
@@ -579,7 +546,7 @@ type decoded struct {
 // supported, as one filter or a chain of at most maxFilterChain: Factur-X writers use nothing else for
 // embedded files. Each stage's output is at most limit bytes, and all stages together at most budget,
 // so a chain costs no more than the bytes it produces.
-func decodeStream(dl *deadline, dict pdfDict, raw []byte, limit, budget int) decoded {
+func decodeStream(dl *Deadline, dict pdfDict, raw []byte, limit, budget int) decoded {
 	var filters []pdfName
 	var parms []any
 	switch f := dict["Filter"].(type) {
@@ -650,24 +617,24 @@ func decodeStream(dl *deadline, dict pdfDict, raw []byte, limit, budget int) dec
 // fails, or that has no zlib header at all, is read as raw deflate data. Past limit bytes it gives up.
 // It returns the bytes produced by every attempt, and stops trying once one passes limit. Reading the
 // compressed data fails once dl has passed.
-func inflate(dl *deadline, raw []byte, limit int) ([]byte, int, bool) {
+func inflate(dl *Deadline, raw []byte, limit int) ([]byte, int, bool) {
 	produced := 0
 	try := func(open func() (io.ReadCloser, error)) ([]byte, bool) {
 		out, n, ok := readLimited(open, limit)
 		produced += n
 		return out, ok
 	}
-	zlibReader := func() (io.ReadCloser, error) { return zlib.NewReader(dl.reader(raw)) }
+	zlibReader := func() (io.ReadCloser, error) { return zlib.NewReader(dl.Reader(raw)) }
 	if out, ok := try(zlibReader); ok || produced > limit {
 		return out, produced, ok
 	}
 	if len(raw) > 2 && raw[0]&0x0F == 8 && (uint16(raw[0])<<8|uint16(raw[1]))%31 == 0 {
-		afterHeader := func() (io.ReadCloser, error) { return flate.NewReader(dl.reader(raw[2:])), nil }
+		afterHeader := func() (io.ReadCloser, error) { return flate.NewReader(dl.Reader(raw[2:])), nil }
 		if out, ok := try(afterHeader); ok || produced > limit {
 			return out, produced, ok
 		}
 	}
-	out, ok := try(func() (io.ReadCloser, error) { return flate.NewReader(dl.reader(raw)), nil })
+	out, ok := try(func() (io.ReadCloser, error) { return flate.NewReader(dl.Reader(raw)), nil })
 	return out, produced, ok
 }
 

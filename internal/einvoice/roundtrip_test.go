@@ -226,7 +226,7 @@ var partyGen = rapid.Custom(func(t *rapid.T) Party {
 var documentGen = rapid.Custom(func(t *rapid.T) Document {
 	code := rapid.SampledFrom([]string{"380", "381", "384", "389", "396", "261", "751"}).Draw(t, "type code")
 	d := Document{
-		Format: FormatJSON, Type: docTypeFor(code), TypeCode: code,
+		Format: FormatJSON, Type: DocTypeFor(code), TypeCode: code,
 		Number:       textGen(`[\p{L}\p{N}/ -]{0,16}`).Draw(t, "number"),
 		IssueDate:    dateGen.Draw(t, "issue date"),
 		Currency:     rapid.SampledFrom(sortedCurrencies).Draw(t, "currency"),

@@ -5,21 +5,6 @@ import (
 	"strings"
 )
 
-// creditNoteTypeCodes are the UNTDID 1001 codes EN 16931 lists for credit notes. A credit note is posted
-// in the opposite direction to an invoice, so every one of them (not only the common 381) maps to
-// TypeCreditNote; every other code, 380 and 384 (corrected invoice) among them, is an invoice.
-var creditNoteTypeCodes = map[string]bool{
-	"81": true, "83": true, "261": true, "262": true, "296": true, "308": true,
-	"381": true, "396": true, "420": true, "458": true, "532": true,
-}
-
-func docTypeFor(typeCode string) DocType {
-	if creditNoteTypeCodes[typeCode] {
-		return TypeCreditNote
-	}
-	return TypeInvoice
-}
-
 // ublDocument is the part of a UBL 2.1 Invoice or CreditNote this package reads. Child elements are
 // matched by local name: the root's namespace is checked, the prefixes inside are not.
 type ublDocument struct {
@@ -133,14 +118,14 @@ func ParseUBL(data []byte) (Document, error) {
 	return parseUBL(nil, data)
 }
 
-func parseUBL(dl *deadline, data []byte) (Document, error) {
+func parseUBL(dl *Deadline, data []byte) (Document, error) {
 	root, ok := xmlRoot(data)
 	if !ok {
-		return Document{}, parseErrorf(FormatUBL, "", "no root element")
+		return Document{}, ParseErrorf(FormatUBL, "", "no root element")
 	}
 	isCreditNote := root.Space == nsUBLCreditNote && root.Local == "CreditNote"
 	if !isCreditNote && (root.Space != nsUBLInvoice || root.Local != "Invoice") {
-		return Document{}, parseErrorf(FormatUBL, "", "root element {%s}%s is not a UBL Invoice or CreditNote", clipText(root.Space), clipText(root.Local))
+		return Document{}, ParseErrorf(FormatUBL, "", "root element {%s}%s is not a UBL Invoice or CreditNote", ClipText(root.Space), ClipText(root.Local))
 	}
 	var src ublDocument
 	if err := decodeXML(dl, FormatUBL, data, &src); err != nil {
@@ -163,7 +148,7 @@ func parseUBL(dl *deadline, data []byte) (Document, error) {
 		Specification:    text(src.CustomizationID),
 	}
 	doc.Profile = ProfileOf(doc.Specification)
-	doc.Type = docTypeFor(doc.TypeCode)
+	doc.Type = DocTypeFor(doc.TypeCode)
 	if isCreditNote {
 		doc.Type = TypeCreditNote
 	}
@@ -211,7 +196,7 @@ func parseUBL(dl *deadline, data []byte) (Document, error) {
 	if r.err != nil {
 		return Document{}, r.err
 	}
-	doc.Conformance, doc.RulesJudged = conformance(doc.Profile, "ubl", data)
+	doc.Conformance, doc.RulesJudged = Conformance(doc.Profile, "ubl", data)
 	return doc, nil
 }
 
@@ -229,7 +214,7 @@ func (p ublParty) party() Party {
 		party.EndpointScheme = ""
 	}
 	a := p.PostalAddress
-	party.Address = postalAddress(append([]string{a.StreetName, a.AdditionalStreetName}, a.Lines...), a.CityName, a.PostalZone, a.Country)
+	party.Address = PostalAddress(append([]string{a.StreetName, a.AdditionalStreetName}, a.Lines...), a.CityName, a.PostalZone, a.Country)
 	for _, ts := range p.TaxSchemes {
 		if strings.EqualFold(text(ts.TaxSchemeID), "VAT") && text(ts.CompanyID) != "" {
 			party.VATID = text(ts.CompanyID)

@@ -161,11 +161,11 @@ func TestValidate(t *testing.T) {
 
 // fixSums recomputes the totals from the lines, so a test can break one line rule alone.
 func (d *Document) fixSums() {
-	minor := minorUnitsOf(d.Currency)
-	d.TaxSubtotals = computeSubtotals(d.Lines, minor)
-	d.Totals.LineTotal = sumLineNets(d.Lines)
+	minor := MinorUnitsOf(d.Currency)
+	d.TaxSubtotals = ComputeSubtotals(d.Lines, minor)
+	d.Totals.LineTotal = SumLineNets(d.Lines)
 	d.Totals.Net = d.Totals.LineTotal.Sub(d.Totals.AllowanceTotal).Add(d.Totals.ChargeTotal)
-	d.Totals.Tax = sumSubtotalTax(d.TaxSubtotals)
+	d.Totals.Tax = SumSubtotalTax(d.TaxSubtotals)
 	d.Totals.Gross = d.Totals.Net.Add(d.Totals.Tax)
 	d.Totals.Payable = d.Totals.Gross.Sub(d.Totals.Prepaid).Add(d.Totals.Rounding)
 }

@@ -48,12 +48,12 @@ func xmlRoot(data []byte) (xml.Name, bool) {
 
 // decodeXML unmarshals data into v, turning a syntax error into a ParseError for format. XML over a
 // structural cap is refused before it is decoded. Both passes stop once dl has passed.
-func decodeXML(dl *deadline, format Format, data []byte, v any) error {
+func decodeXML(dl *Deadline, format Format, data []byte, v any) error {
 	if err := checkXMLCaps(dl, format, data); err != nil {
 		return err
 	}
-	if err := newXMLReaderDecoder(dl.reader(data)).Decode(v); err != nil {
-		return parseErrorf(format, "", "malformed XML: %v", err)
+	if err := newXMLReaderDecoder(dl.Reader(data)).Decode(v); err != nil {
+		return ParseErrorf(format, "", "malformed XML: %v", err)
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func (r *fieldReader) decimal(field, text string) decimal.Decimal {
 	d, err := money.Parse(body)
 	if err != nil {
 		if r.err == nil {
-			r.err = parseErrorf(r.format, field, "not a decimal: %q", clipText(s))
+			r.err = ParseErrorf(r.format, field, "not a decimal: %q", ClipText(s))
 		}
 		return decimal.Decimal{}
 	}
@@ -141,7 +141,7 @@ func (r *fieldReader) date102(field, text, format string) string {
 		return s
 	}
 	if r.err == nil {
-		r.err = parseErrorf(r.format, field, "date %q in format %q, want format 102 (CCYYMMDD)", clipText(s), clipText(f))
+		r.err = ParseErrorf(r.format, field, "date %q in format %q, want format 102 (CCYYMMDD)", ClipText(s), ClipText(f))
 	}
 	return ""
 }
@@ -172,11 +172,4 @@ func firstText(values ...string) string {
 func isTrue(s string) bool {
 	t := text(s)
 	return t == "true" || t == "1"
-}
-
-func clipText(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }

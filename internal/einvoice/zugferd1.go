@@ -1,11 +1,7 @@
 package einvoice
 
-// nsZUGFeRD1 is the namespace of the root element of a ZUGFeRD 1.0 invoice, rsm:CrossIndustryDocument,
-// and zugferd1Guideline the stem of its profiles' identifiers (":basic", ":comfort", ":extended").
-const (
-	nsZUGFeRD1        = "urn:ferd:CrossIndustryDocument:invoice:1p0"
-	zugferd1Guideline = "urn:ferd:crossindustrydocument:invoice:1p0" // lower case: ProfileOf compares so
-)
+// nsZUGFeRD1 is the namespace of the root element of a ZUGFeRD 1.0 invoice, rsm:CrossIndustryDocument.
+const nsZUGFeRD1 = "urn:ferd:CrossIndustryDocument:invoice:1p0"
 
 // zugferd1Document is the part of a ZUGFeRD 1.0 CrossIndustryDocument (UN/CEFACT CII D13B as the
 // ZUGFeRD 1.0 schema restricts it, profiles BASIC, COMFORT and EXTENDED) this package reads. It is
@@ -80,13 +76,13 @@ func ParseZUGFeRD1(data []byte) (Document, error) {
 	return parseZUGFeRD1(nil, FormatZUGFeRD1, data)
 }
 
-func parseZUGFeRD1(dl *deadline, format Format, data []byte) (Document, error) {
+func parseZUGFeRD1(dl *Deadline, format Format, data []byte) (Document, error) {
 	root, ok := xmlRoot(data)
 	if !ok {
-		return Document{}, parseErrorf(format, "", "no root element")
+		return Document{}, ParseErrorf(format, "", "no root element")
 	}
 	if root.Space != nsZUGFeRD1 || root.Local != "CrossIndustryDocument" {
-		return Document{}, parseErrorf(format, "", "root element {%s}%s is not a ZUGFeRD 1.0 CrossIndustryDocument", clipText(root.Space), clipText(root.Local))
+		return Document{}, ParseErrorf(format, "", "root element {%s}%s is not a ZUGFeRD 1.0 CrossIndustryDocument", ClipText(root.Space), ClipText(root.Local))
 	}
 	var src zugferd1Document
 	if err := decodeXML(dl, format, data, &src); err != nil {
@@ -106,4 +102,10 @@ func parseZUGFeRD1(dl *deadline, format Format, data []byte) (Document, error) {
 	}
 	doc.Conformance = zugferd1Advisory()
 	return doc, nil
+}
+
+// zugferd1Advisory is the conformance of a ZUGFeRD 1.0 document: not judged by EN 16931, only advised.
+func zugferd1Advisory() []Finding {
+	return []Finding{{Code: CodeRulesAdvisory, Severity: SeverityInfo, Field: "profile",
+		Message: "ZUGFeRD 1.0 predates EN 16931; its rules are shown as warnings"}}
 }
