@@ -12,7 +12,7 @@ func TestPublishedExamplesConformToEN16931(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"en16931-ubl-example2.xml", "en16931-ubl-creditnote1.xml", "peppol-bis3-base-example.xml",
 		"en16931-cii-example2.xml", "mustang-EN16931_Einfach.pdf"} {
-		d, err := Parse(readTestdata(t, "samples/"+name))
+		d, err := Parse(ReadTestdata(t, "samples/"+name))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -32,7 +32,7 @@ func TestConformanceNamesTheBrokenRule(t *testing.T) {
 		{"en16931-ubl-example2.xml", `<cbc:PayableAmount currencyID="NOK">801.78</cbc:PayableAmount>`, `<cbc:PayableAmount currencyID="NOK">1.00</cbc:PayableAmount>`},
 		{"en16931-cii-example2.xml", `<ram:DuePayableAmount>801.78</ram:DuePayableAmount>`, `<ram:DuePayableAmount>1.00</ram:DuePayableAmount>`},
 	} {
-		data := readTestdata(t, "samples/"+tc.name)
+		data := ReadTestdata(t, "samples/"+tc.name)
 		if !bytes.Contains(data, []byte(tc.from)) {
 			t.Fatalf("%s holds no %s", tc.name, tc.from)
 		}

@@ -46,12 +46,6 @@ func CapErrorf(format Format, limit, reason string, args ...any) *ParseError {
 	return &ParseError{Format: format, Field: limit, Code: CodeInputCap, Reason: fmt.Sprintf(reason, args...)}
 }
 
-// isCapError reports a ParseError for the cap named limit.
-func isCapError(err error, limit string) bool {
-	var pe *ParseError
-	return errors.As(err, &pe) && pe.Code == CodeInputCap && pe.Field == limit
-}
-
 // CodeUnsupportedCharset is the finding code of XML whose declaration names a charset the readers
 // cannot read.
 const CodeUnsupportedCharset = "unsupported_charset"

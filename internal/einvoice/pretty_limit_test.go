@@ -2,21 +2,10 @@ package einvoice
 
 import (
 	"bytes"
-	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
-
-// allocatedBy returns the bytes the Go heap allocated while f ran (process-wide, so callers keep
-// their bounds generous and do not run in parallel).
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 func deepXML(levels int) []byte {
 	var b bytes.Buffer
@@ -51,7 +40,7 @@ func TestPrettyIsLinearAndCapped(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out string
-			alloc := allocatedBy(func() { out = PrettyLimit(tc.data, limit) })
+			alloc := AllocatedBy(func() { out = PrettyLimit(tc.data, limit) })
 			if len(out) > limit+100 {
 				t.Fatalf("output %d bytes, cap %d", len(out), limit)
 			}

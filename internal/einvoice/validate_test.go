@@ -5,25 +5,6 @@ import (
 	"testing"
 )
 
-// testInvoice returns a valid invoice to break one rule at a time.
-func testInvoice() Document {
-	return Document{
-		Format: FormatJSON, Type: TypeInvoice, TypeCode: "380",
-		Number: "INV-1", IssueDate: "2026-11-20", DueDate: "2026-12-20", Currency: "EUR",
-		Seller: Party{Name: "Supplier AB", VATID: "SE556677889901"},
-		Buyer:  Party{Name: "Acme Ltd"},
-		Lines: []Line{
-			{Description: "Widget", Quantity: dec("2"), UnitPrice: dec("50.00"), Net: dec("100.00"), TaxRate: dec("25"), TaxCategory: "S"},
-			{Description: "Book", Quantity: dec("3"), UnitPrice: dec("10.00"), Net: dec("30.00"), TaxRate: dec("6"), TaxCategory: "S"},
-		},
-		TaxSubtotals: []TaxSubtotal{
-			{Category: "S", Rate: dec("25"), Taxable: dec("100.00"), Tax: dec("25.00")},
-			{Category: "S", Rate: dec("6"), Taxable: dec("30.00"), Tax: dec("1.80")},
-		},
-		Totals: totals("130.00", "0", "0", "130.00", "26.80", "156.80", "0", "0", "156.80"),
-	}
-}
-
 func TestValidate(t *testing.T) {
 	t.Parallel()
 	type finding struct{ code, field string }
@@ -58,53 +39,53 @@ func TestValidate(t *testing.T) {
 		{"due date on issue", func(d *Document) { d.DueDate = "2026-11-20" }, nil},
 		{"due date not a date", func(d *Document) { d.DueDate = "soon" }, []finding{{CodeInvalidDate, "due_date"}}},
 
-		{"line net wrong", func(d *Document) { d.Lines[1].Net = dec("33.00"); d.fixSums() }, []finding{{CodeLineNet, "lines[1].net (warning)"}}},
+		{"line net wrong", func(d *Document) { d.Lines[1].Net = Dec("33.00"); fixSums(d) }, []finding{{CodeLineNet, "lines[1].net (warning)"}}},
 		{"line net within half a cent", func(d *Document) {
-			d.Lines[1].Quantity, d.Lines[1].UnitPrice = dec("3"), dec("9.9999")
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice = Dec("3"), Dec("9.9999")
 		}, nil},
 		{"line net a cent off", func(d *Document) {
-			d.Lines[1].Quantity, d.Lines[1].UnitPrice = dec("3"), dec("9.9966")
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice = Dec("3"), Dec("9.9966")
 		}, []finding{{CodeLineNet, "lines[1].net (warning)"}}},
 		{"price per base quantity", func(d *Document) {
-			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = dec("1500"), dec("2.00"), dec("100")
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = Dec("1500"), Dec("2.00"), Dec("100")
 		}, nil},
 		{"base quantity wrongly holding the price", func(d *Document) {
-			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = dec("3"), dec("10.00"), dec("10.00")
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = Dec("3"), Dec("10.00"), Dec("10.00")
 		}, nil},
 		{"base quantity that fits neither reading", func(d *Document) {
-			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = dec("3"), dec("12.00"), dec("2")
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity = Dec("3"), Dec("12.00"), Dec("2")
 		}, []finding{{CodeLineNet, "lines[1].net (warning)"}}},
 		{"line with line-level allowances is not recomputed", func(d *Document) {
-			d.Lines[1].Net, d.Lines[1].Allowances = dec("33.00"), dec("1.00")
-			d.fixSums()
+			d.Lines[1].Net, d.Lines[1].Allowances = Dec("33.00"), Dec("1.00")
+			fixSums(d)
 		}, nil},
 
-		{"line total not the sum", func(d *Document) { d.Totals.LineTotal = dec("131.00") }, []finding{
+		{"line total not the sum", func(d *Document) { d.Totals.LineTotal = Dec("131.00") }, []finding{
 			{CodeLineTotal, "totals.line_total"}, {CodeNetTotal, "totals.net"},
 		}},
-		{"document allowance not subtracted", func(d *Document) { d.Totals.AllowanceTotal = dec("10.00") }, []finding{{CodeNetTotal, "totals.net"}}},
+		{"document allowance not subtracted", func(d *Document) { d.Totals.AllowanceTotal = Dec("10.00") }, []finding{{CodeNetTotal, "totals.net"}}},
 		{"document allowance and charge", func(d *Document) {
-			d.Totals.AllowanceTotal, d.Totals.ChargeTotal, d.Totals.Net = dec("10.00"), dec("4.00"), dec("124.00")
-			d.TaxSubtotals[0].Taxable, d.TaxSubtotals[0].Tax = dec("94.00"), dec("23.50")
-			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("25.30"), dec("149.30"), dec("149.30")
+			d.Totals.AllowanceTotal, d.Totals.ChargeTotal, d.Totals.Net = Dec("10.00"), Dec("4.00"), Dec("124.00")
+			d.TaxSubtotals[0].Taxable, d.TaxSubtotals[0].Tax = Dec("94.00"), Dec("23.50")
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = Dec("25.30"), Dec("149.30"), Dec("149.30")
 		}, nil},
 		{"tax not the sum of subtotals", func(d *Document) {
-			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("26.00"), dec("156.00"), dec("156.00")
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = Dec("26.00"), Dec("156.00"), Dec("156.00")
 		}, []finding{{CodeTaxTotal, "totals.tax"}}},
 		{"subtotal tax a cent off is rounding", func(d *Document) {
-			d.TaxSubtotals[1].Tax = dec("1.81")
-			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("26.81"), dec("156.81"), dec("156.81")
+			d.TaxSubtotals[1].Tax = Dec("1.81")
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = Dec("26.81"), Dec("156.81"), Dec("156.81")
 		}, nil},
 		{"subtotal tax two cents off", func(d *Document) {
-			d.TaxSubtotals[1].Tax = dec("1.82")
-			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("26.82"), dec("156.82"), dec("156.82")
+			d.TaxSubtotals[1].Tax = Dec("1.82")
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = Dec("26.82"), Dec("156.82"), Dec("156.82")
 		}, []finding{{CodeSubtotalTax, "tax_subtotals[1].tax (warning)"}}},
-		{"gross not net plus tax", func(d *Document) { d.Totals.Gross = dec("156.08") }, []finding{
+		{"gross not net plus tax", func(d *Document) { d.Totals.Gross = Dec("156.08") }, []finding{
 			{CodeGrossTotal, "totals.gross"}, {CodePayable, "totals.payable"},
 		}},
-		{"payable ignores prepaid", func(d *Document) { d.Totals.Prepaid = dec("50.00") }, []finding{{CodePayable, "totals.payable"}}},
+		{"payable ignores prepaid", func(d *Document) { d.Totals.Prepaid = Dec("50.00") }, []finding{{CodePayable, "totals.payable"}}},
 		{"payable with prepaid and rounding", func(d *Document) {
-			d.Totals.Prepaid, d.Totals.Rounding, d.Totals.Payable = dec("50.00"), dec("0.20"), dec("107.00")
+			d.Totals.Prepaid, d.Totals.Rounding, d.Totals.Payable = Dec("50.00"), Dec("0.20"), Dec("107.00")
 		}, nil},
 
 		{"credit note with the standard's positive amounts", func(d *Document) { d.Type, d.TypeCode = TypeCreditNote, "381" }, nil},
@@ -116,25 +97,25 @@ func TestValidate(t *testing.T) {
 			for i := range d.TaxSubtotals {
 				d.TaxSubtotals[i].Taxable, d.TaxSubtotals[i].Tax = d.TaxSubtotals[i].Taxable.Neg(), d.TaxSubtotals[i].Tax.Neg()
 			}
-			d.Totals = totals("-130.00", "0", "0", "-130.00", "-26.80", "-156.80", "0", "0", "-156.80")
+			d.Totals = TotalsOf("-130.00", "0", "0", "-130.00", "-26.80", "-156.80", "0", "0", "-156.80")
 		}, nil},
 		{"yen are compared to the yen", func(d *Document) {
 			d.Currency = "JPY"
-			d.Lines[0].UnitPrice, d.Lines[0].Net = dec("50.2"), dec("100")
-			d.Totals.LineTotal = dec("130.4")
+			d.Lines[0].UnitPrice, d.Lines[0].Net = Dec("50.2"), Dec("100")
+			d.Totals.LineTotal = Dec("130.4")
 		}, nil},
 		{"three-decimal currency", func(d *Document) {
 			d.Currency = "KWD"
-			d.Lines[0].UnitPrice, d.Lines[0].Net = dec("50.0005"), dec("100.001")
-			d.fixSums()
+			d.Lines[0].UnitPrice, d.Lines[0].Net = Dec("50.0005"), Dec("100.001")
+			fixSums(d)
 		}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d := testInvoice()
+			d := Invoice()
 			tt.change(&d)
-			got := ValidateAt(d, testNow)
+			got := ValidateAt(d, Now)
 			var gotPairs, wantPairs []string
 			for _, f := range got {
 				pair := f.Code + " " + f.Field
@@ -160,7 +141,7 @@ func TestValidate(t *testing.T) {
 }
 
 // fixSums recomputes the totals from the lines, so a test can break one line rule alone.
-func (d *Document) fixSums() {
+func fixSums(d *Document) {
 	minor := MinorUnitsOf(d.Currency)
 	d.TaxSubtotals = ComputeSubtotals(d.Lines, minor)
 	d.Totals.LineTotal = SumLineNets(d.Lines)
@@ -172,11 +153,11 @@ func (d *Document) fixSums() {
 
 func TestValidateMessages(t *testing.T) {
 	t.Parallel()
-	d, err := Parse(readTestdata(t, "ubl-invoice-bad-total.xml"))
+	d, err := Parse(ReadTestdata(t, "ubl-invoice-bad-total.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	findings := ValidateAt(d, testNow)
+	findings := ValidateAt(d, Now)
 	if len(findings) != 1 {
 		t.Fatalf("findings %+v, want one", findings)
 	}
@@ -201,61 +182,61 @@ func TestNeverStricterThanTheStandard(t *testing.T) {
 		wantFatal []string // codes, in order; nil: no fatal finding
 	}{
 		{"return line with a positive quantity and a negative net", func(d *Document) {
-			d.Lines = append(d.Lines, Line{Description: "Returned widget", Quantity: dec("1"), UnitPrice: dec("50.00"), Net: dec("-50.00"), TaxRate: dec("25"), TaxCategory: "S"})
-			d.fixSums()
+			d.Lines = append(d.Lines, Line{Description: "Returned widget", Quantity: Dec("1"), UnitPrice: Dec("50.00"), Net: Dec("-50.00"), TaxRate: Dec("25"), TaxCategory: "S"})
+			fixSums(d)
 		}, nil},
 		{"price per base quantity of 2", func(d *Document) {
-			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity, d.Lines[1].Net = dec("3"), dec("20.00"), dec("2"), dec("30.00")
-			d.fixSums()
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].PriceBaseQuantity, d.Lines[1].Net = Dec("3"), Dec("20.00"), Dec("2"), Dec("30.00")
+			fixSums(d)
 		}, nil},
 		{"line net rounded from the unrounded price behind a 4-decimal price", func(d *Document) {
-			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].Net = dec("1000"), dec("0.3333"), dec("333.33")
-			d.fixSums()
+			d.Lines[1].Quantity, d.Lines[1].UnitPrice, d.Lines[1].Net = Dec("1000"), Dec("0.3333"), Dec("333.33")
+			fixSums(d)
 		}, nil},
 		{"due date before the issue date of a prepaid invoice", func(d *Document) {
 			d.DueDate = "2026-11-01"
-			d.Totals.Prepaid, d.Totals.Payable = d.Totals.Gross, dec("0")
+			d.Totals.Prepaid, d.Totals.Payable = d.Totals.Gross, Dec("0")
 		}, nil},
 		{"HUF VAT subtotal rounded to whole forint", func(d *Document) {
 			d.Currency = "HUF"
-			d.Lines = []Line{{Description: "Szolgáltatás", Quantity: dec("1"), UnitPrice: dec("12345"), Net: dec("12345"), TaxRate: dec("27"), TaxCategory: "S"}}
-			d.TaxSubtotals = []TaxSubtotal{{Category: "S", Rate: dec("27"), Taxable: dec("12345"), Tax: dec("3333")}} // 3333.15 exactly
-			d.Totals = totals("12345", "0", "0", "12345", "3333", "15678", "0", "0", "15678")
+			d.Lines = []Line{{Description: "Szolgáltatás", Quantity: Dec("1"), UnitPrice: Dec("12345"), Net: Dec("12345"), TaxRate: Dec("27"), TaxCategory: "S"}}
+			d.TaxSubtotals = []TaxSubtotal{{Category: "S", Rate: Dec("27"), Taxable: Dec("12345"), Tax: Dec("3333")}} // 3333.15 exactly
+			d.Totals = TotalsOf("12345", "0", "0", "12345", "3333", "15678", "0", "0", "15678")
 		}, nil},
 		{"VAT subtotal rounded down where the ledger rounds half up", func(d *Document) {
-			d.TaxSubtotals[1].Taxable = dec("30.10") // 1.806
-			d.Lines[1].UnitPrice, d.Lines[1].Net = dec("10.0333"), dec("30.10")
-			d.TaxSubtotals[1].Tax = dec("1.80")
-			d.Totals = totals("130.10", "0", "0", "130.10", "26.80", "156.90", "0", "0", "156.90")
+			d.TaxSubtotals[1].Taxable = Dec("30.10") // 1.806
+			d.Lines[1].UnitPrice, d.Lines[1].Net = Dec("10.0333"), Dec("30.10")
+			d.TaxSubtotals[1].Tax = Dec("1.80")
+			d.Totals = TotalsOf("130.10", "0", "0", "130.10", "26.80", "156.90", "0", "0", "156.90")
 		}, nil},
 
-		{"amount due is not total with VAT − paid + rounding", func(d *Document) { d.Totals.Payable = dec("157.80") }, []string{CodePayable}},
+		{"amount due is not total with VAT − paid + rounding", func(d *Document) { d.Totals.Payable = Dec("157.80") }, []string{CodePayable}},
 		{"currency is not ISO 4217", func(d *Document) { d.Currency = "EUX" }, []string{CodeInvalidCurrency}},
 		{"seller name missing", func(d *Document) { d.Seller.Name = "" }, []string{CodeSellerName}},
 		{"VAT subtotal more than one unit off", func(d *Document) {
-			d.TaxSubtotals[0].Tax = dec("26.01")
-			d.Totals = totals("130.00", "0", "0", "130.00", "27.81", "157.81", "0", "0", "157.81")
+			d.TaxSubtotals[0].Tax = Dec("26.01")
+			d.Totals = TotalsOf("130.00", "0", "0", "130.00", "27.81", "157.81", "0", "0", "157.81")
 		}, []string{CodeVATCategoryTax}},
 		{"zero rate with tax", func(d *Document) {
-			d.Lines[1].TaxRate, d.TaxSubtotals[1].Rate = dec("0"), dec("0")
-			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = dec("26.80"), dec("156.80"), dec("156.80")
+			d.Lines[1].TaxRate, d.TaxSubtotals[1].Rate = Dec("0"), Dec("0")
+			d.Totals.Tax, d.Totals.Gross, d.Totals.Payable = Dec("26.80"), Dec("156.80"), Dec("156.80")
 		}, []string{CodeVATCategoryTax}},
-		{"line total is not the sum of the lines", func(d *Document) { d.Totals.LineTotal = dec("130.02") }, []string{CodeLineTotal, CodeNetTotal}},
-		{"gross is not net + tax", func(d *Document) { d.Totals.Gross, d.Totals.Payable = dec("156.90"), dec("156.90") }, []string{CodeGrossTotal}},
+		{"line total is not the sum of the lines", func(d *Document) { d.Totals.LineTotal = Dec("130.02") }, []string{CodeLineTotal, CodeNetTotal}},
+		{"gross is not net + tax", func(d *Document) { d.Totals.Gross, d.Totals.Payable = Dec("156.90"), Dec("156.90") }, []string{CodeGrossTotal}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d := testInvoice()
+			d := Invoice()
 			tt.change(&d)
 			var fatal []string
-			for _, f := range ValidateAt(d, testNow) {
+			for _, f := range ValidateAt(d, Now) {
 				if f.Fatal() {
 					fatal = append(fatal, f.Code)
 				}
 			}
 			if strings.Join(fatal, ",") != strings.Join(tt.wantFatal, ",") {
-				t.Errorf("fatal findings %v, want %v\n%+v", fatal, tt.wantFatal, ValidateAt(d, testNow))
+				t.Errorf("fatal findings %v, want %v\n%+v", fatal, tt.wantFatal, ValidateAt(d, Now))
 			}
 		})
 	}
@@ -265,7 +246,7 @@ func TestNeverStricterThanTheStandard(t *testing.T) {
 func TestSchematronRounding(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"1.005": "1.01", "-1.005": "-1", "2.344": "2.34", "-2.346": "-2.35", "0": "0"} {
-		if got := schematronRound2(dec(in)); !got.Equal(dec(want)) {
+		if got := schematronRound2(Dec(in)); !got.Equal(Dec(want)) {
 			t.Errorf("schematronRound2(%s) = %s, want %s", in, got, want)
 		}
 	}

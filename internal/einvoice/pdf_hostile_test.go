@@ -2,32 +2,11 @@ package einvoice
 
 import (
 	"bytes"
-	"compress/zlib"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 )
-
-// quadraticObjectStreamPDF builds a hostile PDF: an object stream whose header lists entries
-// objects (all numbered 1, so none is ever stored) at offset 0, where an unterminated string runs for
-// body bytes. A lexer that starts afresh for each entry scans body bytes entries times.
-func quadraticObjectStreamPDF(entries, body int) []byte {
-	var plain bytes.Buffer
-	plain.WriteString(strings.Repeat("1 0 ", entries))
-	first := plain.Len()
-	plain.WriteString("(")
-	plain.WriteString(strings.Repeat("a", body))
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-	_, _ = zw.Write(plain.Bytes())
-	_ = zw.Close()
-	var pdf bytes.Buffer
-	fmt.Fprintf(&pdf, "%%PDF-1.7\n5 0 obj\n<< /Type /ObjStm /N %d /First %d /Filter /FlateDecode /Length %d >>\nstream\n", entries, first, z.Len())
-	pdf.Write(z.Bytes())
-	pdf.WriteString("\nendstream\nendobj\ntrailer\n<< /Root 5 0 R >>\n%%EOF\n")
-	return pdf.Bytes()
-}
 
 // The quadratic object stream: unbounded, carving 10 KB of it took 16 s and 17 KB hours. Carving is
 // bounded by a work budget proportional to the bytes it has to read, counted deterministically: the test
@@ -41,7 +20,7 @@ func TestCarvingAQuadraticObjectStreamIsLinear(t *testing.T) {
 		{"17 KB", 700_000, 13 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pdf := quadraticObjectStreamPDF(tc.entries, tc.body)
+			pdf := QuadraticObjectStreamPDF(tc.entries, tc.body)
 			started := time.Now()
 			c := carvePDF(pdf)
 			elapsed := time.Since(started)
@@ -52,8 +31,8 @@ func TestCarvingAQuadraticObjectStreamIsLinear(t *testing.T) {
 			if c.capped != "pdf_work" {
 				t.Fatalf("capped %q, want pdf_work", c.capped)
 			}
-			if _, err := Parse(pdf); !isCapError(err, "pdf_work") {
-				t.Fatalf("Parse: %v, want an input_cap error naming pdf_work", err)
+			if _, err := ParseFacturX(pdf); !IsCapError(err, "pdf_work") {
+				t.Fatalf("ParseFacturX: %v, want an input_cap error naming pdf_work", err)
 			}
 			t.Logf("%d-byte PDF: %d bytes decoded, %d scanned, %v", len(pdf), decoded, c.work.scanned, elapsed)
 		})
@@ -82,16 +61,16 @@ func TestFailedObjectsCountAgainstTheObjectLimit(t *testing.T) {
 // and they are counted, not kept.
 func TestInflatedBytesCountAgainstTheTotalEvenWhenRefused(t *testing.T) {
 	zeros := make([]byte, maxAttachmentSize+1)
-	var atts []testAttachment
+	var atts []EmbeddedFile
 	for i := range 6 {
-		atts = append(atts, testAttachment{name: fmt.Sprintf("bomb-%d.xml", i), data: zeros, flate: true})
+		atts = append(atts, EmbeddedFile{Name: fmt.Sprintf("bomb-%d.xml", i), Data: zeros, Flate: true})
 	}
-	pdf := testPDF{attachments: atts}.build()
-	// One carving, through Parse: it tries every attachment for the invoice, as eachAttachment does.
+	pdf := PDF{Attachments: atts}.Build()
+	// One carving, through ParseFacturX: it tries every attachment for the invoice, as eachAttachment does.
 	var err error
-	alloc := allocatedBy(func() { _, err = Parse(pdf) })
-	if !isCapError(err, "pdf_decoded_bytes") {
-		t.Fatalf("Parse: %v, want an input_cap error naming pdf_decoded_bytes", err)
+	alloc := AllocatedBy(func() { _, err = ParseFacturX(pdf) })
+	if !IsCapError(err, "pdf_decoded_bytes") {
+		t.Fatalf("ParseFacturX: %v, want an input_cap error naming pdf_decoded_bytes", err)
 	}
 	if alloc > 8<<20 {
 		t.Fatalf("carving allocated %d MB for %d bombs it refused", alloc>>20, len(atts))

@@ -1,6 +1,8 @@
 package einvoice
 
-import "testing"
+import (
+	"testing"
+)
 
 // TestPayeeIBANIsRead reads the payee's account (BT-84) from every format that carries one, as the
 // document states it: the AP checks compare it with the supplier's earlier invoices.
@@ -19,7 +21,7 @@ func TestPayeeIBANIsRead(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
-			d, err := Parse(readTestdata(t, tt.file))
+			d, err := Parse(ReadTestdata(t, tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}

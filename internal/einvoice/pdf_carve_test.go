@@ -12,7 +12,7 @@ import (
 
 func TestCarveAttachments(t *testing.T) {
 	t.Parallel()
-	cii := readTestdata(t, "cii-invoice.xml")
+	cii := ReadTestdata(t, "cii-invoice.xml")
 	withEndstream := []byte(`<?xml version="1.0"?><note>a stream may contain endstream and endobj</note>`)
 	tests := []struct {
 		name  string
@@ -20,30 +20,30 @@ func TestCarveAttachments(t *testing.T) {
 		names []string
 		data  [][]byte
 	}{
-		{"flate, direct length", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true}}}.build(),
+		{"flate, direct length", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"flate, indirect length", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, length: "indirect"}}}.build(),
+		{"flate, indirect length", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Length: "indirect"}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"wrong length falls back to endstream", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, length: "wrong"}}}.build(),
+		{"wrong length falls back to endstream", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Length: "wrong"}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"unfiltered", testPDF{attachments: []testAttachment{{name: "zugferd-invoice.xml", data: cii}}}.build(),
+		{"unfiltered", PDF{Attachments: []EmbeddedFile{{Name: "zugferd-invoice.xml", Data: cii}}}.Build(),
 			[]string{"zugferd-invoice.xml"}, [][]byte{cii}},
-		{"indirect length keeps an endstream inside the data", testPDF{attachments: []testAttachment{{name: "a.xml", data: withEndstream, length: "indirect"}}}.build(),
+		{"indirect length keeps an endstream inside the data", PDF{Attachments: []EmbeddedFile{{Name: "a.xml", Data: withEndstream, Length: "indirect"}}}.Build(),
 			[]string{"a.xml"}, [][]byte{withEndstream}},
-		{"stream without /Type found through /EF", testPDF{attachments: []testAttachment{{name: "xrechnung.xml", data: cii, flate: true, untyped: true}}}.build(),
+		{"stream without /Type found through /EF", PDF{Attachments: []EmbeddedFile{{Name: "xrechnung.xml", Data: cii, Flate: true, Untyped: true}}}.Build(),
 			[]string{"xrechnung.xml"}, [][]byte{cii}},
-		{"typed stream outside the name tree", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, noNameRef: true}}}.build(),
+		{"typed stream outside the name tree", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, NoNameRef: true}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"file specification in an object stream", testPDF{objectStream: true, attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, untyped: true}}}.build(),
+		{"file specification in an object stream", PDF{ObjectStream: true, Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Untyped: true}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"two attachments in file order", testPDF{attachments: []testAttachment{
-			{name: "notes.txt", data: []byte("hello"), flate: true},
-			{name: "factur-x.xml", data: cii, flate: true},
-		}}.build(), []string{"notes.txt", "factur-x.xml"}, [][]byte{[]byte("hello"), cii}},
-		{"no attachments", testPDF{lines: []string{"just text"}}.build(), nil, nil},
-		{"crlf after stream", bytes.ReplaceAll(testPDF{attachments: []testAttachment{{name: "a.xml", data: []byte("<a/>")}}}.build(),
+		{"two attachments in file order", PDF{Attachments: []EmbeddedFile{
+			{Name: "notes.txt", Data: []byte("hello"), Flate: true},
+			{Name: "factur-x.xml", Data: cii, Flate: true},
+		}}.Build(), []string{"notes.txt", "factur-x.xml"}, [][]byte{[]byte("hello"), cii}},
+		{"no attachments", PDF{Lines: []string{"just text"}}.Build(), nil, nil},
+		{"crlf after stream", bytes.ReplaceAll(PDF{Attachments: []EmbeddedFile{{Name: "a.xml", Data: []byte("<a/>")}}}.Build(),
 			[]byte("stream\n<a/>"), []byte("stream\r\n<a/>")), []string{"a.xml"}, [][]byte{[]byte("<a/>")}},
-		{"unsupported filter is skipped", bytes.Replace(testPDF{attachments: []testAttachment{{name: "a.xml", data: []byte("3C612F3E")}}}.build(),
+		{"unsupported filter is skipped", bytes.Replace(PDF{Attachments: []EmbeddedFile{{Name: "a.xml", Data: []byte("3C612F3E")}}}.Build(),
 			[]byte("/Type /EmbeddedFile"), []byte("/Type /EmbeddedFile /Filter /ASCIIHexDecode"), 1), nil, nil},
 		{"not a pdf", []byte("hello"), nil, nil},
 		{"empty", nil, nil, nil},
@@ -66,7 +66,7 @@ func TestCarveAttachments(t *testing.T) {
 
 func TestCarveMustang(t *testing.T) {
 	t.Parallel()
-	got := CarveAttachments(readTestdata(t, "samples/mustang-EN16931_Einfach.pdf"))
+	got := CarveAttachments(ReadTestdata(t, "samples/mustang-EN16931_Einfach.pdf"))
 	if len(got) != 1 || got[0].Name != "factur-x.xml" || got[0].Object != 22 || len(got[0].Data) != 13397 {
 		t.Fatalf("attachments %+v, want factur-x.xml, object 22, 13397 bytes (its /Params /Size)", got)
 	}
@@ -74,21 +74,21 @@ func TestCarveMustang(t *testing.T) {
 
 func TestFacturXPicksTheInvoice(t *testing.T) {
 	t.Parallel()
-	pdf := testPDF{attachments: []testAttachment{
-		{name: "notes.xml", data: []byte("<notes>not an invoice</notes>"), flate: true},
-		{name: "factur-x.xml", data: readTestdata(t, "cii-invoice.xml"), flate: true},
-	}}.build()
-	d, err := Parse(pdf)
+	pdf := PDF{Attachments: []EmbeddedFile{
+		{Name: "notes.xml", Data: []byte("<notes>not an invoice</notes>"), Flate: true},
+		{Name: "factur-x.xml", Data: ReadTestdata(t, "cii-invoice.xml"), Flate: true},
+	}}.Build()
+	d, err := ParseFacturX(pdf)
 	if err != nil || d.Format != FormatFacturX || d.Number != "RE-2026-1187" {
-		t.Fatalf("Parse = %s %q, %v", d.Format, d.Number, err)
+		t.Fatalf("ParseFacturX = %s %q, %v", d.Format, d.Number, err)
 	}
 }
 
 func TestFacturXBrokenCII(t *testing.T) {
 	t.Parallel()
-	broken := strings.Replace(string(readTestdata(t, "cii-invoice.xml")), ">216.15<", ">two hundred<", 1)
-	pdf := testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: []byte(broken), flate: true}}}.build()
-	_, err := Parse(pdf)
+	broken := strings.Replace(string(ReadTestdata(t, "cii-invoice.xml")), ">216.15<", ">two hundred<", 1)
+	pdf := PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: []byte(broken), Flate: true}}}.Build()
+	_, err := ParseFacturX(pdf)
 	pe, ok := err.(*ParseError)
 	if !ok || pe.Format != FormatFacturX || !strings.Contains(pe.Field, "DuePayableAmount") {
 		t.Fatalf("error = %v, want a facturx ParseError naming DuePayableAmount", err)
@@ -155,17 +155,17 @@ func TestInflateVariants(t *testing.T) {
 // the same caps as one.
 func TestFacturXReadsAFlateFilterChain(t *testing.T) {
 	t.Parallel()
-	cii := readTestdata(t, "cii-invoice.xml")
-	pdf := testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flateChain: 3}}}.build()
+	cii := ReadTestdata(t, "cii-invoice.xml")
+	pdf := PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, FlateChain: 3}}}.Build()
 	if !bytes.Contains(pdf, []byte("/Filter [/FlateDecode /FlateDecode /FlateDecode]")) {
 		t.Fatal("the test PDF does not chain three filters")
 	}
 	if got := CarveAttachments(pdf); len(got) != 1 || !bytes.Equal(got[0].Data, cii) {
 		t.Fatalf("attachments %+v, want the CII", got)
 	}
-	d, err := Parse(pdf)
+	d, err := ParseFacturX(pdf)
 	if err != nil || d.Format != FormatFacturX || d.Number != "RE-2026-1187" {
-		t.Fatalf("Parse = %s %q, %v", d.Format, d.Number, err)
+		t.Fatalf("ParseFacturX = %s %q, %v", d.Format, d.Number, err)
 	}
 
 	// The per-stream cap holds for the last stage of a chain as for one filter.
@@ -189,12 +189,12 @@ func TestFacturXReadsAFlateFilterChain(t *testing.T) {
 // the finding a reviewer reads.
 func TestAnEmbeddedFileThatCannotBeReadSaysWhy(t *testing.T) {
 	t.Parallel()
-	cii := readTestdata(t, "cii-invoice.xml")
+	cii := ReadTestdata(t, "cii-invoice.xml")
 	withFilter := func(filter string) []byte {
-		return bytes.Replace(testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii}}}.build(),
+		return bytes.Replace(PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii}}}.Build(),
 			[]byte("/Type /EmbeddedFile"), []byte("/Type /EmbeddedFile /Filter "+filter), 1)
 	}
-	damaged := testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true}}}.build()
+	damaged := PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true}}}.Build()
 	file := bytes.Index(damaged, []byte("/Type /EmbeddedFile"))
 	start := file + bytes.Index(damaged[file:], []byte("stream\n")) + len("stream\n")
 	for i := start + 2; i < start+40; i++ {
@@ -205,7 +205,7 @@ func TestAnEmbeddedFileThatCannotBeReadSaysWhy(t *testing.T) {
 		pdf  []byte
 		says string
 	}{
-		{"compressed more times than followed", testPDF{attachments: []testAttachment{{name: "factur-x.xml", data: cii, flateChain: maxFilterChain + 1}}}.build(),
+		{"compressed more times than followed", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, FlateChain: maxFilterChain + 1}}}.Build(),
 			"compressed " + strconv.Itoa(maxFilterChain+1) + " times over"},
 		{"a filter this reader does not decode", withFilter("/ASCIIHexDecode"), "ASCIIHexDecode"},
 		{"a predictor", withFilter("/FlateDecode /DecodeParms << /Predictor 12 /Columns 4 >>"), "predictor"},
@@ -214,9 +214,9 @@ func TestAnEmbeddedFileThatCannotBeReadSaysWhy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse(tt.pdf)
+			_, err := ParseFacturX(tt.pdf)
 			if !errors.Is(err, ErrNoStructuredData) {
-				t.Fatalf("Parse: %v, want no structured data", err)
+				t.Fatalf("ParseFacturX: %v, want no structured data", err)
 			}
 			var ef *EmbeddedFileError
 			if !errors.As(err, &ef) || ef.Name != "factur-x.xml" || !strings.Contains(ef.Reason, tt.says) {
@@ -224,7 +224,7 @@ func TestAnEmbeddedFileThatCannotBeReadSaysWhy(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Parse(testPDF{lines: []string{"no attachment"}}.build()); err != ErrNoStructuredData {
+	if _, err := ParseFacturX(PDF{Lines: []string{"no attachment"}}.Build()); err != ErrNoStructuredData {
 		t.Errorf("a PDF without attachments: %v", err)
 	}
 }

@@ -8,30 +8,30 @@ import (
 	"strings"
 )
 
-// testAttachment is one embedded file of a hand-made test PDF.
-type testAttachment struct {
-	name       string
-	data       []byte
-	flate      bool   // compress with /FlateDecode
-	flateChain int    // compress this many times over, with /Filter [/FlateDecode …] naming each
-	untyped    bool   // leave out /Type /EmbeddedFile, so only the file specification names the stream
-	length     string // "direct" (default), "indirect" or "wrong"
-	noNameRef  bool   // no /EmbeddedFiles name tree entry and no /AF (only /Type finds the stream)
+// EmbeddedFile is one embedded file of a hand-made test PDF.
+type EmbeddedFile struct {
+	Name       string
+	Data       []byte
+	Flate      bool   // compress with /FlateDecode
+	FlateChain int    // compress this many times over, with /Filter [/FlateDecode …] naming each
+	Untyped    bool   // leave out /Type /EmbeddedFile, so only the file specification names the stream
+	Length     string // "direct" (default), "indirect" or "wrong"
+	NoNameRef  bool   // no /EmbeddedFiles name tree entry and no /AF (only /Type finds the stream)
 }
 
-// testPDF describes a small, deterministic PDF: one page of text and any number of embedded files. The
+// PDF describes a small, deterministic PDF: one page of text and any number of embedded files. The
 // layout follows the Factur-X conventions (name tree, /AF, /AFRelationship) without claiming PDF/A.
-type testPDF struct {
-	lines        []string
-	attachments  []testAttachment
-	objectStream bool   // store the file specifications in a PDF 1.5 object stream
-	factorXMP    bool   // add XMP metadata with the Factur-X extension schema
-	xmp          string // add this XMP metadata instead (a ZUGFeRD 1.0 one, say)
+type PDF struct {
+	Lines        []string
+	Attachments  []EmbeddedFile
+	ObjectStream bool   // store the file specifications in a PDF 1.5 object stream
+	FacturXMP    bool   // add XMP metadata with the Factur-X extension schema
+	XMP          string // add this XMP metadata instead (a ZUGFeRD 1.0 one, say)
 }
 
-// build writes the PDF with a correct classic cross-reference table (objects in object streams are left
+// Build writes the PDF with a correct classic cross-reference table (objects in object streams are left
 // out of it, which readers that rebuild the table tolerate; the carver does not use it).
-func (p testPDF) build() []byte {
+func (p PDF) Build() []byte {
 	type object struct {
 		num  int
 		body []byte
@@ -43,7 +43,7 @@ func (p testPDF) build() []byte {
 
 	var stream bytes.Buffer
 	stream.WriteString("BT /F1 11 Tf 56 780 Td 14 TL\n")
-	for _, line := range p.lines {
+	for _, line := range p.Lines {
 		r := strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`)
 		fmt.Fprintf(&stream, "(%s) '\n", r.Replace(line))
 	}
@@ -57,42 +57,42 @@ func (p testPDF) build() []byte {
 		n     int
 	}
 	compressed := map[slice][]byte{}
-	for _, a := range p.attachments {
+	for _, a := range p.Attachments {
 		spec, file := alloc(), alloc()
 		dict := "<< "
-		if !a.untyped {
+		if !a.Untyped {
 			dict += "/Type /EmbeddedFile "
 		}
-		dict += fmt.Sprintf("/Subtype /text#2Fxml /Params << /Size %d /ModDate (D:20261120000000Z) >> ", len(a.data))
-		data := a.data
-		if a.flate {
-			key := slice{n: len(a.data)}
-			if len(a.data) > 0 {
-				key.first = &a.data[0]
+		dict += fmt.Sprintf("/Subtype /text#2Fxml /Params << /Size %d /ModDate (D:20261120000000Z) >> ", len(a.Data))
+		data := a.Data
+		if a.Flate {
+			key := slice{n: len(a.Data)}
+			if len(a.Data) > 0 {
+				key.first = &a.Data[0]
 			}
 			if z, ok := compressed[key]; ok {
 				data = z
 			} else {
 				var z bytes.Buffer
 				zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-				zw.Write(a.data)
+				zw.Write(a.Data)
 				zw.Close()
 				data = z.Bytes()
 				compressed[key] = data
 			}
 			dict += "/Filter /FlateDecode "
 		}
-		if a.flateChain > 0 {
-			for range a.flateChain {
+		if a.FlateChain > 0 {
+			for range a.FlateChain {
 				var z bytes.Buffer
 				zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
 				zw.Write(data)
 				zw.Close()
 				data = z.Bytes()
 			}
-			dict += "/Filter [" + strings.TrimSpace(strings.Repeat("/FlateDecode ", a.flateChain)) + "] "
+			dict += "/Filter [" + strings.TrimSpace(strings.Repeat("/FlateDecode ", a.FlateChain)) + "] "
 		}
-		switch a.length {
+		switch a.Length {
 		case "indirect":
 			lengthObj := alloc()
 			dict += fmt.Sprintf("/Length %d 0 R >>", lengthObj)
@@ -105,14 +105,14 @@ func (p testPDF) build() []byte {
 		body := append([]byte(dict+"\nstream\n"), data...)
 		body = append(body, "\nendstream"...)
 		objects = append(objects, object{file, body})
-		specBody := fmt.Sprintf("<< /Type /Filespec /F (%s) /UF (%s) /Desc (Invoice data) /AFRelationship /Alternative /EF << /F %d 0 R /UF %d 0 R >> >>", a.name, a.name, file, file)
+		specBody := fmt.Sprintf("<< /Type /Filespec /F (%s) /UF (%s) /Desc (Invoice data) /AFRelationship /Alternative /EF << /F %d 0 R /UF %d 0 R >> >>", a.Name, a.Name, file, file)
 		specs = append(specs, object{spec, []byte(specBody)})
-		if !a.noNameRef {
-			names = append(names, fmt.Sprintf("(%s) %d 0 R", a.name, spec))
+		if !a.NoNameRef {
+			names = append(names, fmt.Sprintf("(%s) %d 0 R", a.Name, spec))
 			af = append(af, fmt.Sprintf("%d 0 R", spec))
 		}
 	}
-	if p.objectStream && len(specs) > 0 {
+	if p.ObjectStream && len(specs) > 0 {
 		objStm := alloc()
 		var header, bodies bytes.Buffer
 		for _, s := range specs {
@@ -135,12 +135,12 @@ func (p testPDF) build() []byte {
 	if len(names) > 0 {
 		catalogBody += fmt.Sprintf(" /Names << /EmbeddedFiles << /Names [%s] >> >> /AF [%s] /PageMode /UseAttachments", strings.Join(names, " "), strings.Join(af, " "))
 	}
-	if p.factorXMP || p.xmp != "" {
+	if p.FacturXMP || p.XMP != "" {
 		meta := alloc()
 		catalogBody += fmt.Sprintf(" /Metadata %d 0 R", meta)
 		xmp := facturXMP
-		if p.xmp != "" {
-			xmp = p.xmp
+		if p.XMP != "" {
+			xmp = p.XMP
 		}
 		objects = append(objects, object{meta, []byte(fmt.Sprintf("<< /Type /Metadata /Subtype /XML /Length %d >>\nstream\n%s\nendstream", len(xmp), xmp))})
 	}
@@ -194,9 +194,9 @@ const facturXMP = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
 </x:xmpmeta>
 <?xpacket end="w"?>`
 
-// zugferd1XMP is the XMP metadata of a ZUGFeRD 1.0 PDF: the ZUGFeRD 1.0 extension schema, which names
+// ZUGFeRD1XMP is the XMP metadata of a ZUGFeRD 1.0 PDF: the ZUGFeRD 1.0 extension schema, which names
 // the embedded file ZUGFeRD-invoice.xml and the profile.
-const zugferd1XMP = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+const ZUGFeRD1XMP = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
 <x:xmpmeta xmlns:x="adobe:ns:meta/">
  <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
   <rdf:Description rdf:about="" xmlns:zf="urn:ferd:pdfa:CrossIndustryDocument:invoice:1p0#">
@@ -208,3 +208,23 @@ const zugferd1XMP = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
  </rdf:RDF>
 </x:xmpmeta>
 <?xpacket end="w"?>`
+
+// QuadraticObjectStreamPDF builds a hostile PDF: an object stream whose header lists entries
+// objects (all numbered 1, so none is ever stored) at offset 0, where an unterminated string runs for
+// body bytes. A lexer that starts afresh for each entry scans body bytes entries times.
+func QuadraticObjectStreamPDF(entries, body int) []byte {
+	var plain bytes.Buffer
+	plain.WriteString(strings.Repeat("1 0 ", entries))
+	first := plain.Len()
+	plain.WriteString("(")
+	plain.WriteString(strings.Repeat("a", body))
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	_, _ = zw.Write(plain.Bytes())
+	_ = zw.Close()
+	var pdf bytes.Buffer
+	fmt.Fprintf(&pdf, "%%PDF-1.7\n5 0 obj\n<< /Type /ObjStm /N %d /First %d /Filter /FlateDecode /Length %d >>\nstream\n", entries, first, z.Len())
+	pdf.Write(z.Bytes())
+	pdf.WriteString("\nendstream\nendobj\ntrailer\n<< /Root 5 0 R >>\n%%EOF\n")
+	return pdf.Bytes()
+}

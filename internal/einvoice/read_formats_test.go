@@ -39,7 +39,7 @@ func TestProfilesAreReadAndValid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
-			data := readTestdata(t, tt.file)
+			data := ReadTestdata(t, tt.file)
 			d, err := Parse(data)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
@@ -53,14 +53,14 @@ func TestProfilesAreReadAndValid(t *testing.T) {
 			if got := Detect(data); got != tt.format {
 				t.Errorf("Detect = %q, want %q", got, tt.format)
 			}
-			if fs := ValidateAt(d, testNow); len(fs) != 0 {
+			if fs := ValidateAt(d, Now); len(fs) != 0 {
 				t.Errorf("findings on a valid %s document: %+v", tt.profile, fs)
 			}
 			if tt.number == "" {
 				return // its facts are checked where the other formats are
 			}
 			if d.Number != tt.number || d.Type != TypeInvoice || d.Currency != "EUR" || d.Seller.VATID != tt.sellerVAT || d.DueDate != tt.dueDate {
-				t.Errorf("header: %s", comparable(t, d))
+				t.Errorf("header: %s", Comparable(t, d))
 			}
 			if len(d.Lines) != tt.lines || len(d.TaxSubtotals) != tt.vat {
 				t.Errorf("%d lines and %d VAT subtotals, want %d and %d", len(d.Lines), len(d.TaxSubtotals), tt.lines, tt.vat)
@@ -69,85 +69,11 @@ func TestProfilesAreReadAndValid(t *testing.T) {
 				"net": {d.Totals.Net.String(), tt.net}, "tax": {d.Totals.Tax.String(), tt.tax},
 				"prepaid": {d.Totals.Prepaid.String(), tt.prepaid}, "payable": {d.Totals.Payable.String(), tt.payable},
 			} {
-				if !dec(pair[0]).Equal(dec(pair[1])) {
+				if !Dec(pair[0]).Equal(Dec(pair[1])) {
 					t.Errorf("%s = %s, want %s", name, pair[0], pair[1])
 				}
 			}
 		})
-	}
-}
-
-// TestProfilesWithoutLinesStillCheckWhatTheyCarry: a BASIC WL or MINIMUM document is not refused for
-// having no lines, but its totals must still add up, and a profile with lines still needs them.
-func TestProfilesWithoutLinesStillCheckWhatTheyCarry(t *testing.T) {
-	t.Parallel()
-	codes := func(d Document) string {
-		var out []string
-		for _, f := range ValidateAt(d, testNow) {
-			out = append(out, f.Code+" "+f.Field)
-		}
-		return strings.Join(out, ", ")
-	}
-	wl, err := Parse(readTestdata(t, "facturx-basicwl.xml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	broken := wl
-	broken.Totals.Payable = dec("808.00")
-	if got := codes(broken); got != CodePayable+" totals.payable" {
-		t.Errorf("BASIC WL with a wrong amount due: %q", got)
-	}
-	broken = wl
-	broken.TaxSubtotals = broken.TaxSubtotals[:1]
-	if got := codes(broken); got != CodeTaxTotal+" totals.tax" {
-		t.Errorf("BASIC WL missing a VAT subtotal: %q", got)
-	}
-	broken = wl
-	broken.Profile = ProfileEN16931
-	if got := codes(broken); !strings.Contains(got, CodeNoLines+" lines") {
-		t.Errorf("an EN 16931 document without lines: %q, want %s lines", got, CodeNoLines)
-	}
-
-	minimum, err := Parse(readTestdata(t, "facturx-minimum.xml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	broken = minimum
-	broken.Totals.Gross = dec("1000.00")
-	if got := codes(broken); !strings.Contains(got, CodeGrossTotal) {
-		t.Errorf("MINIMUM with a wrong total with VAT: %q", got)
-	}
-}
-
-func TestProfileOf(t *testing.T) {
-	t.Parallel()
-	for id, want := range map[string]Profile{
-		"":                            "",
-		"urn:factur-x.eu:1p0:minimum": ProfileMinimum,
-		"urn:factur-x.eu:1p0:basicwl": ProfileBasicWL,
-		"urn:zugferd.de:2p0:basicwl":  ProfileBasicWL,
-		"urn:zugferd.de:2p0:minimum":  ProfileMinimum,
-		"urn:cen.eu:en16931:2017#compliant#urn:factur-x.eu:1p0:basic":                ProfileBasic,
-		"urn:cen.eu:en16931:2017#compliant#urn:zugferd.de:2p0:basic":                 ProfileBasic,
-		"urn:cen.eu:en16931:2017":                                                    ProfileEN16931,
-		" urn:cen.eu:en16931:2017 ":                                                  ProfileEN16931,
-		"urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended":            ProfileExtended,
-		"urn:cen.eu:en16931:2017#conformant#urn:zugferd.de:2p0:extended":             ProfileExtended,
-		"urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0":      ProfileXRechnung,
-		"urn:cen.eu:en16931:2017#compliant#urn:xoev-de:kosit:standard:xrechnung_2.3": ProfileXRechnung,
-		"urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0": ProfilePeppol,
-		"urn:cen.eu:en16931:2017#compliant#urn:example.com:cius":                     ProfileEN16931,
-		"urn:cen.eu:en16931:2017#conformant#urn:example.com:extension":               ProfileExtended,
-		"urn:ferd:CrossIndustryDocument:invoice:1p0:basic":                           ProfileZUGFeRD1Basic,
-		"urn:ferd:CrossIndustryDocument:invoice:1p0:comfort":                         ProfileZUGFeRD1Comfort,
-		"urn:ferd:CrossIndustryDocument:invoice:1p0:extended":                        ProfileZUGFeRD1Extended,
-		"urn:ferd:CrossIndustryDocument:invoice:1p0:premium":                         ProfileOther,
-		"urn:order-x.eu:1p0:basic":                                                   ProfileOther,
-		"something else":                                                             ProfileOther,
-	} {
-		if got := ProfileOf(id); got != want {
-			t.Errorf("ProfileOf(%q) = %q, want %q", id, got, want)
-		}
 	}
 }
 
@@ -162,12 +88,12 @@ func TestNotAnInvoice(t *testing.T) {
 		says   string
 	}
 	tests := []notInvoice{
-		{"order-x order", readTestdata(t, "orderx-order.xml"), FormatCII, "an Order-X order (type code 220), not an invoice"},
-		{"order-x order in a pdf", readTestdata(t, "orderx-order.pdf"), FormatFacturX, "an Order-X order (type code 220), not an invoice"},
-		{"cii with a despatch advice type code", readTestdata(t, "cii-despatch-advice.xml"), FormatCII, "a despatch advice (UNTDID 1001 type code 351), not an invoice"},
-		{"cii with an order type code", []byte(strings.Replace(string(readTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>220<", 1)), FormatCII, "an order (UNTDID 1001 type code 220)"},
-		{"cii with an unlisted type code", []byte(strings.Replace(string(readTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>999<", 1)), FormatCII, "a document (UNTDID 1001 type code 999)"},
-		{"zugferd 1 with a despatch advice type code", []byte(strings.Replace(string(readTestdata(t, "zugferd1-comfort.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>351<", 1)), FormatZUGFeRD1, "a despatch advice"},
+		{"order-x order", ReadTestdata(t, "orderx-order.xml"), FormatCII, "an Order-X order (type code 220), not an invoice"},
+		{"order-x order in a pdf", ReadTestdata(t, "orderx-order.pdf"), FormatFacturX, "an Order-X order (type code 220), not an invoice"},
+		{"cii with a despatch advice type code", ReadTestdata(t, "cii-despatch-advice.xml"), FormatCII, "a despatch advice (UNTDID 1001 type code 351), not an invoice"},
+		{"cii with an order type code", []byte(strings.Replace(string(ReadTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>220<", 1)), FormatCII, "an order (UNTDID 1001 type code 220)"},
+		{"cii with an unlisted type code", []byte(strings.Replace(string(ReadTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>999<", 1)), FormatCII, "a document (UNTDID 1001 type code 999)"},
+		{"zugferd 1 with a despatch advice type code", []byte(strings.Replace(string(ReadTestdata(t, "zugferd1-comfort.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>351<", 1)), FormatZUGFeRD1, "a despatch advice"},
 		{"un/cefact despatch advice", []byte(`<rsm:CrossIndustryDespatchAdvice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryDespatchAdvice:100"/>`), FormatCII, "a UN/CEFACT despatch advice, not an invoice"},
 		{"un/cefact order", []byte(`<rsm:CrossIndustryOrder xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryOrder:100"/>`), FormatCII, "a UN/CEFACT order, not an invoice"},
 		{"other un/cefact message", []byte(`<rsm:CrossIndustryQuotation xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryQuotation:100"/>`), FormatCII, "a UN/CEFACT CrossIndustryQuotation message, not an invoice"},
@@ -176,7 +102,7 @@ func TestNotAnInvoice(t *testing.T) {
 	// the "standard" of CII's namespaces (orderx-order.xml); the same message with it, in another version
 	// of the namespace, and the other messages of the CII family in the versions they are published in
 	// are refused alike, bare and embedded in a PDF.
-	orderX := string(readTestdata(t, "orderx-order.xml"))
+	orderX := string(ReadTestdata(t, "orderx-order.xml"))
 	const scrdm = "urn:un:unece:uncefact:data:SCRDMCCBDACIOMessageStructure:100"
 	if !strings.Contains(orderX, `"`+scrdm+`"`) {
 		t.Fatalf("orderx-order.xml is not in the namespace %s", scrdm)
@@ -191,7 +117,7 @@ func TestNotAnInvoice(t *testing.T) {
 		{"un/cefact despatch advice under a capital Standard", `<rsm:CrossIndustryDespatchAdvice xmlns:rsm="urn:un:unece:uncefact:data:Standard:CrossIndustryDespatchAdvice:2"/>`, "a UN/CEFACT despatch advice, not an invoice"},
 		{"un/cefact delivery note", `<rsm:CrossIndustryDeliveryNote xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryDeliveryNote:100"/>`, "a UN/CEFACT delivery note, not an invoice"},
 	} {
-		pdf := testPDF{lines: []string{"An order, not an invoice"}, attachments: []testAttachment{{name: "order-x.xml", data: []byte(m.data), flate: true}}}.build()
+		pdf := PDF{Lines: []string{"An order, not an invoice"}, Attachments: []EmbeddedFile{{Name: "order-x.xml", Data: []byte(m.data), Flate: true}}}.Build()
 		tests = append(tests, notInvoice{m.name, []byte(m.data), FormatCII, m.says}, notInvoice{m.name + " in a pdf", pdf, FormatFacturX, m.says})
 	}
 	for _, tt := range tests {
@@ -211,11 +137,11 @@ func TestNotAnInvoice(t *testing.T) {
 		})
 	}
 	// A type code that is not a number is an invoice with a malformed code, for Validate to name.
-	d, err := Parse([]byte(strings.Replace(string(readTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>38O<", 1)))
+	d, err := Parse([]byte(strings.Replace(string(ReadTestdata(t, "facturx-basicwl.xml")), "<ram:TypeCode>380<", "<ram:TypeCode>38O<", 1)))
 	if err != nil {
 		t.Fatalf("Parse of a malformed type code: %v", err)
 	}
-	if fs := ValidateAt(d, testNow); len(fs) != 1 || fs[0].Code != CodeTypeCodeList {
+	if fs := ValidateAt(d, Now); len(fs) != 1 || fs[0].Code != CodeTypeCodeList {
 		t.Errorf("findings %+v, want one %s", fs, CodeTypeCodeList)
 	}
 }
@@ -226,9 +152,9 @@ func TestZUGFeRD1UnderTheXMLCaps(t *testing.T) {
 	t.Parallel()
 	deep := `<rsm:CrossIndustryDocument xmlns:rsm="urn:ferd:CrossIndustryDocument:invoice:1p0">` +
 		strings.Repeat("<a>", maxXMLDepth+1) + strings.Repeat("</a>", maxXMLDepth+1) + `</rsm:CrossIndustryDocument>`
-	for _, data := range [][]byte{[]byte(deep), testPDF{attachments: []testAttachment{{name: "ZUGFeRD-invoice.xml", data: []byte(deep)}}}.build()} {
+	for _, data := range [][]byte{[]byte(deep), PDF{Attachments: []EmbeddedFile{{Name: "ZUGFeRD-invoice.xml", Data: []byte(deep)}}}.Build()} {
 		_, err := Parse(data)
-		if !isCapError(err, "xml_depth") {
+		if !IsCapError(err, "xml_depth") {
 			t.Errorf("Parse = %v, want the xml_depth cap", err)
 		}
 	}
@@ -239,7 +165,7 @@ func TestZUGFeRD1UnderTheXMLCaps(t *testing.T) {
 func TestEveryStatedProfileIsNamed(t *testing.T) {
 	t.Parallel()
 	restate := func(file, from, to string) []byte {
-		s := string(readTestdata(t, file))
+		s := string(ReadTestdata(t, file))
 		if !strings.Contains(s, from) {
 			t.Fatalf("%s does not state %s", file, from)
 		}
@@ -257,7 +183,7 @@ func TestEveryStatedProfileIsNamed(t *testing.T) {
 		{"factur-x extended", restate(cii, en16931, "<ram:ID>urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended</ram:ID>"), ProfileExtended},
 		{"xrechnung cii", restate(cii, en16931, "<ram:ID>urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0</ram:ID>"), ProfileXRechnung},
 		{"xrechnung ubl", restate(ubl, peppol, "<cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0</cbc:CustomizationID>"), ProfileXRechnung},
-		{"peppol ubl", readTestdata(t, ubl), ProfilePeppol},
+		{"peppol ubl", ReadTestdata(t, ubl), ProfilePeppol},
 		{"zugferd 1.0 extended", restate(zf1, "invoice:1p0:comfort<", "invoice:1p0:extended<"), ProfileZUGFeRD1Extended},
 		{"unknown", restate(cii, en16931, "<ram:ID>urn:example.com:my-own-profile</ram:ID>"), ProfileOther},
 	}
@@ -271,7 +197,7 @@ func TestEveryStatedProfileIsNamed(t *testing.T) {
 			if d.Profile != tt.want {
 				t.Errorf("profile %q (specification %q), want %q", d.Profile, d.Specification, tt.want)
 			}
-			if fs := ValidateAt(d, testNow); len(fs) != 0 {
+			if fs := ValidateAt(d, Now); len(fs) != 0 {
 				t.Errorf("findings: %+v", fs)
 			}
 		})

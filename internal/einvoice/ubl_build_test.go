@@ -15,10 +15,10 @@ import (
 
 func TestBuildUBLRoundTripFiles(t *testing.T) {
 	t.Parallel()
-	for _, file := range roundTripFiles {
+	for _, file := range RoundTripFiles {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
-			d, err := Parse(readTestdata(t, file))
+			d, err := Parse(ReadTestdata(t, file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,8 +33,8 @@ func TestBuildUBLRoundTripFiles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseUBL(BuildUBL): %v\n%s", err, xmlData)
 			}
-			if !sameFields(t, back, d) {
-				t.Errorf("round trip changed the document\n got %s\nwant %s", comparable(t, back), comparable(t, d))
+			if !SameFields(t, back, d) {
+				t.Errorf("round trip changed the document\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
 			}
 			if err := checkUBLSchemaOrder(xmlData); err != nil {
 				t.Errorf("%v\n%s", err, xmlData)
@@ -66,7 +66,7 @@ func TestBuildUBLCreditNote(t *testing.T) {
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
-			d, err := Parse(readTestdata(t, tt.file))
+			d, err := Parse(ReadTestdata(t, tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,8 +129,8 @@ func TestBuildUBLCreditNoteDueDate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameFields(t, back, d) {
-				t.Errorf("round trip changed the document\n got %s\nwant %s", comparable(t, back), comparable(t, d))
+			if !SameFields(t, back, d) {
+				t.Errorf("round trip changed the document\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
 			}
 		})
 	}
@@ -138,7 +138,7 @@ func TestBuildUBLCreditNoteDueDate(t *testing.T) {
 
 // completeInvoice is a document with every business term EN 16931 requires.
 func completeInvoice() Document {
-	d := testInvoice()
+	d := Invoice()
 	d.Seller.Address = Address{Line1: "Storgatan 1", City: "Stockholm", Postcode: "111 22", Country: "SE"}
 	d.Buyer = Party{Name: "Acme Ltd", VATID: "GB123456789", Address: Address{Line1: "1 High Street", City: "London", Postcode: "SW1A 1AA", Country: "GB"}}
 	d.PayeeIBAN = "SE4550000000058398257466"
@@ -157,7 +157,7 @@ func TestBuildUBLConforms(t *testing.T) {
 	documents["complete credit note"] = creditNote
 	for _, file := range []string{"samples/mustang-EN16931_Einfach.pdf", "ubl-creditnote.xml", "ubl-corrected-384.xml",
 		"json-invoice-with-totals.json", "json-invoice-without-totals.json"} {
-		d, err := Parse(readTestdata(t, file))
+		d, err := Parse(ReadTestdata(t, file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,12 +185,12 @@ func TestBuildUBLConforms(t *testing.T) {
 
 func TestBuildUBLErrors(t *testing.T) {
 	t.Parallel()
-	d := testInvoice()
+	d := Invoice()
 	d.IssueDate = "20.11.2026"
 	if _, err := BuildUBL(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: issue_date") {
 		t.Errorf("error = %v, want a build ubl error naming issue_date", err)
 	}
-	d = testInvoice()
+	d = Invoice()
 	d.DueDate = "later"
 	if _, err := BuildUBL(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: due_date") {
 		t.Errorf("error = %v, want a build ubl error naming due_date", err)
@@ -199,7 +199,7 @@ func TestBuildUBLErrors(t *testing.T) {
 
 func TestBuildUBLEscapes(t *testing.T) {
 	t.Parallel()
-	d := testInvoice()
+	d := Invoice()
 	d.Seller.Name = `Smith & Sons <"Ltd">`
 	d.Lines[0].Description = "Line\twith\ttabs\nand a newline\r\nand ' quotes"
 	d.Seller.EndpointID, d.Seller.EndpointScheme = "a&b", `"EM"`
@@ -212,8 +212,8 @@ func TestBuildUBLEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameFields(t, back, d) {
-		t.Errorf("escaping lost something\n got %s\nwant %s", comparable(t, back), comparable(t, d))
+	if !SameFields(t, back, d) {
+		t.Errorf("escaping lost something\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
 	}
 }
 
@@ -222,7 +222,7 @@ func TestBuildUBLEscapes(t *testing.T) {
 func TestBuildUBLRoundTripProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
-		d := builderDocumentGen.Draw(t, "document")
+		d := BuilderDocumentGen.Draw(t, "document")
 		data, err := BuildUBL(d)
 		if err != nil {
 			t.Fatal(err)
@@ -231,8 +231,8 @@ func TestBuildUBLRoundTripProperty(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseUBL: %v\n%s", err, data)
 		}
-		if !sameFields(t, back, d) {
-			t.Fatalf("round trip changed the document\n got %s\nwant %s\n%s", comparable(t, back), comparable(t, d), data)
+		if !SameFields(t, back, d) {
+			t.Fatalf("round trip changed the document\n got %s\nwant %s\n%s", Comparable(t, back), Comparable(t, d), data)
 		}
 		if err := checkUBLSchemaOrder(data); err != nil {
 			t.Fatalf("%v\n%s", err, data)
@@ -242,22 +242,6 @@ func TestBuildUBLRoundTripProperty(t *testing.T) {
 		}
 	})
 }
-
-// builderDocumentGen is documentGen with what the own JSON does not carry but the builders write:
-// postal addresses, in the shape a parser gives them, and the payee's account.
-var builderDocumentGen = rapid.Custom(func(t *rapid.T) Document {
-	d := documentGen.Draw(t, "document")
-	d.Seller.Address = addressGen.Draw(t, "seller address")
-	d.Buyer.Address = addressGen.Draw(t, "buyer address")
-	d.PayeeIBAN = textGen(`([A-Z]{2}[0-9]{2}[0-9A-Z ]{4,20})?`).Draw(t, "payee iban")
-	return d
-})
-
-var addressGen = rapid.Custom(func(t *rapid.T) Address {
-	lines := rapid.SliceOfN(textGen(`[\p{L}\p{N}&<>'., -]{0,20}`), 0, 4).Draw(t, "lines")
-	return PostalAddress(lines, textGen(`[\p{L} -]{0,12}`).Draw(t, "city"),
-		textGen(`[0-9A-Z -]{0,8}`).Draw(t, "postcode"), textGen(`([A-Z]{2})?`).Draw(t, "country"))
-})
 
 // TestCheckUBLSchemaOrder: the order check finds an element out of the schema's order, one the
 // schema requires and one the table does not know.

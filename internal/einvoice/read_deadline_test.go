@@ -35,7 +35,7 @@ func newLookingCtx(t *testing.T, expires int) *lookingCtx {
 
 func readHostile(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(hostileDir, name))
+	b, err := os.ReadFile(filepath.Join(HostileDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestTimeLimitIsAnInputCapNamingIt(t *testing.T) {
 		{"facturx-invoice.pdf", FormatFacturX},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			data := readTestdata(t, tc.file)
+			data := ReadTestdata(t, tc.file)
 			if _, err := ParseWithin(context.Background(), data, time.Minute); err != nil {
 				t.Fatalf("within a minute: %v", err)
 			}
@@ -71,7 +71,7 @@ func TestTimeLimitIsAnInputCapNamingIt(t *testing.T) {
 				t.Fatalf("the message does not name the limit: %v", pe)
 			}
 			// The exported way in: a limit that has already passed.
-			if _, err := ParseWithin(context.Background(), data, -time.Second); !isCapError(err, "time") {
+			if _, err := ParseWithin(context.Background(), data, -time.Second); !IsCapError(err, "time") {
 				t.Fatalf("ParseWithin with a spent limit: %v", err)
 			}
 		})
@@ -96,13 +96,13 @@ func TestTimeLimitStopsTheWorkMidway(t *testing.T) {
 			return []byte("%PDF-1.7\n" + strings.Repeat("1 0 obj\n<< /Type /Filespec >>\nendobj\n", 2_000) + "%%EOF\n")
 		}},
 		// The hostile corpus's quadratic object stream, small: each object scans a megabyte.
-		{"a quadratic object stream", func(t *testing.T) []byte { return quadraticObjectStreamPDF(2_000, 1<<20) }},
+		{"a quadratic object stream", func(t *testing.T) []byte { return QuadraticObjectStreamPDF(2_000, 1<<20) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := tc.data(t)
 			whole := newLookingCtx(t, 0)
 			_, wholeErr := parseUntil(NewDeadline(whole, time.Hour), data)
-			if isCapError(wholeErr, "time") {
+			if IsCapError(wholeErr, "time") {
 				t.Fatalf("a whole parse ran out of time: %v", wholeErr)
 			}
 			if whole.looks < 3*stopAt {
@@ -110,7 +110,7 @@ func TestTimeLimitStopsTheWorkMidway(t *testing.T) {
 			}
 			stopped := newLookingCtx(t, stopAt)
 			_, err := parseUntil(NewDeadline(stopped, time.Hour), data)
-			if !isCapError(err, "time") {
+			if !IsCapError(err, "time") {
 				t.Fatalf("got %v, want an input_cap error on time", err)
 			}
 			if stopped.looks > stopAt+2 {
