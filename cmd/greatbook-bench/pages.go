@@ -23,7 +23,7 @@ import (
 	"greatbook/internal/auth"
 	"greatbook/internal/bench"
 	"greatbook/internal/database"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
@@ -102,7 +102,7 @@ func seedPages(ctx context.Context, e *bench.Env) (*pagesWorld, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := einvoice.Parse(bench.UBLInvoice(1))
+	doc, err := read.Parse(bench.UBLInvoice(1))
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,13 @@
 package einvoice
 
 import (
+	"encoding/xml"
 	"fmt"
 	"strings"
 )
+
+// nsCII is the namespace of the root element of a CII invoice, rsm:CrossIndustryInvoice.
+const nsCII = "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
 
 // ciiDocument is the part of a UN/CEFACT CrossIndustryInvoice (D16B, EN 16931 and the Factur-X profiles
 // around it) this package reads. Child elements are matched by local name. A zugferd1Document has the
@@ -144,18 +148,38 @@ type ciiLine = struct {
 // first SpecifiedTradePaymentTerms/DueDateDateTime. Of several TaxTotalAmount elements, the one in the
 // invoice currency is used.
 func ParseCII(data []byte) (Document, error) {
-	return parseCII(nil, FormatCII, data)
+	return ParseCIIUntil(nil, data)
+}
+
+// ParseCIIUntil is ParseCII that stops once dl has passed.
+func ParseCIIUntil(dl *Deadline, data []byte) (Document, error) {
+	return parseCII(dl, FormatCII, data)
+}
+
+// ParseEmbeddedUntil reads the CII a Factur-X, ZUGFeRD 2 or ZUGFeRD 1.0 PDF carries (a CrossIndustryInvoice,
+// a ZUGFeRD 1.0 CrossIndustryDocument, or another UN/CEFACT message, refused as not an invoice) as
+// FormatFacturX, stopping once dl has passed.
+func ParseEmbeddedUntil(dl *Deadline, data []byte) (Document, error) {
+	if root, _ := XMLRoot(data); root.Space == nsZUGFeRD1 {
+		return parseZUGFeRD1(dl, FormatFacturX, data)
+	}
+	return parseCII(dl, FormatFacturX, data)
+}
+
+// IsInvoiceRoot reports the root element of a CII CrossIndustryInvoice.
+func IsInvoiceRoot(root xml.Name) bool {
+	return root.Space == nsCII && root.Local == "CrossIndustryInvoice"
 }
 
 func parseCII(dl *Deadline, format Format, data []byte) (Document, error) {
-	root, ok := xmlRoot(data)
+	root, ok := XMLRoot(data)
 	if !ok {
 		return Document{}, ParseErrorf(format, "", "no root element")
 	}
-	if isOtherUNCEFACTMessage(root) {
+	if IsOtherMessageRoot(root) {
 		return Document{}, notAnInvoice(dl, format, data, root)
 	}
-	if root.Space != nsCII || root.Local != "CrossIndustryInvoice" {
+	if !IsInvoiceRoot(root) {
 		return Document{}, ParseErrorf(format, "", "root element {%s}%s is not a CII CrossIndustryInvoice", ClipText(root.Space), ClipText(root.Local))
 	}
 	var src ciiDocument

@@ -1,4 +1,4 @@
-package einvoice
+package einvoice_test
 
 import (
 	"bytes"
@@ -6,32 +6,36 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/read"
 )
 
 func TestBuildCIIRoundTripFiles(t *testing.T) {
 	t.Parallel()
-	for _, file := range RoundTripFiles {
+	for _, file := range einvoicetest.RoundTripFiles {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
-			d, err := Parse(ReadTestdata(t, file))
+			d, err := read.Parse(einvoicetest.ReadTestdata(t, file))
 			if err != nil {
 				t.Fatal(err)
 			}
-			xmlData, err := BuildCII(d)
+			xmlData, err := einvoice.BuildCII(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if Detect(xmlData) != FormatCII {
-				t.Fatalf("BuildCII output is detected as %q", Detect(xmlData))
+			if read.Detect(xmlData) != einvoice.FormatCII {
+				t.Fatalf("BuildCII output is detected as %q", read.Detect(xmlData))
 			}
-			back, err := ParseCII(xmlData)
+			back, err := einvoice.ParseCII(xmlData)
 			if err != nil {
 				t.Fatalf("ParseCII(BuildCII): %v\n%s", err, xmlData)
 			}
-			if !SameFields(t, back, d) {
-				t.Errorf("round trip changed the document\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
+			if !einvoicetest.SameFields(t, back, d) {
+				t.Errorf("round trip changed the document\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))
 			}
-			again, _ := BuildCII(d)
+			again, _ := einvoice.BuildCII(d)
 			if !bytes.Equal(xmlData, again) {
 				t.Errorf("BuildCII is not deterministic")
 			}
@@ -41,34 +45,34 @@ func TestBuildCIIRoundTripFiles(t *testing.T) {
 
 func TestBuildCIIErrors(t *testing.T) {
 	t.Parallel()
-	d := Invoice()
+	d := einvoicetest.Invoice()
 	d.IssueDate = "20.11.2026"
-	if _, err := BuildCII(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build cii: issue_date") {
+	if _, err := einvoice.BuildCII(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build cii: issue_date") {
 		t.Errorf("error = %v, want a build cii error naming issue_date", err)
 	}
-	d = Invoice()
+	d = einvoicetest.Invoice()
 	d.DueDate = "later"
-	if _, err := BuildCII(d); err == nil || !strings.Contains(err.Error(), "due_date") {
+	if _, err := einvoice.BuildCII(d); err == nil || !strings.Contains(err.Error(), "due_date") {
 		t.Errorf("error = %v, want an error naming due_date", err)
 	}
 }
 
 func TestBuildCIIEscapes(t *testing.T) {
 	t.Parallel()
-	d := Invoice()
+	d := einvoicetest.Invoice()
 	d.Seller.Name = `Smith & Sons <"Ltd">`
 	d.Lines[0].Description = "Line\twith\ttabs\nand a newline\r\nand ' quotes"
 	d.Seller.EndpointID, d.Seller.EndpointScheme = "a&b", `"EM"`
-	data, err := BuildCII(d)
+	data, err := einvoice.BuildCII(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := ParseCII(data)
+	back, err := einvoice.ParseCII(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !SameFields(t, back, d) {
-		t.Errorf("escaping lost something\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
+	if !einvoicetest.SameFields(t, back, d) {
+		t.Errorf("escaping lost something\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))
 	}
 }
 
@@ -76,19 +80,19 @@ func TestBuildCIIEscapes(t *testing.T) {
 func TestBuildCIIRoundTripProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
-		d := DocumentGen.Draw(t, "document")
-		data, err := BuildCII(d)
+		d := einvoicetest.DocumentGen.Draw(t, "document")
+		data, err := einvoice.BuildCII(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseCII(data)
+		back, err := einvoice.ParseCII(data)
 		if err != nil {
 			t.Fatalf("ParseCII: %v\n%s", err, data)
 		}
-		if !SameFields(t, back, d) {
-			t.Fatalf("round trip changed the document\n got %s\nwant %s\n%s", Comparable(t, back), Comparable(t, d), data)
+		if !einvoicetest.SameFields(t, back, d) {
+			t.Fatalf("round trip changed the document\n got %s\nwant %s\n%s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d), data)
 		}
-		if again, _ := BuildCII(d); !bytes.Equal(data, again) {
+		if again, _ := einvoice.BuildCII(d); !bytes.Equal(data, again) {
 			t.Fatal("BuildCII is not deterministic")
 		}
 	})

@@ -1,27 +1,30 @@
-package einvoice
+package einvoice_test
 
 import (
 	"testing"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 func FuzzParseCII(f *testing.F) {
-	AddSeeds(f, XMLSeed)
+	einvoicetest.AddSeeds(f, einvoicetest.XMLSeed)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := ParseCII(data)
-		CheckParseResult(t, d, err, FormatCII, false)
+		d, err := einvoice.ParseCII(data)
+		einvoicetest.CheckParseResult(t, d, err, einvoice.FormatCII, false)
 		if err == nil {
-			CheckBuildRoundTrips(t, d, builders...)
+			einvoicetest.CheckBuildRoundTrips(t, d, builders...)
 		}
 	})
 }
 
 func FuzzParseZUGFeRD1(f *testing.F) {
-	AddSeeds(f, XMLSeed)
+	einvoicetest.AddSeeds(f, einvoicetest.XMLSeed)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := ParseZUGFeRD1(data)
-		CheckParseResult(t, d, err, FormatZUGFeRD1, false)
+		d, err := einvoice.ParseZUGFeRD1(data)
+		einvoicetest.CheckParseResult(t, d, err, einvoice.FormatZUGFeRD1, false)
 		if err == nil {
-			CheckBuildRoundTrips(t, d, builders...)
+			einvoicetest.CheckBuildRoundTrips(t, d, builders...)
 		}
 	})
 }

@@ -58,9 +58,11 @@ func checkXMLCaps(dl *Deadline, format Format, data []byte) *ParseError {
 	}
 }
 
-// unreadableCharset refuses XML whose declaration names a charset no decoder here reads; nil for
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// UnreadableCharset refuses XML whose declaration names a charset no decoder here reads; nil for
 // anything else.
-func unreadableCharset(data []byte) *ParseError {
+func UnreadableCharset(data []byte) *ParseError {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '<' {
 		return nil

@@ -58,12 +58,12 @@ func checkInvoiceTypeCode(format Format, code string) *ParseError {
 		Reason: what + " (UNTDID 1001 type code " + code + "), not an invoice or a credit note"}
 }
 
-// isOtherUNCEFACTMessage reports a root element of a UN/CEFACT message that is not a
+// IsOtherMessageRoot reports a root element of a UN/CEFACT message that is not a
 // CrossIndustryInvoice: an Order-X order, a CrossIndustryDespatchAdvice, and the like, in whichever
 // version of their namespaces.
-func isOtherUNCEFACTMessage(root xml.Name) bool {
+func IsOtherMessageRoot(root xml.Name) bool {
 	return len(root.Space) >= len(nsUNCEFACT) && strings.EqualFold(root.Space[:len(nsUNCEFACT)], nsUNCEFACT) &&
-		root.Local != "" && !(root.Space == nsCII && root.Local == "CrossIndustryInvoice")
+		root.Local != "" && !IsInvoiceRoot(root)
 }
 
 // orderXRoot is the root element of an Order-X message (an order, an order change or an order

@@ -132,10 +132,10 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 // A line without "tax_category" gets "S" (standard rate) when its rate is not zero and "Z" (zero rated)
 // when it is; without "type_code" an invoice gets 380 and a credit note 381.
 func ParseJSON(data []byte) (Document, error) {
-	return parseJSON(nil, data)
+	return ParseJSONUntil(nil, data)
 }
 
-func parseJSON(dl *Deadline, data []byte) (Document, error) {
+func ParseJSONUntil(dl *Deadline, data []byte) (Document, error) {
 	if err := checkUTF8(data); err != nil {
 		return Document{}, err
 	}

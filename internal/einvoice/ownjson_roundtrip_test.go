@@ -1,17 +1,21 @@
-package einvoice
+package einvoice_test
 
 import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/read"
 )
 
 func TestOwnJSONRoundTripFiles(t *testing.T) {
 	t.Parallel()
-	for _, file := range RoundTripFiles {
+	for _, file := range einvoicetest.RoundTripFiles {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
-			d, err := Parse(ReadTestdata(t, file))
+			d, err := read.Parse(einvoicetest.ReadTestdata(t, file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -19,12 +23,12 @@ func TestOwnJSONRoundTripFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := ParseJSON(data)
+			back, err := einvoice.ParseJSON(data)
 			if err != nil {
 				t.Fatalf("ParseJSON(MarshalOwnJSON): %v\n%s", err, data)
 			}
-			if back.Format != FormatJSON || !SameFields(t, back, d) {
-				t.Errorf("round trip changed the document\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
+			if back.Format != einvoice.FormatJSON || !einvoicetest.SameFields(t, back, d) {
+				t.Errorf("round trip changed the document\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))
 			}
 		})
 	}
@@ -32,7 +36,7 @@ func TestOwnJSONRoundTripFiles(t *testing.T) {
 
 func TestOwnJSONShape(t *testing.T) {
 	t.Parallel()
-	d, err := Parse(ReadTestdata(t, "json-invoice-with-totals.json"))
+	d, err := read.Parse(einvoicetest.ReadTestdata(t, "json-invoice-with-totals.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,17 +59,17 @@ func TestOwnJSONShape(t *testing.T) {
 func TestOwnJSONRoundTripProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
-		d := DocumentGen.Draw(t, "document")
+		d := einvoicetest.DocumentGen.Draw(t, "document")
 		data, err := d.MarshalOwnJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseJSON(data)
+		back, err := einvoice.ParseJSON(data)
 		if err != nil {
 			t.Fatalf("ParseJSON: %v\n%s", err, data)
 		}
-		if !SameFields(t, back, d) {
-			t.Fatalf("round trip changed the document\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
+		if !einvoicetest.SameFields(t, back, d) {
+			t.Fatalf("round trip changed the document\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package einvoice
 
 import (
+	"encoding/xml"
 	"fmt"
 	"strings"
 )
@@ -108,6 +109,17 @@ type ublAllowanceCharge struct {
 	Amount          amountText `xml:"Amount"`
 }
 
+// The namespaces of the root elements of a UBL 2.1 Invoice and CreditNote.
+const (
+	nsUBLInvoice    = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
+	nsUBLCreditNote = "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"
+)
+
+// IsUBLRoot reports the root element of a UBL 2.1 Invoice or CreditNote.
+func IsUBLRoot(root xml.Name) bool {
+	return root.Space == nsUBLInvoice && root.Local == "Invoice" || root.Space == nsUBLCreditNote && root.Local == "CreditNote"
+}
+
 // ParseUBL extracts a UBL 2.1 Invoice or CreditNote (Peppol BIS Billing 3.0, EN 16931).
 //
 // The due date is cbc:DueDate; a credit note has none in UBL 2.1, so the first
@@ -115,16 +127,17 @@ type ublAllowanceCharge struct {
 // terms are never read for a date. Of several TaxTotal elements, the one whose TaxAmount is in the
 // document currency is used (the other is the tax-currency total EN 16931 allows).
 func ParseUBL(data []byte) (Document, error) {
-	return parseUBL(nil, data)
+	return ParseUBLUntil(nil, data)
 }
 
-func parseUBL(dl *Deadline, data []byte) (Document, error) {
-	root, ok := xmlRoot(data)
+// ParseUBLUntil is ParseUBL that stops once dl has passed.
+func ParseUBLUntil(dl *Deadline, data []byte) (Document, error) {
+	root, ok := XMLRoot(data)
 	if !ok {
 		return Document{}, ParseErrorf(FormatUBL, "", "no root element")
 	}
 	isCreditNote := root.Space == nsUBLCreditNote && root.Local == "CreditNote"
-	if !isCreditNote && (root.Space != nsUBLInvoice || root.Local != "Invoice") {
+	if !IsUBLRoot(root) {
 		return Document{}, ParseErrorf(FormatUBL, "", "root element {%s}%s is not a UBL Invoice or CreditNote", ClipText(root.Space), ClipText(root.Local))
 	}
 	var src ublDocument

@@ -1,4 +1,4 @@
-package einvoice
+package einvoice_test
 
 import (
 	"bytes"
@@ -11,35 +11,39 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/read"
 )
 
 func TestBuildUBLRoundTripFiles(t *testing.T) {
 	t.Parallel()
-	for _, file := range RoundTripFiles {
+	for _, file := range einvoicetest.RoundTripFiles {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
-			d, err := Parse(ReadTestdata(t, file))
+			d, err := read.Parse(einvoicetest.ReadTestdata(t, file))
 			if err != nil {
 				t.Fatal(err)
 			}
-			xmlData, err := BuildUBL(d)
+			xmlData, err := einvoice.BuildUBL(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if Detect(xmlData) != FormatUBL {
-				t.Fatalf("BuildUBL output is detected as %q", Detect(xmlData))
+			if read.Detect(xmlData) != einvoice.FormatUBL {
+				t.Fatalf("BuildUBL output is detected as %q", read.Detect(xmlData))
 			}
-			back, err := ParseUBL(xmlData)
+			back, err := einvoice.ParseUBL(xmlData)
 			if err != nil {
 				t.Fatalf("ParseUBL(BuildUBL): %v\n%s", err, xmlData)
 			}
-			if !SameFields(t, back, d) {
-				t.Errorf("round trip changed the document\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
+			if !einvoicetest.SameFields(t, back, d) {
+				t.Errorf("round trip changed the document\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))
 			}
 			if err := checkUBLSchemaOrder(xmlData); err != nil {
 				t.Errorf("%v\n%s", err, xmlData)
 			}
-			again, _ := BuildUBL(d)
+			again, _ := einvoice.BuildUBL(d)
 			if !bytes.Equal(xmlData, again) {
 				t.Errorf("BuildUBL is not deterministic")
 			}
@@ -66,15 +70,15 @@ func TestBuildUBLCreditNote(t *testing.T) {
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
-			d, err := Parse(ReadTestdata(t, tt.file))
+			d, err := read.Parse(einvoicetest.ReadTestdata(t, tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := BuildUBL(d)
+			data, err := einvoice.BuildUBL(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if root, _ := xmlRoot(data); root.Local != tt.root {
+			if root, _ := einvoice.XMLRoot(data); root.Local != tt.root {
 				t.Errorf("root %s, want %s", root.Local, tt.root)
 			}
 			if n := strings.Count(string(data), tt.want[0]); n != 1 {
@@ -111,9 +115,9 @@ func TestBuildUBLCreditNoteDueDate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			d := completeInvoice()
-			d.Type, d.TypeCode, d.BillingReference = TypeCreditNote, "381", "INV-1"
+			d.Type, d.TypeCode, d.BillingReference = einvoice.TypeCreditNote, "381", "INV-1"
 			d.PayeeIBAN = tt.iban
-			data, err := BuildUBL(d)
+			data, err := einvoice.BuildUBL(d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,22 +129,22 @@ func TestBuildUBLCreditNoteDueDate(t *testing.T) {
 			if strings.Contains(string(data), "<cbc:DueDate>") || (tt.iban == "" && strings.Contains(string(data), "<cac:PaymentMeans>")) {
 				t.Errorf("a credit note with a DueDate, or payment means made up\n%s", data)
 			}
-			back, err := ParseUBL(data)
+			back, err := einvoice.ParseUBL(data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !SameFields(t, back, d) {
-				t.Errorf("round trip changed the document\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
+			if !einvoicetest.SameFields(t, back, d) {
+				t.Errorf("round trip changed the document\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))
 			}
 		})
 	}
 }
 
 // completeInvoice is a document with every business term EN 16931 requires.
-func completeInvoice() Document {
-	d := Invoice()
-	d.Seller.Address = Address{Line1: "Storgatan 1", City: "Stockholm", Postcode: "111 22", Country: "SE"}
-	d.Buyer = Party{Name: "Acme Ltd", VATID: "GB123456789", Address: Address{Line1: "1 High Street", City: "London", Postcode: "SW1A 1AA", Country: "GB"}}
+func completeInvoice() einvoice.Document {
+	d := einvoicetest.Invoice()
+	d.Seller.Address = einvoice.Address{Line1: "Storgatan 1", City: "Stockholm", Postcode: "111 22", Country: "SE"}
+	d.Buyer = einvoice.Party{Name: "Acme Ltd", VATID: "GB123456789", Address: einvoice.Address{Line1: "1 High Street", City: "London", Postcode: "SW1A 1AA", Country: "GB"}}
 	d.PayeeIBAN = "SE4550000000058398257466"
 	return d
 }
@@ -151,13 +155,13 @@ func completeInvoice() Document {
 // breakdown of document allowances) are not in the list: the model cannot say it.
 func TestBuildUBLConforms(t *testing.T) {
 	t.Parallel()
-	documents := map[string]Document{"complete invoice": completeInvoice()}
+	documents := map[string]einvoice.Document{"complete invoice": completeInvoice()}
 	creditNote := completeInvoice()
-	creditNote.Type, creditNote.TypeCode, creditNote.BillingReference = TypeCreditNote, "381", "INV-1"
+	creditNote.Type, creditNote.TypeCode, creditNote.BillingReference = einvoice.TypeCreditNote, "381", "INV-1"
 	documents["complete credit note"] = creditNote
 	for _, file := range []string{"samples/mustang-EN16931_Einfach.pdf", "ubl-creditnote.xml", "ubl-corrected-384.xml",
 		"json-invoice-with-totals.json", "json-invoice-without-totals.json"} {
-		d, err := Parse(ReadTestdata(t, file))
+		d, err := read.Parse(einvoicetest.ReadTestdata(t, file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,16 +170,16 @@ func TestBuildUBLConforms(t *testing.T) {
 	for name, d := range documents {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			data, err := BuildUBL(d)
+			data, err := einvoice.BuildUBL(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := ParseUBL(data)
+			back, err := einvoice.ParseUBL(data)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range back.Conformance {
-				if f.Severity == SeverityFatal {
+				if f.Severity == einvoice.SeverityFatal {
 					t.Errorf("%s %s: %s", f.Code, f.Field, f.Message)
 				}
 			}
@@ -185,35 +189,35 @@ func TestBuildUBLConforms(t *testing.T) {
 
 func TestBuildUBLErrors(t *testing.T) {
 	t.Parallel()
-	d := Invoice()
+	d := einvoicetest.Invoice()
 	d.IssueDate = "20.11.2026"
-	if _, err := BuildUBL(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: issue_date") {
+	if _, err := einvoice.BuildUBL(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: issue_date") {
 		t.Errorf("error = %v, want a build ubl error naming issue_date", err)
 	}
-	d = Invoice()
+	d = einvoicetest.Invoice()
 	d.DueDate = "later"
-	if _, err := BuildUBL(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: due_date") {
+	if _, err := einvoice.BuildUBL(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: due_date") {
 		t.Errorf("error = %v, want a build ubl error naming due_date", err)
 	}
 }
 
 func TestBuildUBLEscapes(t *testing.T) {
 	t.Parallel()
-	d := Invoice()
+	d := einvoicetest.Invoice()
 	d.Seller.Name = `Smith & Sons <"Ltd">`
 	d.Lines[0].Description = "Line\twith\ttabs\nand a newline\r\nand ' quotes"
 	d.Seller.EndpointID, d.Seller.EndpointScheme = "a&b", `"EM"`
 	d.Currency = `E"R`
-	data, err := BuildUBL(d)
+	data, err := einvoice.BuildUBL(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := ParseUBL(data)
+	back, err := einvoice.ParseUBL(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !SameFields(t, back, d) {
-		t.Errorf("escaping lost something\n got %s\nwant %s", Comparable(t, back), Comparable(t, d))
+	if !einvoicetest.SameFields(t, back, d) {
+		t.Errorf("escaping lost something\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))
 	}
 }
 
@@ -222,22 +226,22 @@ func TestBuildUBLEscapes(t *testing.T) {
 func TestBuildUBLRoundTripProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
-		d := BuilderDocumentGen.Draw(t, "document")
-		data, err := BuildUBL(d)
+		d := einvoicetest.BuilderDocumentGen.Draw(t, "document")
+		data, err := einvoice.BuildUBL(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseUBL(data)
+		back, err := einvoice.ParseUBL(data)
 		if err != nil {
 			t.Fatalf("ParseUBL: %v\n%s", err, data)
 		}
-		if !SameFields(t, back, d) {
-			t.Fatalf("round trip changed the document\n got %s\nwant %s\n%s", Comparable(t, back), Comparable(t, d), data)
+		if !einvoicetest.SameFields(t, back, d) {
+			t.Fatalf("round trip changed the document\n got %s\nwant %s\n%s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d), data)
 		}
 		if err := checkUBLSchemaOrder(data); err != nil {
 			t.Fatalf("%v\n%s", err, data)
 		}
-		if again, _ := BuildUBL(d); !bytes.Equal(data, again) {
+		if again, _ := einvoice.BuildUBL(d); !bytes.Equal(data, again) {
 			t.Fatal("BuildUBL is not deterministic")
 		}
 	})
@@ -248,7 +252,7 @@ func TestBuildUBLRoundTripProperty(t *testing.T) {
 func TestCheckUBLSchemaOrder(t *testing.T) {
 	t.Parallel()
 	d := completeInvoice()
-	data, err := BuildUBL(d)
+	data, err := einvoice.BuildUBL(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +314,10 @@ var ublSchemaSequences = map[string][]string{
 // checkUBLSchemaOrder checks that every element of data is one ublSchemaSequences knows under its
 // parent, in the schema's order, and that no required one is missing.
 func checkUBLSchemaOrder(data []byte) error {
-	prefixes := map[string]string{nsUBLAggregate: "cac", nsUBLBasic: "cbc"}
+	prefixes := map[string]string{
+		"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2": "cac",
+		"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2":     "cbc",
+	}
 	type open struct {
 		name string
 		next int      // the index in the parent's sequence the next child may not come before

@@ -1,19 +1,25 @@
-package einvoice
+package einvoice_test
 
 import (
 	"testing"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 // builders are the syntaxes whatever a parser reads is written in and read back from.
-var builders = []Syntax{{"CII", BuildCII, ParseCII}, {"UBL", BuildUBL, ParseUBL}}
+var builders = []einvoicetest.Syntax{
+	{Name: "CII", Build: einvoice.BuildCII, Parse: einvoice.ParseCII},
+	{Name: "UBL", Build: einvoice.BuildUBL, Parse: einvoice.ParseUBL},
+}
 
 func FuzzParseUBL(f *testing.F) {
-	AddSeeds(f, XMLSeed)
+	einvoicetest.AddSeeds(f, einvoicetest.XMLSeed)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := ParseUBL(data)
-		CheckParseResult(t, d, err, FormatUBL, false)
+		d, err := einvoice.ParseUBL(data)
+		einvoicetest.CheckParseResult(t, d, err, einvoice.FormatUBL, false)
 		if err == nil {
-			CheckBuildRoundTrips(t, d, builders...)
+			einvoicetest.CheckBuildRoundTrips(t, d, builders...)
 		}
 	})
 }

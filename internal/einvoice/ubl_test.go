@@ -1,13 +1,16 @@
-package einvoice
+package einvoice_test
 
 import (
 	"strings"
 	"testing"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 func TestUBLDueDateFallback(t *testing.T) {
 	t.Parallel()
-	base := string(ReadTestdata(t, "ubl-corrected-384.xml"))
+	base := string(einvoicetest.ReadTestdata(t, "ubl-corrected-384.xml"))
 	withoutDue := strings.Replace(base, "<cbc:DueDate>2026-12-03</cbc:DueDate>", "", 1)
 	tests := []struct {
 		name string
@@ -26,7 +29,7 @@ func TestUBLDueDateFallback(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d, err := ParseUBL([]byte(tt.doc))
+			d, err := einvoice.ParseUBL([]byte(tt.doc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,16 +42,16 @@ func TestUBLDueDateFallback(t *testing.T) {
 
 func TestUBLTaxTotalInDocumentCurrency(t *testing.T) {
 	t.Parallel()
-	base := string(ReadTestdata(t, "ubl-corrected-384.xml"))
+	base := string(einvoicetest.ReadTestdata(t, "ubl-corrected-384.xml"))
 	// EN 16931 allows a second TaxTotal, without subtotals, in the tax currency (BT-111); it comes first
 	// here to prove the choice is by currency, not by position.
 	doc := strings.Replace(base, "<cac:TaxTotal>",
 		`<cac:TaxTotal><cbc:TaxAmount currencyID="EUR">209.10</cbc:TaxAmount></cac:TaxTotal><cac:TaxTotal>`, 1)
-	d, err := ParseUBL([]byte(doc))
+	d, err := einvoice.ParseUBL([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !d.Totals.Tax.Equal(Dec("2400.00")) || len(d.TaxSubtotals) != 1 {
+	if !d.Totals.Tax.Equal(einvoicetest.Dec("2400.00")) || len(d.TaxSubtotals) != 1 {
 		t.Errorf("tax %s with %d subtotals, want 2400.00 with 1", d.Totals.Tax, len(d.TaxSubtotals))
 	}
 }

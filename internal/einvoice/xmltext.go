@@ -32,8 +32,8 @@ func newXMLReaderDecoder(r io.Reader) *xml.Decoder {
 	return dec
 }
 
-// xmlRoot returns the name of the first element of an XML document.
-func xmlRoot(data []byte) (xml.Name, bool) {
+// XMLRoot returns the name of the first element of an XML document.
+func XMLRoot(data []byte) (xml.Name, bool) {
 	dec := newXMLDecoder(data)
 	for {
 		tok, err := dec.Token()

@@ -1,5 +1,7 @@
 package einvoice
 
+import "encoding/xml"
+
 // nsZUGFeRD1 is the namespace of the root element of a ZUGFeRD 1.0 invoice, rsm:CrossIndustryDocument.
 const nsZUGFeRD1 = "urn:ferd:CrossIndustryDocument:invoice:1p0"
 
@@ -73,15 +75,25 @@ type zugferd1Line = struct {
 // ZUGFeRD 1.0 predates EN 16931 and never claims it: its Conformance says so (CodeRulesAdvisory), and
 // the standard's rules count for it as warnings (Advisory).
 func ParseZUGFeRD1(data []byte) (Document, error) {
-	return parseZUGFeRD1(nil, FormatZUGFeRD1, data)
+	return ParseZUGFeRD1Until(nil, data)
+}
+
+// ParseZUGFeRD1Until is ParseZUGFeRD1 that stops once dl has passed.
+func ParseZUGFeRD1Until(dl *Deadline, data []byte) (Document, error) {
+	return parseZUGFeRD1(dl, FormatZUGFeRD1, data)
+}
+
+// IsZUGFeRD1Root reports the root element of a ZUGFeRD 1.0 CrossIndustryDocument.
+func IsZUGFeRD1Root(root xml.Name) bool {
+	return root.Space == nsZUGFeRD1 && root.Local == "CrossIndustryDocument"
 }
 
 func parseZUGFeRD1(dl *Deadline, format Format, data []byte) (Document, error) {
-	root, ok := xmlRoot(data)
+	root, ok := XMLRoot(data)
 	if !ok {
 		return Document{}, ParseErrorf(format, "", "no root element")
 	}
-	if root.Space != nsZUGFeRD1 || root.Local != "CrossIndustryDocument" {
+	if !IsZUGFeRD1Root(root) {
 		return Document{}, ParseErrorf(format, "", "root element {%s}%s is not a ZUGFeRD 1.0 CrossIndustryDocument", ClipText(root.Space), ClipText(root.Local))
 	}
 	var src zugferd1Document

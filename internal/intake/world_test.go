@@ -15,7 +15,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/intake"
 	"greatbook/internal/org"
 	"greatbook/internal/retry"
@@ -55,7 +55,7 @@ func newWorld(t *testing.T, cfg app.Config) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := einvoice.Parse(raw)
+	d, err := read.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 )
 
 func TestRenderIsDeterministicAndReadsBack(t *testing.T) {
@@ -28,7 +29,7 @@ func TestRenderIsDeterministicAndReadsBack(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Fatalf("%s: the same version rendered to different bytes", name)
 		}
-		back, err := einvoice.Parse(a)
+		back, err := read.Parse(a)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

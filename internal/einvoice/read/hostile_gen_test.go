@@ -1,16 +1,21 @@
-package einvoice
+package read
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
+var update = flag.Bool("update", false, "rewrite the generated files of the hostile corpus")
+
 // generatedHostile are the corpus files this package writes: attacks on the parsers, rebuilt from code
-// so that each says what it is. Run `go test -run TestGeneratedHostileCorpus -update ./internal/einvoice`
+// so that each says what it is. Run `go test -run TestGeneratedHostileCorpus -update ./internal/einvoice/read`
 // to rewrite them; they are committed (each compresses to a few kilobytes in git).
 var generatedHostile = map[string]func(t *testing.T) []byte{
 	// 100,000 nested elements inside a UBL invoice (700 KB): the pretty-printer grew with the square of
@@ -49,11 +54,11 @@ var generatedHostile = map[string]func(t *testing.T) []byte{
 	// cap and is refused; the bytes inflated count against the total, so the fourth stops the carving.
 	"pdf-bomb.pdf": func(t *testing.T) []byte {
 		zeros := make([]byte, 20<<20)
-		var atts []EmbeddedFile
+		var atts []einvoicetest.EmbeddedFile
 		for i := range 5 {
-			atts = append(atts, EmbeddedFile{Name: fmt.Sprintf("bomb-%d.xml", i), Data: zeros, Flate: true})
+			atts = append(atts, einvoicetest.EmbeddedFile{Name: fmt.Sprintf("bomb-%d.xml", i), Data: zeros, Flate: true})
 		}
-		return PDF{Lines: []string{"five deflate bombs"}, Attachments: atts}.Build()
+		return einvoicetest.PDF{Lines: []string{"five deflate bombs"}, Attachments: atts}.Build()
 	},
 	// Object streams that extend and measure themselves and list themselves as their own contents.
 	"objstm-self-reference.pdf": func(t *testing.T) []byte {
@@ -69,21 +74,21 @@ var generatedHostile = map[string]func(t *testing.T) []byte{
 		return pdf.Bytes()
 	},
 	// The quadratic object stream (quadraticObjectStreamPDF) at two sizes (about 10 KB and 16 KB).
-	"quadratic-objstm-10k.pdf": func(t *testing.T) []byte { return QuadraticObjectStreamPDF(400_000, 8<<20) },
-	"quadratic-objstm-17k.pdf": func(t *testing.T) []byte { return QuadraticObjectStreamPDF(700_000, 13<<20) },
+	"quadratic-objstm-10k.pdf": func(t *testing.T) []byte { return einvoicetest.QuadraticObjectStreamPDF(400_000, 8<<20) },
+	"quadratic-objstm-17k.pdf": func(t *testing.T) []byte { return einvoicetest.QuadraticObjectStreamPDF(700_000, 13<<20) },
 	"duplicate-keys.json": func(t *testing.T) []byte {
-		return bytes.Replace(ReadTestdata(t, "json-invoice-without-totals.json"), []byte(`"seller": {`),
+		return bytes.Replace(einvoicetest.ReadTestdata(t, "json-invoice-without-totals.json"), []byte(`"seller": {`),
 			[]byte(`"seller": {"name": "Shadow Payee Ltd", `), 1)
 	},
 	"unknown-charset.xml": func(t *testing.T) []byte {
-		return bytes.Replace(ReadTestdata(t, "cii-invoice.xml"), []byte(`encoding="UTF-8"`), []byte(`encoding="x-unknown"`), 1)
+		return bytes.Replace(einvoicetest.ReadTestdata(t, "cii-invoice.xml"), []byte(`encoding="UTF-8"`), []byte(`encoding="x-unknown"`), 1)
 	},
 }
 
 // withinUBL puts inner right after the invoice number of a valid UBL invoice, and prolog (when given) in
 // place of its XML declaration.
 func withinUBL(t *testing.T, inner string, prolog ...string) []byte {
-	ubl := string(ReadTestdata(t, "ubl-invoice-multirate.xml"))
+	ubl := string(einvoicetest.ReadTestdata(t, "ubl-invoice-multirate.xml"))
 	ubl = strings.Replace(ubl, "<cbc:ID>NK-2026-0042</cbc:ID>", "<cbc:ID>NK-2026-0042</cbc:ID>"+inner, 1)
 	if len(prolog) > 0 {
 		ubl = strings.Replace(ubl, `<?xml version="1.0" encoding="UTF-8"?>`+"\n", prolog[0], 1)
@@ -94,7 +99,7 @@ func withinUBL(t *testing.T, inner string, prolog ...string) []byte {
 func TestGeneratedHostileCorpus(t *testing.T) {
 	for name, generate := range generatedHostile {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(HostileDir, name)
+			path := filepath.Join(einvoicetest.HostileDir(t), name)
 			if *update {
 				if err := os.WriteFile(path, generate(t), 0o644); err != nil {
 					t.Fatal(err)

@@ -1,13 +1,16 @@
-package einvoice
+package pdf
 
 import (
 	"testing"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 func FuzzCarvePDF(f *testing.F) {
-	AddSeeds(f, PDFSeed)
+	einvoicetest.AddSeeds(f, einvoicetest.PDFSeed)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		attachments := CarveAttachments(data)
+		attachments := carve(data)
 		if len(attachments) > maxAttachments {
 			t.Fatalf("%d attachments, more than %d", len(attachments), maxAttachments)
 		}
@@ -16,7 +19,7 @@ func FuzzCarvePDF(f *testing.F) {
 				t.Fatalf("attachment of %d bytes, more than %d", len(a.Data), maxAttachmentSize)
 			}
 		}
-		d, err := ParseFacturX(data)
-		CheckParseResult(t, d, err, FormatFacturX, true)
+		d, err := ParseUntil(nil, data)
+		einvoicetest.CheckParseResult(t, d, err, einvoice.FormatFacturX, true)
 	})
 }

@@ -1,4 +1,4 @@
-package einvoice
+package pdf
 
 import (
 	"bytes"
@@ -11,14 +11,19 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"greatbook/internal/einvoice"
 )
 
-// Attachment is one embedded file carved out of a PDF.
-type Attachment struct {
+// attachment is one embedded file carved out of a PDF.
+type attachment struct {
 	Object int    // the object number of the stream that holds the file
 	Name   string // the file name its file specification gives, when one does
 	Data   []byte // the decoded content
 }
+
+// capTime is the cap carving stops at when the document's time is up: the deadline's own input_cap.
+const capTime = "time"
 
 // Limits that keep a hostile PDF from costing unbounded memory or time. Deflate packs a thousand to one,
 // so a 20 MiB upload could otherwise ask for gigabytes.
@@ -36,71 +41,6 @@ const (
 	// (objects that all point at one unterminated string) stops there instead of growing quadratically.
 	pdfWorkFactor = 4
 )
-
-// CarveAttachments returns the embedded files of a PDF without interpreting the document: it scans for
-// indirect objects, takes every stream whose dictionary says /Type /EmbeddedFile and every stream a file
-// specification's /EF entry points to (the /EmbeddedFiles name tree and /AF arrays both use those), and
-// decodes them. Only unfiltered and /FlateDecode streams are decoded; a /Length given as an indirect
-// reference is resolved, and when it cannot be trusted the stream runs to the next "endstream". Object
-// streams (PDF 1.5) are opened so that file specifications stored in them are found. Damaged or
-// undecodable objects are skipped, never fatal: the result is whatever could be read, in file order.
-func CarveAttachments(pdf []byte) []Attachment {
-	out, _ := carveAttachments(pdf)
-	return out
-}
-
-// carveAttachments is CarveAttachments that also reports a cap the carving stopped at.
-func carveAttachments(pdf []byte) ([]Attachment, *ParseError) {
-	var out []Attachment
-	c := carvePDF(pdf)
-	c.eachAttachment(func(a Attachment) bool {
-		out = append(out, a)
-		return true
-	})
-	return out, c.capError()
-}
-
-// findEmbeddedCII returns the first embedded file whose XML root is a CII CrossIndustryInvoice or a
-// ZUGFeRD 1.0 CrossIndustryDocument, decoding no more attachments than it needs to; failing one, the
-// first other UN/CEFACT message (an Order-X order), for Parse to say what it is.
-func findEmbeddedCII(pdf []byte) ([]byte, bool) {
-	found, _ := carveCII(nil, pdf)
-	return found, found != nil
-}
-
-// carveCII is findEmbeddedCII that reports why nothing was found: the carving stopped at a cap (a
-// *ParseError), or an embedded file could not be decoded (an *EmbeddedFileError); it stops once dl
-// has passed.
-func carveCII(dl *Deadline, pdf []byte) ([]byte, error) {
-	var found, other []byte
-	c := carvePDFWithin(dl, pdf)
-	c.eachAttachment(func(a Attachment) bool {
-		root, ok := xmlRoot(a.Data)
-		switch {
-		case !ok:
-		case root.Space == nsCII && root.Local == "CrossIndustryInvoice",
-			root.Space == nsZUGFeRD1 && root.Local == "CrossIndustryDocument":
-			found = a.Data
-			return false
-		case other == nil && isOtherUNCEFACTMessage(root):
-			other = a.Data
-		}
-		return true
-	})
-	if found == nil {
-		found = other
-	}
-	if found != nil {
-		return found, nil
-	}
-	if capErr := c.capError(); capErr != nil {
-		return nil, capErr
-	}
-	if c.undecoded != nil {
-		return nil, c.undecoded
-	}
-	return nil, nil
-}
 
 type (
 	pdfName    string
@@ -127,10 +67,10 @@ type pdfCarver struct {
 	budget  int // decoded bytes still allowed
 	parsed  int // objects attempted, read or not: each costs work
 	work    pdfWork
-	capped  string    // the cap carving stopped at, if any
-	dl      *Deadline // the end of the document's time, looked at as work is charged
+	capped  string             // the cap carving stopped at, if any
+	dl      *einvoice.Deadline // the end of the document's time, looked at as work is charged
 	// undecoded is the first candidate attachment that could not be decoded, an XML file's first.
-	undecoded *EmbeddedFileError
+	undecoded *einvoice.EmbeddedFileError
 }
 
 // pdfWork counts the bytes the lexers scan, against a limit that grows with the bytes there are to read.
@@ -139,7 +79,7 @@ type pdfWork struct {
 }
 
 // capError describes the cap carving stopped at, nil when it read everything.
-func (c *pdfCarver) capError() *ParseError {
+func (c *pdfCarver) capError() *einvoice.ParseError {
 	var reason string
 	switch c.capped {
 	case "":
@@ -151,9 +91,9 @@ func (c *pdfCarver) capError() *ParseError {
 	case "pdf_decoded_bytes":
 		reason = fmt.Sprintf("the PDF's streams decode to more than %d bytes (cap %d per stream, %d in all)", maxDecodedTotal-c.budget, maxAttachmentSize, maxDecodedTotal)
 	case capTime:
-		return c.dl.CapError(FormatFacturX)
+		return c.dl.CapError(einvoice.FormatFacturX)
 	}
-	return CapErrorf(FormatFacturX, c.capped, "%s", reason)
+	return einvoice.CapErrorf(einvoice.FormatFacturX, c.capped, "%s", reason)
 }
 
 func (c *pdfCarver) stop(limit string) {
@@ -186,10 +126,15 @@ func (c *pdfCarver) charge(l *pdfLexer) {
 
 var pdfObjectHeader = regexp.MustCompile(`(\d{1,10})[\x00\t\n\f\r ]+(\d{1,5})[\x00\t\n\f\r ]+obj`)
 
-func carvePDF(data []byte) *pdfCarver { return carvePDFWithin(nil, data) }
-
-// carvePDFWithin is carvePDF that stops once dl has passed.
-func carvePDFWithin(dl *Deadline, data []byte) *pdfCarver {
+// carvePDF carves a PDF without interpreting the document, stopping once dl has passed: it scans for
+// indirect objects, and eachAttachment then takes every stream whose dictionary says /Type /EmbeddedFile
+// and every stream a file specification's /EF entry points to (the /EmbeddedFiles name tree and /AF arrays
+// both use those), and decodes them. Only unfiltered and /FlateDecode streams are decoded; a /Length given
+// as an indirect reference is resolved, and when it cannot be trusted the stream runs to the next
+// "endstream". Object streams (PDF 1.5) are opened so that file specifications stored in them are found.
+// Damaged or undecodable objects are skipped, never fatal: the result is whatever could be read, in file
+// order.
+func carvePDF(dl *einvoice.Deadline, data []byte) *pdfCarver {
 	c := &pdfCarver{data: data, objects: map[int]*pdfObject{}, budget: maxDecodedTotal,
 		work: pdfWork{limit: pdfWorkFactor * len(data)}, dl: dl}
 	pos := 0
@@ -411,7 +356,7 @@ func (c *pdfCarver) decode(dict pdfDict, raw []byte) ([]byte, string, bool) {
 }
 
 // eachAttachment decodes the embedded files in file order and hands them to yield until it returns false.
-func (c *pdfCarver) eachAttachment(yield func(Attachment) bool) {
+func (c *pdfCarver) eachAttachment(yield func(attachment) bool) {
 	ordered := make([]*pdfObject, 0, len(c.objects))
 	for _, obj := range c.objects {
 		ordered = append(ordered, obj)
@@ -460,7 +405,7 @@ func (c *pdfCarver) eachAttachment(yield func(Attachment) bool) {
 			continue
 		}
 		decoded++
-		if !yield(Attachment{Object: num, Name: names[num], Data: data}) {
+		if !yield(attachment{Object: num, Name: names[num], Data: data}) {
 			return
 		}
 	}
@@ -474,7 +419,7 @@ func (c *pdfCarver) noteUndecoded(num int, name, reason string) {
 	}
 	isXML := func(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".xml") }
 	if c.undecoded == nil || isXML(name) && !isXML(c.undecoded.Name) {
-		c.undecoded = &EmbeddedFileError{Object: num, Name: name, Reason: reason}
+		c.undecoded = &einvoice.EmbeddedFileError{Object: num, Name: name, Reason: reason}
 	}
 }
 
@@ -546,7 +491,7 @@ type decoded struct {
 // supported, as one filter or a chain of at most maxFilterChain: Factur-X writers use nothing else for
 // embedded files. Each stage's output is at most limit bytes, and all stages together at most budget,
 // so a chain costs no more than the bytes it produces.
-func decodeStream(dl *Deadline, dict pdfDict, raw []byte, limit, budget int) decoded {
+func decodeStream(dl *einvoice.Deadline, dict pdfDict, raw []byte, limit, budget int) decoded {
 	var filters []pdfName
 	var parms []any
 	switch f := dict["Filter"].(type) {
@@ -617,7 +562,7 @@ func decodeStream(dl *Deadline, dict pdfDict, raw []byte, limit, budget int) dec
 // fails, or that has no zlib header at all, is read as raw deflate data. Past limit bytes it gives up.
 // It returns the bytes produced by every attempt, and stops trying once one passes limit. Reading the
 // compressed data fails once dl has passed.
-func inflate(dl *Deadline, raw []byte, limit int) ([]byte, int, bool) {
+func inflate(dl *einvoice.Deadline, raw []byte, limit int) ([]byte, int, bool) {
 	produced := 0
 	try := func(open func() (io.ReadCloser, error)) ([]byte, bool) {
 		out, n, ok := readLimited(open, limit)

@@ -1,4 +1,4 @@
-package einvoice
+package einvoicetest
 
 import (
 	"bytes"

@@ -1,7 +1,9 @@
-package einvoice
+package read
 
 import (
 	"testing"
+
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 // TestPayeeIBANIsRead reads the payee's account (BT-84) from every format that carries one, as the
@@ -21,7 +23,7 @@ func TestPayeeIBANIsRead(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
-			d, err := Parse(ReadTestdata(t, tt.file))
+			d, err := Parse(einvoicetest.ReadTestdata(t, tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package einvoice
+package read
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 // lookingCtx is a context whose time runs out at a chosen look at its Done channel: the parsers look at
@@ -22,7 +25,7 @@ type lookingCtx struct {
 func (c *lookingCtx) Done() <-chan struct{} {
 	c.looks++
 	if c.looks == c.expires {
-		c.cancel(ErrTimeUp)
+		c.cancel(einvoice.ErrTimeUp)
 	}
 	return c.Context.Done()
 }
@@ -35,7 +38,7 @@ func newLookingCtx(t *testing.T, expires int) *lookingCtx {
 
 func readHostile(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(HostileDir, name))
+	b, err := os.ReadFile(filepath.Join(einvoicetest.HostileDir(t), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,30 +51,30 @@ func TestTimeLimitIsAnInputCapNamingIt(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		file   string
-		format Format
+		format einvoice.Format
 	}{
-		{"ubl-invoice-multirate.xml", FormatUBL},
-		{"cii-invoice.xml", FormatCII},
-		{"json-invoice-with-totals.json", FormatJSON},
-		{"facturx-invoice.pdf", FormatFacturX},
+		{"ubl-invoice-multirate.xml", einvoice.FormatUBL},
+		{"cii-invoice.xml", einvoice.FormatCII},
+		{"json-invoice-with-totals.json", einvoice.FormatJSON},
+		{"facturx-invoice.pdf", einvoice.FormatFacturX},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			data := ReadTestdata(t, tc.file)
+			data := einvoicetest.ReadTestdata(t, tc.file)
 			if _, err := ParseWithin(context.Background(), data, time.Minute); err != nil {
 				t.Fatalf("within a minute: %v", err)
 			}
 			ctx := newLookingCtx(t, 1)
 			const limit = 10 * time.Second
-			_, err := parseUntil(NewDeadline(ctx, limit), data)
-			var pe *ParseError
-			if !errors.As(err, &pe) || pe.Code != CodeInputCap || pe.Field != "time" || pe.Format != tc.format {
+			_, err := parseUntil(einvoice.NewDeadline(ctx, limit), data)
+			var pe *einvoice.ParseError
+			if !errors.As(err, &pe) || pe.Code != einvoice.CodeInputCap || pe.Field != "time" || pe.Format != tc.format {
 				t.Fatalf("got %#v, want an input_cap error on time for %s", err, tc.format)
 			}
 			if !strings.Contains(pe.Error(), "time limit of 10s") {
 				t.Fatalf("the message does not name the limit: %v", pe)
 			}
 			// The exported way in: a limit that has already passed.
-			if _, err := ParseWithin(context.Background(), data, -time.Second); !IsCapError(err, "time") {
+			if _, err := ParseWithin(context.Background(), data, -time.Second); !einvoicetest.IsCapError(err, "time") {
 				t.Fatalf("ParseWithin with a spent limit: %v", err)
 			}
 		})
@@ -96,21 +99,21 @@ func TestTimeLimitStopsTheWorkMidway(t *testing.T) {
 			return []byte("%PDF-1.7\n" + strings.Repeat("1 0 obj\n<< /Type /Filespec >>\nendobj\n", 2_000) + "%%EOF\n")
 		}},
 		// The hostile corpus's quadratic object stream, small: each object scans a megabyte.
-		{"a quadratic object stream", func(t *testing.T) []byte { return QuadraticObjectStreamPDF(2_000, 1<<20) }},
+		{"a quadratic object stream", func(t *testing.T) []byte { return einvoicetest.QuadraticObjectStreamPDF(2_000, 1<<20) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := tc.data(t)
 			whole := newLookingCtx(t, 0)
-			_, wholeErr := parseUntil(NewDeadline(whole, time.Hour), data)
-			if IsCapError(wholeErr, "time") {
+			_, wholeErr := parseUntil(einvoice.NewDeadline(whole, time.Hour), data)
+			if einvoicetest.IsCapError(wholeErr, "time") {
 				t.Fatalf("a whole parse ran out of time: %v", wholeErr)
 			}
 			if whole.looks < 3*stopAt {
 				t.Fatalf("a whole parse looks at the clock %d times; too few for this test", whole.looks)
 			}
 			stopped := newLookingCtx(t, stopAt)
-			_, err := parseUntil(NewDeadline(stopped, time.Hour), data)
-			if !IsCapError(err, "time") {
+			_, err := parseUntil(einvoice.NewDeadline(stopped, time.Hour), data)
+			if !einvoicetest.IsCapError(err, "time") {
 				t.Fatalf("got %v, want an input_cap error on time", err)
 			}
 			if stopped.looks > stopAt+2 {

@@ -1,17 +1,19 @@
-package einvoice
+// Package read turns the bytes of a supplier's document into an einvoice.Document, whatever syntax they
+// are in: Detect names the format from the content alone, and Parse (ParseWithin, under a time limit)
+// hands the bytes to the reader of that syntax. It is the one way in for bytes of unknown kind; a caller
+// that knows the syntax (the project's own JSON, say) may ask that syntax's reader directly.
+package read
 
 import (
 	"bytes"
 	"context"
 	"time"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/pdf"
 )
 
-// XML namespaces of the root elements Detect recognises.
-const (
-	nsUBLInvoice    = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
-	nsUBLCreditNote = "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"
-	nsCII           = "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
-)
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // pdfHeaderWindow is how far into a file Detect looks for the PDF header; readers accept leading junk
 // within the first kilobyte.
@@ -21,37 +23,36 @@ const pdfHeaderWindow = 1024
 // A PDF is facturx only when it embeds a CII invoice (a ZUGFeRD 1.0 one too, or another UN/CEFACT
 // message, which Parse then refuses as not an invoice), and unknown otherwise. Any UN/CEFACT message
 // (an Order-X order, a despatch advice) is cii: the syntax is CII's, and Parse says what it is instead.
-func Detect(data []byte) Format {
+func Detect(data []byte) einvoice.Format {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")
 	switch {
 	case isPDF(trimmed):
-		if _, ok := findEmbeddedCII(data); ok {
-			return FormatFacturX
+		if pdf.EmbedsCII(data) {
+			return einvoice.FormatFacturX
 		}
-		return FormatUnknown
+		return einvoice.FormatUnknown
 	case len(trimmed) > 0 && trimmed[0] == '{':
-		return FormatJSON
+		return einvoice.FormatJSON
 	case len(trimmed) > 0 && trimmed[0] == '<':
-		root, ok := xmlRoot(data)
+		root, ok := einvoice.XMLRoot(data)
 		if !ok {
-			return FormatUnknown
+			return einvoice.FormatUnknown
 		}
 		switch {
-		case root.Space == nsUBLInvoice && root.Local == "Invoice",
-			root.Space == nsUBLCreditNote && root.Local == "CreditNote":
-			return FormatUBL
-		case root.Space == nsCII && root.Local == "CrossIndustryInvoice", isOtherUNCEFACTMessage(root):
-			return FormatCII
-		case root.Space == nsZUGFeRD1 && root.Local == "CrossIndustryDocument":
-			return FormatZUGFeRD1
+		case einvoice.IsUBLRoot(root):
+			return einvoice.FormatUBL
+		case einvoice.IsInvoiceRoot(root), einvoice.IsOtherMessageRoot(root):
+			return einvoice.FormatCII
+		case einvoice.IsZUGFeRD1Root(root):
+			return einvoice.FormatZUGFeRD1
 		}
 	}
-	return FormatUnknown
+	return einvoice.FormatUnknown
 }
 
 // Parse extracts a document from data in whichever format Detect finds. It returns a *ParseError for
 // malformed input in a recognised format and ErrNoStructuredData for anything else. It never panics.
-func Parse(data []byte) (Document, error) {
+func Parse(data []byte) (einvoice.Document, error) {
 	return parse(nil, data)
 }
 
@@ -60,52 +61,50 @@ func Parse(data []byte) (Document, error) {
 // that needs longer gives a *ParseError with Code CodeInputCap and Field "time" naming the limit: like
 // any cap it is a property of the document, and trying again gives the same answer. When ctx ends first,
 // the parse stops too and returns ctx's error, which is the caller's to retry.
-func ParseWithin(ctx context.Context, data []byte, limit time.Duration) (Document, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, limit, ErrTimeUp)
+func ParseWithin(ctx context.Context, data []byte, limit time.Duration) (einvoice.Document, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, einvoice.ErrTimeUp)
 	defer cancel()
-	return parseUntil(NewDeadline(ctx, limit), data)
+	return parseUntil(einvoice.NewDeadline(ctx, limit), data)
 }
 
 // parseUntil parses data until dl passes.
-func parseUntil(dl *Deadline, data []byte) (Document, error) {
+func parseUntil(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
 	doc, err := parse(dl, data)
 	if dl.Expired() {
 		// Whatever the parse returned was cut short.
-		return Document{}, dl.Err(formatOf(data))
+		return einvoice.Document{}, dl.Err(formatOf(data))
 	}
 	return doc, err
 }
 
 // formatOf names the format a parse of data reads it as, without carving a PDF.
-func formatOf(data []byte) Format {
+func formatOf(data []byte) einvoice.Format {
 	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
-		return FormatFacturX
+		return einvoice.FormatFacturX
 	}
 	return Detect(data)
 }
 
 // parse is Parse that stops once dl has passed.
-func parse(dl *Deadline, data []byte) (Document, error) {
+func parse(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
 	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
-		return parseFacturX(dl, data)
+		return pdf.ParseUntil(dl, data)
 	}
-	if err := unreadableCharset(data); err != nil {
-		return Document{}, err
+	if err := einvoice.UnreadableCharset(data); err != nil {
+		return einvoice.Document{}, err
 	}
 	switch Detect(data) {
-	case FormatUBL:
-		return parseUBL(dl, data)
-	case FormatCII:
-		return parseCII(dl, FormatCII, data)
-	case FormatZUGFeRD1:
-		return parseZUGFeRD1(dl, FormatZUGFeRD1, data)
-	case FormatJSON:
-		return parseJSON(dl, data)
+	case einvoice.FormatUBL:
+		return einvoice.ParseUBLUntil(dl, data)
+	case einvoice.FormatCII:
+		return einvoice.ParseCIIUntil(dl, data)
+	case einvoice.FormatZUGFeRD1:
+		return einvoice.ParseZUGFeRD1Until(dl, data)
+	case einvoice.FormatJSON:
+		return einvoice.ParseJSONUntil(dl, data)
 	}
-	return Document{}, ErrNoStructuredData
+	return einvoice.Document{}, einvoice.ErrNoStructuredData
 }
-
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // isPDF reports a PDF header near the start of data. JSON and XML are recognised by their first byte,
 // so a "%PDF-" inside them never counts.
@@ -124,12 +123,12 @@ func isPDF(data []byte) bool {
 // whether Parse should be asked for it: a recognised XML or JSON document, any PDF (Parse carves it, once,
 // to find an embedded invoice) and XML in an unreadable charset (Parse says why). Unlike Detect it never
 // carves a PDF, so a caller that goes on to Parse does the carving once.
-func Structured(data []byte) (Format, bool) {
+func Structured(data []byte) (einvoice.Format, bool) {
 	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
-		return FormatUnknown, true
+		return einvoice.FormatUnknown, true
 	}
-	if f := Detect(data); f != FormatUnknown {
+	if f := Detect(data); f != einvoice.FormatUnknown {
 		return f, true
 	}
-	return FormatUnknown, unreadableCharset(data) != nil
+	return einvoice.FormatUnknown, einvoice.UnreadableCharset(data) != nil
 }

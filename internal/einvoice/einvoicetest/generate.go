@@ -1,4 +1,4 @@
-package einvoice
+package einvoicetest
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 	"pgregory.net/rapid"
 
+	"greatbook/internal/einvoice"
 	"greatbook/internal/money"
 )
 
@@ -38,8 +39,8 @@ var dateGen = rapid.Custom(func(t *rapid.T) string {
 })
 
 // PartyGen generates parties with every identifier, an address aside.
-var PartyGen = rapid.Custom(func(t *rapid.T) Party {
-	p := Party{
+var PartyGen = rapid.Custom(func(t *rapid.T) einvoice.Party {
+	p := einvoice.Party{
 		Name:    textGen(`[\p{L}\p{N}&<>"'./ -]{0,24}`).Draw(t, "name"),
 		VATID:   textGen(`([A-Z]{2}[0-9A-Z .-]{2,14})?`).Draw(t, "vat"),
 		LegalID: textGen(`[0-9A-Z /-]{0,12}`).Draw(t, "legal"),
@@ -51,17 +52,17 @@ var PartyGen = rapid.Custom(func(t *rapid.T) Party {
 })
 
 // DocumentGen generates arbitrary, well-formed documents: every field the own JSON carries.
-var DocumentGen = rapid.Custom(func(t *rapid.T) Document {
+var DocumentGen = rapid.Custom(func(t *rapid.T) einvoice.Document {
 	code := rapid.SampledFrom([]string{"380", "381", "384", "389", "396", "261", "751"}).Draw(t, "type code")
-	d := Document{
-		Format: FormatJSON, Type: DocTypeFor(code), TypeCode: code,
+	d := einvoice.Document{
+		Format: einvoice.FormatJSON, Type: einvoice.DocTypeFor(code), TypeCode: code,
 		Number:       textGen(`[\p{L}\p{N}/ -]{0,16}`).Draw(t, "number"),
 		IssueDate:    dateGen.Draw(t, "issue date"),
 		Currency:     rapid.SampledFrom(sortedCurrencies).Draw(t, "currency"),
 		Seller:       PartyGen.Draw(t, "seller"),
 		Buyer:        PartyGen.Draw(t, "buyer"),
-		Lines:        []Line{},
-		TaxSubtotals: []TaxSubtotal{},
+		Lines:        []einvoice.Line{},
+		TaxSubtotals: []einvoice.TaxSubtotal{},
 	}
 	if rapid.Bool().Draw(t, "has due date") {
 		d.DueDate = dateGen.Draw(t, "due date")
@@ -71,7 +72,7 @@ var DocumentGen = rapid.Custom(func(t *rapid.T) Document {
 	}
 	categories := rapid.SampledFrom([]string{"S", "Z", "E", "AE", "K", "G", "O", "L", "M"})
 	for i := range rapid.IntRange(0, 4).Draw(t, "lines") {
-		l := Line{
+		l := einvoice.Line{
 			Description: textGen(`[\p{L}\p{N}&<>"'., -]{0,30}`).Draw(t, fmt.Sprint("description ", i)),
 			Quantity:    amountGen(4).Draw(t, "quantity"),
 			UnitPrice:   amountGen(4).Draw(t, "unit price"),
@@ -91,7 +92,7 @@ var DocumentGen = rapid.Custom(func(t *rapid.T) Document {
 		d.Lines = append(d.Lines, l)
 	}
 	for range rapid.IntRange(0, 3).Draw(t, "subtotals") {
-		d.TaxSubtotals = append(d.TaxSubtotals, TaxSubtotal{
+		d.TaxSubtotals = append(d.TaxSubtotals, einvoice.TaxSubtotal{
 			Category: rapid.SampledFrom([]string{"", "S", "E", "Z"}).Draw(t, "subtotal category"),
 			Rate:     amountGen(2).Draw(t, "subtotal rate").Abs(),
 			Taxable:  amountGen(3).Draw(t, "taxable"),
@@ -99,7 +100,7 @@ var DocumentGen = rapid.Custom(func(t *rapid.T) Document {
 		})
 	}
 	a := amountGen(3)
-	d.Totals = Totals{
+	d.Totals = einvoice.Totals{
 		LineTotal: a.Draw(t, "line total"), AllowanceTotal: a.Draw(t, "allowance total"), ChargeTotal: a.Draw(t, "charge total"),
 		Net: a.Draw(t, "net total"), Tax: a.Draw(t, "tax total"), Gross: a.Draw(t, "gross"),
 		Prepaid: a.Draw(t, "prepaid"), Rounding: a.Draw(t, "rounding"), Payable: a.Draw(t, "payable"),
@@ -109,7 +110,7 @@ var DocumentGen = rapid.Custom(func(t *rapid.T) Document {
 
 // BuilderDocumentGen is DocumentGen with what the own JSON does not carry but the builders write:
 // postal addresses, in the shape a parser gives them, and the payee's account.
-var BuilderDocumentGen = rapid.Custom(func(t *rapid.T) Document {
+var BuilderDocumentGen = rapid.Custom(func(t *rapid.T) einvoice.Document {
 	d := DocumentGen.Draw(t, "document")
 	d.Seller.Address = addressGen.Draw(t, "seller address")
 	d.Buyer.Address = addressGen.Draw(t, "buyer address")
@@ -117,8 +118,8 @@ var BuilderDocumentGen = rapid.Custom(func(t *rapid.T) Document {
 	return d
 })
 
-var addressGen = rapid.Custom(func(t *rapid.T) Address {
+var addressGen = rapid.Custom(func(t *rapid.T) einvoice.Address {
 	lines := rapid.SliceOfN(textGen(`[\p{L}\p{N}&<>'., -]{0,20}`), 0, 4).Draw(t, "lines")
-	return PostalAddress(lines, textGen(`[\p{L} -]{0,12}`).Draw(t, "city"),
+	return einvoice.PostalAddress(lines, textGen(`[\p{L} -]{0,12}`).Draw(t, "city"),
 		textGen(`[0-9A-Z -]{0,8}`).Draw(t, "postcode"), textGen(`([A-Z]{2})?`).Draw(t, "country"))
 })

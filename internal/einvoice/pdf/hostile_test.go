@@ -1,4 +1,4 @@
-package einvoice
+package pdf
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 // The quadratic object stream: unbounded, carving 10 KB of it took 16 s and 17 KB hours. Carving is
@@ -20,9 +22,9 @@ func TestCarvingAQuadraticObjectStreamIsLinear(t *testing.T) {
 		{"17 KB", 700_000, 13 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pdf := QuadraticObjectStreamPDF(tc.entries, tc.body)
+			pdf := einvoicetest.QuadraticObjectStreamPDF(tc.entries, tc.body)
 			started := time.Now()
-			c := carvePDF(pdf)
+			c := carvePDF(nil, pdf)
 			elapsed := time.Since(started)
 			decoded := maxDecodedTotal - c.budget
 			if bound := pdfWorkFactor * (len(pdf) + decoded); c.work.scanned > bound {
@@ -31,8 +33,8 @@ func TestCarvingAQuadraticObjectStreamIsLinear(t *testing.T) {
 			if c.capped != "pdf_work" {
 				t.Fatalf("capped %q, want pdf_work", c.capped)
 			}
-			if _, err := ParseFacturX(pdf); !IsCapError(err, "pdf_work") {
-				t.Fatalf("ParseFacturX: %v, want an input_cap error naming pdf_work", err)
+			if _, err := ParseUntil(nil, pdf); !einvoicetest.IsCapError(err, "pdf_work") {
+				t.Fatalf("ParseUntil: %v, want an input_cap error naming pdf_work", err)
 			}
 			t.Logf("%d-byte PDF: %d bytes decoded, %d scanned, %v", len(pdf), decoded, c.work.scanned, elapsed)
 		})
@@ -50,7 +52,7 @@ func TestFailedObjectsCountAgainstTheObjectLimit(t *testing.T) {
 	fmt.Fprintf(&pdf, "%%PDF-1.7\n5 0 obj\n<< /Type /ObjStm /N %d /First %d /Length %d >>\nstream\n", maxPDFObjects+1, first, plain.Len())
 	pdf.Write(plain.Bytes())
 	pdf.WriteString("\nendstream\nendobj\n")
-	c := carvePDF(pdf.Bytes())
+	c := carvePDF(nil, pdf.Bytes())
 	if c.capped != "pdf_objects" || c.parsed != maxPDFObjects {
 		t.Fatalf("capped %q after %d objects, want pdf_objects after %d", c.capped, c.parsed, maxPDFObjects)
 	}
@@ -61,16 +63,16 @@ func TestFailedObjectsCountAgainstTheObjectLimit(t *testing.T) {
 // and they are counted, not kept.
 func TestInflatedBytesCountAgainstTheTotalEvenWhenRefused(t *testing.T) {
 	zeros := make([]byte, maxAttachmentSize+1)
-	var atts []EmbeddedFile
+	var atts []einvoicetest.EmbeddedFile
 	for i := range 6 {
-		atts = append(atts, EmbeddedFile{Name: fmt.Sprintf("bomb-%d.xml", i), Data: zeros, Flate: true})
+		atts = append(atts, einvoicetest.EmbeddedFile{Name: fmt.Sprintf("bomb-%d.xml", i), Data: zeros, Flate: true})
 	}
-	pdf := PDF{Attachments: atts}.Build()
-	// One carving, through ParseFacturX: it tries every attachment for the invoice, as eachAttachment does.
+	pdf := einvoicetest.PDF{Attachments: atts}.Build()
+	// One carving, through ParseUntil: it tries every attachment for the invoice, as eachAttachment does.
 	var err error
-	alloc := AllocatedBy(func() { _, err = ParseFacturX(pdf) })
-	if !IsCapError(err, "pdf_decoded_bytes") {
-		t.Fatalf("ParseFacturX: %v, want an input_cap error naming pdf_decoded_bytes", err)
+	alloc := einvoicetest.AllocatedBy(func() { _, err = ParseUntil(nil, pdf) })
+	if !einvoicetest.IsCapError(err, "pdf_decoded_bytes") {
+		t.Fatalf("ParseUntil: %v, want an input_cap error naming pdf_decoded_bytes", err)
 	}
 	if alloc > 8<<20 {
 		t.Fatalf("carving allocated %d MB for %d bombs it refused", alloc>>20, len(atts))

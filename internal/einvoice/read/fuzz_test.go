@@ -1,8 +1,11 @@
-package einvoice
+package read
 
 import (
 	"errors"
 	"testing"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 // TestFuzzSeedsReachEveryParser: the seeds FuzzParse starts from are read by every parser Parse
@@ -10,18 +13,18 @@ import (
 // lines and the documents that are not invoices, so mutations start on each path.
 func TestFuzzSeedsReachEveryParser(t *testing.T) {
 	reached := map[string]bool{}
-	for _, seed := range AllSeeds(t) {
-		if KindOf(seed) == PDFSeed && len(seed) > 1<<20 {
+	for _, seed := range einvoicetest.AllSeeds(t) {
+		if einvoicetest.KindOf(seed) == einvoicetest.PDFSeed && len(seed) > 1<<20 {
 			continue // the hostile PDFs: TestHostileCorpus reads them
 		}
 		d, err := Parse(seed)
-		var pe *ParseError
+		var pe *einvoice.ParseError
 		switch {
 		case err == nil:
 			reached[string(d.Format)] = true
 			reached[string(d.Format)+"/"+string(d.Profile)] = true
-		case errors.As(err, &pe) && pe.Code == CodeNotAnInvoice:
-			reached[string(pe.Format)+"/"+CodeNotAnInvoice] = true
+		case errors.As(err, &pe) && pe.Code == einvoice.CodeNotAnInvoice:
+			reached[string(pe.Format)+"/"+einvoice.CodeNotAnInvoice] = true
 		}
 	}
 	for _, want := range []string{"ubl", "cii", "facturx", "json", "zugferd1",
@@ -34,7 +37,7 @@ func TestFuzzSeedsReachEveryParser(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	AddSeeds(f, AnySeed)
+	einvoicetest.AddSeeds(f, einvoicetest.AnySeed)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Detect carves a PDF as Parse does, with the same carveCII, so for a PDF its answer is
 		// FormatFacturX exactly when Parse finds an embedded invoice; formatOf, which does not carve,
@@ -46,23 +49,23 @@ func FuzzParse(f *testing.F) {
 			if d.Format != format {
 				t.Fatalf("Parse gave %q, Detect %q", d.Format, format)
 			}
-		case errors.Is(err, ErrNoStructuredData):
-			if format != FormatUnknown && format != FormatFacturX {
+		case errors.Is(err, einvoice.ErrNoStructuredData):
+			if format != einvoice.FormatUnknown && format != einvoice.FormatFacturX {
 				t.Fatalf("Detect says %q, Parse found no structured data", format)
 			}
 		default:
-			var pe *ParseError
+			var pe *einvoice.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("unexpected error type %T: %v", err, err)
 			}
 			// A charset Parse cannot read is refused before the format is known; a cap names itself.
-			if pe.Format != format && pe.Code != CodeInputCap && pe.Code != CodeUnsupportedCharset {
+			if pe.Format != format && pe.Code != einvoice.CodeInputCap && pe.Code != einvoice.CodeUnsupportedCharset {
 				t.Fatalf("ParseError for %q, Detect says %q", pe.Format, format)
 			}
 		}
 		if err == nil {
 			_ = d.SourceRef()
-			_ = ValidateAt(d, Now)
+			_ = einvoice.ValidateAt(d, einvoicetest.Now)
 		}
 	})
 }

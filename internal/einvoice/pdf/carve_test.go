@@ -1,4 +1,4 @@
-package einvoice
+package pdf
 
 import (
 	"bytes"
@@ -8,11 +8,32 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
 )
+
+// carveAttachments returns the embedded files of a PDF as ParseUntil meets them, and the cap the
+// carving stopped at, if any.
+func carveAttachments(pdf []byte) ([]attachment, *einvoice.ParseError) {
+	var out []attachment
+	c := carvePDF(nil, pdf)
+	c.eachAttachment(func(a attachment) bool {
+		out = append(out, a)
+		return true
+	})
+	return out, c.capError()
+}
+
+// carve is carveAttachments without the cap.
+func carve(pdf []byte) []attachment {
+	out, _ := carveAttachments(pdf)
+	return out
+}
 
 func TestCarveAttachments(t *testing.T) {
 	t.Parallel()
-	cii := ReadTestdata(t, "cii-invoice.xml")
+	cii := einvoicetest.ReadTestdata(t, "cii-invoice.xml")
 	withEndstream := []byte(`<?xml version="1.0"?><note>a stream may contain endstream and endobj</note>`)
 	tests := []struct {
 		name  string
@@ -20,30 +41,30 @@ func TestCarveAttachments(t *testing.T) {
 		names []string
 		data  [][]byte
 	}{
-		{"flate, direct length", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true}}}.Build(),
+		{"flate, direct length", einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"flate, indirect length", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Length: "indirect"}}}.Build(),
+		{"flate, indirect length", einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Length: "indirect"}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"wrong length falls back to endstream", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Length: "wrong"}}}.Build(),
+		{"wrong length falls back to endstream", einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Length: "wrong"}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"unfiltered", PDF{Attachments: []EmbeddedFile{{Name: "zugferd-invoice.xml", Data: cii}}}.Build(),
+		{"unfiltered", einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "zugferd-invoice.xml", Data: cii}}}.Build(),
 			[]string{"zugferd-invoice.xml"}, [][]byte{cii}},
-		{"indirect length keeps an endstream inside the data", PDF{Attachments: []EmbeddedFile{{Name: "a.xml", Data: withEndstream, Length: "indirect"}}}.Build(),
+		{"indirect length keeps an endstream inside the data", einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "a.xml", Data: withEndstream, Length: "indirect"}}}.Build(),
 			[]string{"a.xml"}, [][]byte{withEndstream}},
-		{"stream without /Type found through /EF", PDF{Attachments: []EmbeddedFile{{Name: "xrechnung.xml", Data: cii, Flate: true, Untyped: true}}}.Build(),
+		{"stream without /Type found through /EF", einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "xrechnung.xml", Data: cii, Flate: true, Untyped: true}}}.Build(),
 			[]string{"xrechnung.xml"}, [][]byte{cii}},
-		{"typed stream outside the name tree", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, NoNameRef: true}}}.Build(),
+		{"typed stream outside the name tree", einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, NoNameRef: true}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"file specification in an object stream", PDF{ObjectStream: true, Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Untyped: true}}}.Build(),
+		{"file specification in an object stream", einvoicetest.PDF{ObjectStream: true, Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Untyped: true}}}.Build(),
 			[]string{"factur-x.xml"}, [][]byte{cii}},
-		{"two attachments in file order", PDF{Attachments: []EmbeddedFile{
+		{"two attachments in file order", einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{
 			{Name: "notes.txt", Data: []byte("hello"), Flate: true},
 			{Name: "factur-x.xml", Data: cii, Flate: true},
 		}}.Build(), []string{"notes.txt", "factur-x.xml"}, [][]byte{[]byte("hello"), cii}},
-		{"no attachments", PDF{Lines: []string{"just text"}}.Build(), nil, nil},
-		{"crlf after stream", bytes.ReplaceAll(PDF{Attachments: []EmbeddedFile{{Name: "a.xml", Data: []byte("<a/>")}}}.Build(),
+		{"no attachments", einvoicetest.PDF{Lines: []string{"just text"}}.Build(), nil, nil},
+		{"crlf after stream", bytes.ReplaceAll(einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "a.xml", Data: []byte("<a/>")}}}.Build(),
 			[]byte("stream\n<a/>"), []byte("stream\r\n<a/>")), []string{"a.xml"}, [][]byte{[]byte("<a/>")}},
-		{"unsupported filter is skipped", bytes.Replace(PDF{Attachments: []EmbeddedFile{{Name: "a.xml", Data: []byte("3C612F3E")}}}.Build(),
+		{"unsupported filter is skipped", bytes.Replace(einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "a.xml", Data: []byte("3C612F3E")}}}.Build(),
 			[]byte("/Type /EmbeddedFile"), []byte("/Type /EmbeddedFile /Filter /ASCIIHexDecode"), 1), nil, nil},
 		{"not a pdf", []byte("hello"), nil, nil},
 		{"empty", nil, nil, nil},
@@ -51,7 +72,7 @@ func TestCarveAttachments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := CarveAttachments(tt.pdf)
+			got := carve(tt.pdf)
 			if len(got) != len(tt.data) {
 				t.Fatalf("%d attachments, want %d: %+v", len(got), len(tt.data), got)
 			}
@@ -66,7 +87,7 @@ func TestCarveAttachments(t *testing.T) {
 
 func TestCarveMustang(t *testing.T) {
 	t.Parallel()
-	got := CarveAttachments(ReadTestdata(t, "samples/mustang-EN16931_Einfach.pdf"))
+	got := carve(einvoicetest.ReadTestdata(t, "samples/mustang-EN16931_Einfach.pdf"))
 	if len(got) != 1 || got[0].Name != "factur-x.xml" || got[0].Object != 22 || len(got[0].Data) != 13397 {
 		t.Fatalf("attachments %+v, want factur-x.xml, object 22, 13397 bytes (its /Params /Size)", got)
 	}
@@ -74,23 +95,23 @@ func TestCarveMustang(t *testing.T) {
 
 func TestFacturXPicksTheInvoice(t *testing.T) {
 	t.Parallel()
-	pdf := PDF{Attachments: []EmbeddedFile{
+	pdf := einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{
 		{Name: "notes.xml", Data: []byte("<notes>not an invoice</notes>"), Flate: true},
-		{Name: "factur-x.xml", Data: ReadTestdata(t, "cii-invoice.xml"), Flate: true},
+		{Name: "factur-x.xml", Data: einvoicetest.ReadTestdata(t, "cii-invoice.xml"), Flate: true},
 	}}.Build()
-	d, err := ParseFacturX(pdf)
-	if err != nil || d.Format != FormatFacturX || d.Number != "RE-2026-1187" {
-		t.Fatalf("ParseFacturX = %s %q, %v", d.Format, d.Number, err)
+	d, err := ParseUntil(nil, pdf)
+	if err != nil || d.Format != einvoice.FormatFacturX || d.Number != "RE-2026-1187" {
+		t.Fatalf("ParseUntil = %s %q, %v", d.Format, d.Number, err)
 	}
 }
 
 func TestFacturXBrokenCII(t *testing.T) {
 	t.Parallel()
-	broken := strings.Replace(string(ReadTestdata(t, "cii-invoice.xml")), ">216.15<", ">two hundred<", 1)
-	pdf := PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: []byte(broken), Flate: true}}}.Build()
-	_, err := ParseFacturX(pdf)
-	pe, ok := err.(*ParseError)
-	if !ok || pe.Format != FormatFacturX || !strings.Contains(pe.Field, "DuePayableAmount") {
+	broken := strings.Replace(string(einvoicetest.ReadTestdata(t, "cii-invoice.xml")), ">216.15<", ">two hundred<", 1)
+	pdf := einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: []byte(broken), Flate: true}}}.Build()
+	_, err := ParseUntil(nil, pdf)
+	pe, ok := err.(*einvoice.ParseError)
+	if !ok || pe.Format != einvoice.FormatFacturX || !strings.Contains(pe.Field, "DuePayableAmount") {
 		t.Fatalf("error = %v, want a facturx ParseError naming DuePayableAmount", err)
 	}
 }
@@ -103,7 +124,7 @@ func TestCarveLimits(t *testing.T) {
 	zw.Close()
 	pdf := []byte("%PDF-1.7\n1 0 obj\n<< /Type /EmbeddedFile /Filter /FlateDecode /Length " +
 		strconv.Itoa(bomb.Len()) + " >>\nstream\n" + bomb.String() + "\nendstream\nendobj\n")
-	if got := CarveAttachments(pdf); len(got) != 0 {
+	if got := carve(pdf); len(got) != 0 {
 		t.Errorf("a stream inflating past %d bytes was kept", maxAttachmentSize)
 	}
 
@@ -118,12 +139,12 @@ func TestCarveLimits(t *testing.T) {
 		many.WriteString(strconv.Itoa(i) + " 0 obj\n<< /Type /EmbeddedFile /Filter /FlateDecode /Length " +
 			strconv.Itoa(big.Len()) + " >>\nstream\n" + big.String() + "\nendstream\nendobj\n")
 	}
-	if got := CarveAttachments([]byte(many.String())); len(got) != maxDecodedTotal/(15<<20) {
+	if got := carve([]byte(many.String())); len(got) != maxDecodedTotal/(15<<20) {
 		t.Errorf("%d attachments of 15 MiB decoded, want %d within the %d byte budget", len(got), maxDecodedTotal/(15<<20), maxDecodedTotal)
 	}
 
 	deep := "%PDF-1.7\n1 0 obj\n" + strings.Repeat("[", 100000) + "\nendobj\n"
-	if got := CarveAttachments([]byte(deep)); len(got) != 0 {
+	if got := carve([]byte(deep)); len(got) != 0 {
 		t.Errorf("deep nesting gave attachments")
 	}
 }
@@ -155,17 +176,17 @@ func TestInflateVariants(t *testing.T) {
 // the same caps as one.
 func TestFacturXReadsAFlateFilterChain(t *testing.T) {
 	t.Parallel()
-	cii := ReadTestdata(t, "cii-invoice.xml")
-	pdf := PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, FlateChain: 3}}}.Build()
+	cii := einvoicetest.ReadTestdata(t, "cii-invoice.xml")
+	pdf := einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii, FlateChain: 3}}}.Build()
 	if !bytes.Contains(pdf, []byte("/Filter [/FlateDecode /FlateDecode /FlateDecode]")) {
 		t.Fatal("the test PDF does not chain three filters")
 	}
-	if got := CarveAttachments(pdf); len(got) != 1 || !bytes.Equal(got[0].Data, cii) {
+	if got := carve(pdf); len(got) != 1 || !bytes.Equal(got[0].Data, cii) {
 		t.Fatalf("attachments %+v, want the CII", got)
 	}
-	d, err := ParseFacturX(pdf)
-	if err != nil || d.Format != FormatFacturX || d.Number != "RE-2026-1187" {
-		t.Fatalf("ParseFacturX = %s %q, %v", d.Format, d.Number, err)
+	d, err := ParseUntil(nil, pdf)
+	if err != nil || d.Format != einvoice.FormatFacturX || d.Number != "RE-2026-1187" {
+		t.Fatalf("ParseUntil = %s %q, %v", d.Format, d.Number, err)
 	}
 
 	// The per-stream cap holds for the last stage of a chain as for one filter.
@@ -189,12 +210,12 @@ func TestFacturXReadsAFlateFilterChain(t *testing.T) {
 // the finding a reviewer reads.
 func TestAnEmbeddedFileThatCannotBeReadSaysWhy(t *testing.T) {
 	t.Parallel()
-	cii := ReadTestdata(t, "cii-invoice.xml")
+	cii := einvoicetest.ReadTestdata(t, "cii-invoice.xml")
 	withFilter := func(filter string) []byte {
-		return bytes.Replace(PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii}}}.Build(),
+		return bytes.Replace(einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii}}}.Build(),
 			[]byte("/Type /EmbeddedFile"), []byte("/Type /EmbeddedFile /Filter "+filter), 1)
 	}
-	damaged := PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true}}}.Build()
+	damaged := einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true}}}.Build()
 	file := bytes.Index(damaged, []byte("/Type /EmbeddedFile"))
 	start := file + bytes.Index(damaged[file:], []byte("stream\n")) + len("stream\n")
 	for i := start + 2; i < start+40; i++ {
@@ -205,7 +226,7 @@ func TestAnEmbeddedFileThatCannotBeReadSaysWhy(t *testing.T) {
 		pdf  []byte
 		says string
 	}{
-		{"compressed more times than followed", PDF{Attachments: []EmbeddedFile{{Name: "factur-x.xml", Data: cii, FlateChain: maxFilterChain + 1}}}.Build(),
+		{"compressed more times than followed", einvoicetest.PDF{Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii, FlateChain: maxFilterChain + 1}}}.Build(),
 			"compressed " + strconv.Itoa(maxFilterChain+1) + " times over"},
 		{"a filter this reader does not decode", withFilter("/ASCIIHexDecode"), "ASCIIHexDecode"},
 		{"a predictor", withFilter("/FlateDecode /DecodeParms << /Predictor 12 /Columns 4 >>"), "predictor"},
@@ -214,17 +235,17 @@ func TestAnEmbeddedFileThatCannotBeReadSaysWhy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ParseFacturX(tt.pdf)
-			if !errors.Is(err, ErrNoStructuredData) {
-				t.Fatalf("ParseFacturX: %v, want no structured data", err)
+			_, err := ParseUntil(nil, tt.pdf)
+			if !errors.Is(err, einvoice.ErrNoStructuredData) {
+				t.Fatalf("ParseUntil: %v, want no structured data", err)
 			}
-			var ef *EmbeddedFileError
+			var ef *einvoice.EmbeddedFileError
 			if !errors.As(err, &ef) || ef.Name != "factur-x.xml" || !strings.Contains(ef.Reason, tt.says) {
 				t.Fatalf("error %v (%#v), want one naming factur-x.xml and saying %q", err, ef, tt.says)
 			}
 		})
 	}
-	if _, err := ParseFacturX(PDF{Lines: []string{"no attachment"}}.Build()); err != ErrNoStructuredData {
+	if _, err := ParseUntil(nil, einvoicetest.PDF{Lines: []string{"no attachment"}}.Build()); err != einvoice.ErrNoStructuredData {
 		t.Errorf("a PDF without attachments: %v", err)
 	}
 }

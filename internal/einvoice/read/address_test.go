@@ -1,7 +1,10 @@
-package einvoice
+package read
 
 import (
 	"testing"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 // The buyer's postal address is read from UBL and CII alike (the same
@@ -9,9 +12,9 @@ import (
 // that an invoice is addressed to this org.
 func TestBuyerAddressFromUBLAndCII(t *testing.T) {
 	t.Parallel()
-	want := Address{Line1: "Anystreet 8", Line2: "Back door", City: "Anytown", Postcode: "101", Country: "NO"}
+	want := einvoice.Address{Line1: "Anystreet 8", Line2: "Back door", City: "Anytown", Postcode: "101", Country: "NO"}
 	for _, file := range []string{"samples/en16931-ubl-example2.xml", "samples/en16931-cii-example2.xml"} {
-		d, err := Parse(ReadTestdata(t, file))
+		d, err := Parse(einvoicetest.ReadTestdata(t, file))
 		if err != nil {
 			t.Fatal(err)
 		}
