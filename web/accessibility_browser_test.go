@@ -13,7 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/ledger"
 	"greatbook/internal/testkit"
 	"greatbook/internal/testkit/browser"
@@ -97,7 +97,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	pending := int64(body["intake_id"].(float64))
 	c.waitStatus(float64(pending), "pending")
 	// A document of the typewriter, submitted: the version chain.
-	d, err := einvoice.ParseJSON(jsonInvoice("TW-1"))
+	d, err := ownjson.Parse(jsonInvoice("TW-1"))
 	must(t, err)
 	tw, err := a.app.Typewriter.Compose(ctx, o.ID, d, admin.Actor())
 	must(t, err)

@@ -15,6 +15,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
 	"greatbook/views"
@@ -395,7 +396,7 @@ func documentFromForm(f views.TypeInForm) (einvoice.Document, error) {
 	}
 	body["lines"] = lines
 	raw, _ := json.Marshal(body)
-	return einvoice.ParseJSON(raw)
+	return ownjson.Parse(raw)
 }
 
 func at(xs []string, i int) string {

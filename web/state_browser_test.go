@@ -7,7 +7,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/testkit"
 )
 
@@ -193,7 +193,7 @@ func TestBrowserDuplicateTextsFollowTheFlagReason(t *testing.T) {
 
 	// The typewriter composes the upload's invoice again: same supplier and
 	// number, so flagged as a duplicate by reference, not as a version.
-	d, err := einvoice.ParseJSON(jsonInvoice("INV-1"))
+	d, err := ownjson.Parse(jsonInvoice("INV-1"))
 	must(t, err)
 	tw, err := a.app.Typewriter.Compose(context.Background(), o.ID, d, u.Actor())
 	must(t, err)
@@ -242,7 +242,7 @@ func TestBrowserTheGroupAndTheChainFollowADecision(t *testing.T) {
 	bob := testkit.User(t, a.db, o, auth.RoleReviewer)
 	c := &apiClient{t: t, base: a.URL, token: testkit.Token(t, a.db, ann)}
 	ctx := context.Background()
-	d, err := einvoice.ParseJSON(jsonInvoice("TW-7"))
+	d, err := ownjson.Parse(jsonInvoice("TW-7"))
 	must(t, err)
 	tw, err := a.app.Typewriter.Compose(ctx, o.ID, d, ann.Actor())
 	must(t, err)

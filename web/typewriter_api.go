@@ -9,6 +9,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/typewriter"
 )
 
@@ -22,7 +23,7 @@ func readOwnJSON(c echo.Context) (einvoice.Document, error) {
 	if len(body) > maxJSONBody {
 		return einvoice.Document{}, apperr.New(apperr.TooLarge, "the document is larger than %d bytes", maxJSONBody)
 	}
-	d, err := einvoice.ParseJSON(body)
+	d, err := ownjson.Parse(body)
 	if err != nil {
 		field := "document"
 		var pe *einvoice.ParseError

@@ -7,5 +7,4 @@ var (
 	NormaliseName    = normaliseName
 	NormaliseNumber  = normaliseNumber
 	SchematronRound2 = schematronRound2
-	CheckJSON        = checkJSON
 )

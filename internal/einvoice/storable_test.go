@@ -7,6 +7,7 @@ import (
 
 	"greatbook/internal/einvoice"
 	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/storable"
 )
 
@@ -109,7 +110,7 @@ func TestTaxRatesAndZeroAmounts(t *testing.T) {
 			t.Errorf("rate %s: findings %v", tc.rate, got)
 		}
 	}
-	zero, err := einvoice.ParseJSON([]byte(`{"type":"invoice","number":"Z-1","issue_date":"2026-11-20","currency":"EUR",
+	zero, err := ownjson.Parse([]byte(`{"type":"invoice","number":"Z-1","issue_date":"2026-11-20","currency":"EUR",
 		"seller":{"name":"Supplier AB"},"lines":[{"description":"free sample","quantity":"1","unit_price":"0","tax_rate":"25"}]}`))
 	if err != nil {
 		t.Fatal(err)

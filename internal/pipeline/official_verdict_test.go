@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/en16931/mutate"
 	"greatbook/internal/en16931/official"
 	"greatbook/internal/intake"
@@ -37,7 +38,7 @@ func TestValidInvoicesOfTheBindingsDetailsArePending(t *testing.T) {
 	defer oracle.Close()
 	cii, ubl := string(read(t, ciiInvoice)), string(read(t, ublInvoice))
 
-	zero, err := einvoice.ParseJSON([]byte(`{"type":"invoice","number":"Z-1","issue_date":"2026-11-20","currency":"EUR",
+	zero, err := ownjson.Parse([]byte(`{"type":"invoice","number":"Z-1","issue_date":"2026-11-20","currency":"EUR",
 		"seller":{"name":"Seller AB","vat_id":"SE556677889901","address":{"country":"SE"}},
 		"buyer":{"name":"Buyer GmbH","vat_id":"DE123456789","address":{"country":"DE"}},
 		"lines":[{"description":"Export","quantity":"1","unit_price":"100.00","tax_rate":"0"}]}`))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/einvoice/read"
 )
 
@@ -17,7 +18,7 @@ func TestRenderIsDeterministicAndReadsBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := einvoice.ParseJSON(raw)
+		d, err := ownjson.Parse(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +51,7 @@ func TestRenderIsDeterministicAndReadsBack(t *testing.T) {
 func TestDiffNamesWhatChanged(t *testing.T) {
 	t.Parallel()
 	raw, _ := os.ReadFile("../einvoice/testdata/json-invoice-with-totals.json")
-	a, _ := einvoice.ParseJSON(raw)
+	a, _ := ownjson.Parse(raw)
 	b := a
 	b.Lines = append([]einvoice.Line(nil), a.Lines...)
 	b.DueDate = "2027-01-31"

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/ownjson"
 )
 
 // TestPayeeIBANIsRead reads the payee's account (BT-84) from every format that carries one, as the
@@ -43,7 +44,7 @@ func TestPayeeIBANIsRead(t *testing.T) {
 		if d.PayeeIBAN != "DE89 3704 0044 0532 0130 00" {
 			t.Errorf("payee IBAN %q", d.PayeeIBAN)
 		}
-		out, err := d.MarshalOwnJSON()
+		out, err := ownjson.Marshal(d)
 		if err != nil {
 			t.Fatal(err)
 		}

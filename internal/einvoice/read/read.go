@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/einvoice/pdf"
 )
 
@@ -101,7 +102,7 @@ func parse(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
 	case einvoice.FormatZUGFeRD1:
 		return einvoice.ParseZUGFeRD1Until(dl, data)
 	case einvoice.FormatJSON:
-		return einvoice.ParseJSONUntil(dl, data)
+		return ownjson.ParseUntil(dl, data)
 	}
 	return einvoice.Document{}, einvoice.ErrNoStructuredData
 }

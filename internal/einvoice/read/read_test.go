@@ -9,6 +9,7 @@ import (
 
 	"greatbook/internal/einvoice"
 	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/einvoice/pdf"
 )
 
@@ -468,7 +469,7 @@ func TestSameInvoiceAnyFormat(t *testing.T) {
 func TestFormatParsers(t *testing.T) {
 	t.Parallel()
 	parsers := map[einvoice.Format]func([]byte) (einvoice.Document, error){
-		einvoice.FormatUBL: einvoice.ParseUBL, einvoice.FormatCII: einvoice.ParseCII, einvoice.FormatFacturX: func(data []byte) (einvoice.Document, error) { return pdf.ParseUntil(nil, data) }, einvoice.FormatJSON: einvoice.ParseJSON,
+		einvoice.FormatUBL: einvoice.ParseUBL, einvoice.FormatCII: einvoice.ParseCII, einvoice.FormatFacturX: func(data []byte) (einvoice.Document, error) { return pdf.ParseUntil(nil, data) }, einvoice.FormatJSON: ownjson.Parse,
 	}
 	for _, file := range einvoicetest.RoundTripFiles {
 		t.Run(file, func(t *testing.T) {

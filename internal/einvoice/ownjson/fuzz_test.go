@@ -1,27 +1,28 @@
-package einvoice_test
+package ownjson_test
 
 import (
 	"testing"
 
 	"greatbook/internal/einvoice"
 	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/ownjson"
 )
 
 func FuzzParseJSON(f *testing.F) {
 	einvoicetest.AddSeeds(f, einvoicetest.JSONSeed)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := einvoice.ParseJSON(data)
+		d, err := ownjson.Parse(data)
 		einvoicetest.CheckParseResult(t, d, err, einvoice.FormatJSON, false)
 		if err != nil {
 			return
 		}
-		own, err := d.MarshalOwnJSON()
+		own, err := ownjson.Marshal(d)
 		if err != nil {
-			return // an amount too long for the format, which MarshalOwnJSON refuses rather than truncates
+			return // an amount too long for the format, which Marshal refuses rather than truncates
 		}
-		back, err := einvoice.ParseJSON(own)
+		back, err := ownjson.Parse(own)
 		if err != nil {
-			t.Fatalf("ParseJSON(MarshalOwnJSON(d)): %v\n%s", err, own)
+			t.Fatalf("Parse(Marshal(d)): %v\n%s", err, own)
 		}
 		if !einvoicetest.SameFields(t, back, d) {
 			t.Fatalf("own JSON round trip changed the document\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))

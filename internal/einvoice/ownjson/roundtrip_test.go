@@ -1,4 +1,4 @@
-package einvoice_test
+package ownjson_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 
 	"greatbook/internal/einvoice"
 	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/einvoice/read"
 )
 
@@ -19,13 +20,13 @@ func TestOwnJSONRoundTripFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := d.MarshalOwnJSON()
+			data, err := ownjson.Marshal(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := einvoice.ParseJSON(data)
+			back, err := ownjson.Parse(data)
 			if err != nil {
-				t.Fatalf("ParseJSON(MarshalOwnJSON): %v\n%s", err, data)
+				t.Fatalf("Parse(Marshal): %v\n%s", err, data)
 			}
 			if back.Format != einvoice.FormatJSON || !einvoicetest.SameFields(t, back, d) {
 				t.Errorf("round trip changed the document\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))
@@ -40,7 +41,7 @@ func TestOwnJSONShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := d.MarshalOwnJSON()
+	data, err := ownjson.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,22 +52,22 @@ func TestOwnJSONShape(t *testing.T) {
 		`"totals":{"line_total":"100.00","allowances":"0.00","charges":"0.00","net":"100.00","tax":"25.00","gross":"125.00",` +
 		`"prepaid":"0.00","rounding":"0.00","payable":"125.00"},"billing_reference":null}`
 	if string(data) != want {
-		t.Errorf("MarshalOwnJSON\n got %s\nwant %s", data, want)
+		t.Errorf("Marshal\n got %s\nwant %s", data, want)
 	}
 }
 
-// TestOwnJSONRoundTripProperty: ParseJSON(MarshalOwnJSON(d)) gives d back, whatever d holds.
+// TestOwnJSONRoundTripProperty: Parse(Marshal(d)) gives d back, whatever d holds.
 func TestOwnJSONRoundTripProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		d := einvoicetest.DocumentGen.Draw(t, "document")
-		data, err := d.MarshalOwnJSON()
+		data, err := ownjson.Marshal(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := einvoice.ParseJSON(data)
+		back, err := ownjson.Parse(data)
 		if err != nil {
-			t.Fatalf("ParseJSON: %v\n%s", err, data)
+			t.Fatalf("Parse: %v\n%s", err, data)
 		}
 		if !einvoicetest.SameFields(t, back, d) {
 			t.Fatalf("round trip changed the document\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))

@@ -1,4 +1,4 @@
-package einvoice_test
+package ownjson_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"greatbook/internal/einvoice"
 	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/einvoice/read"
 )
 
@@ -42,7 +43,7 @@ func comparableSubtotals(s []einvoice.TaxSubtotal) string {
 func TestDeepJSONIsRefusedNamingTheCap(t *testing.T) {
 	for _, levels := range []int{65, 100_000} {
 		data := []byte(`{"type":"invoice","seller":{"name":` + strings.Repeat("[", levels) + strings.Repeat("]", levels) + `}}`)
-		_, err := einvoice.ParseJSON(data)
+		_, err := ownjson.Parse(data)
 		var pe *einvoice.ParseError
 		if !errors.As(err, &pe) || pe.Code != einvoice.CodeInputCap || pe.Field != "json_depth" {
 			t.Fatalf("%d levels: %v, want an input_cap error naming json_depth", levels, err)
@@ -53,8 +54,8 @@ func TestDeepJSONIsRefusedNamingTheCap(t *testing.T) {
 func TestJSONWithTooManyValuesIsRefused(t *testing.T) {
 	data := []byte(`{"type":"invoice","lines":[` + strings.Repeat(`{},`, 1_000_000) + `{}]}`)
 	var pe *einvoice.ParseError
-	if _, err := einvoice.ParseJSON(data); !errors.As(err, &pe) || pe.Code != einvoice.CodeInputCap || pe.Field != "json_values" {
-		t.Fatalf("ParseJSON: %v, want an input_cap error naming json_values", err)
+	if _, err := ownjson.Parse(data); !errors.As(err, &pe) || pe.Code != einvoice.CodeInputCap || pe.Field != "json_values" {
+		t.Fatalf("Parse: %v, want an input_cap error naming json_values", err)
 	}
 }
 
@@ -71,25 +72,25 @@ func TestJSONDuplicateKeysAreRefused(t *testing.T) {
 			if !strings.Contains(tc.data, tc.field[strings.LastIndex(tc.field, ".")+1:]) || tc.data == base {
 				t.Fatal("the fixture did not change")
 			}
-			_, err := einvoice.ParseJSON([]byte(tc.data))
+			_, err := ownjson.Parse([]byte(tc.data))
 			var pe *einvoice.ParseError
 			if !errors.As(err, &pe) || pe.Field != tc.field || !strings.Contains(pe.Reason, "duplicate key") {
-				t.Fatalf("ParseJSON: %v, want a duplicate key at %s", err, tc.field)
+				t.Fatalf("Parse: %v, want a duplicate key at %s", err, tc.field)
 			}
 		})
 	}
-	if _, err := einvoice.ParseJSON([]byte(base)); err != nil {
+	if _, err := ownjson.Parse([]byte(base)); err != nil {
 		t.Fatalf("the fixture itself: %v", err)
 	}
 	// The same key in two objects is no duplicate.
-	if err := einvoice.CheckJSON(nil, []byte(`{"a":{"k":1},"b":{"k":2},"c":[{"k":1},{"k":2}]}`)); err != nil {
+	if err := ownjson.CheckJSON(nil, []byte(`{"a":{"k":1},"b":{"k":2},"c":[{"k":1},{"k":2}]}`)); err != nil {
 		t.Fatalf("keys in sibling objects: %v", err)
 	}
 }
 
 func TestJSONMustBeUTF8(t *testing.T) {
 	t.Parallel()
-	_, err := einvoice.ParseJSON([]byte("{\"type\":\"invoice\",\"number\":\"INV-\xff\xfe\"}"))
+	_, err := ownjson.Parse([]byte("{\"type\":\"invoice\",\"number\":\"INV-\xff\xfe\"}"))
 	if err == nil || !strings.Contains(err.Error(), "not valid UTF-8 (byte 32)") {
 		t.Fatalf("invalid UTF-8 JSON: %v", err)
 	}

@@ -1,4 +1,6 @@
-package einvoice
+// Package ownjson reads and writes the project's own JSON document format: Parse reads it strictly,
+// filling in what a document may leave out, and Marshal writes any Document so that Parse gives it back.
+package ownjson
 
 import (
 	"encoding/json"
@@ -10,10 +12,11 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"greatbook/internal/einvoice"
 	"greatbook/internal/money"
 )
 
-// jsonDocument is the project's own JSON document format as ParseJSON reads it.
+// jsonDocument is the project's own JSON document format as Parse reads it.
 type jsonDocument struct {
 	Type             string         `json:"type"`
 	TypeCode         string         `json:"type_code"`
@@ -21,8 +24,8 @@ type jsonDocument struct {
 	IssueDate        string         `json:"issue_date"`
 	DueDate          string         `json:"due_date"`
 	Currency         string         `json:"currency"`
-	Seller           Party          `json:"seller"`
-	Buyer            Party          `json:"buyer"`
+	Seller           einvoice.Party `json:"seller"`
+	Buyer            einvoice.Party `json:"buyer"`
 	Lines            []jsonLine     `json:"lines"`
 	TaxSubtotals     []jsonSubtotal `json:"tax_subtotals"`
 	Totals           *jsonTotals    `json:"totals"`
@@ -79,7 +82,7 @@ func (a jsonAmount) present() bool {
 
 // amounts converts jsonAmount values, keeping the first error.
 type amounts struct {
-	err *ParseError
+	err *einvoice.ParseError
 }
 
 func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decimal {
@@ -88,38 +91,38 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 	}
 	if !a.present() {
 		if required {
-			c.err = ParseErrorf(FormatJSON, field, "required")
+			c.err = einvoice.ParseErrorf(einvoice.FormatJSON, field, "required")
 		}
 		return decimal.Decimal{}
 	}
 	if a.raw[0] != '"' {
 		if a.raw[0] == '-' || (a.raw[0] >= '0' && a.raw[0] <= '9') {
-			c.err = ParseErrorf(FormatJSON, field, "must be a decimal string such as \"12.50\", not a JSON number")
+			c.err = einvoice.ParseErrorf(einvoice.FormatJSON, field, "must be a decimal string such as \"12.50\", not a JSON number")
 		} else {
-			c.err = ParseErrorf(FormatJSON, field, "must be a decimal string such as \"12.50\"")
+			c.err = einvoice.ParseErrorf(einvoice.FormatJSON, field, "must be a decimal string such as \"12.50\"")
 		}
 		return decimal.Decimal{}
 	}
 	var s string
 	if err := json.Unmarshal(a.raw, &s); err != nil {
-		c.err = ParseErrorf(FormatJSON, field, "must be a decimal string such as \"12.50\"")
+		c.err = einvoice.ParseErrorf(einvoice.FormatJSON, field, "must be a decimal string such as \"12.50\"")
 		return decimal.Decimal{}
 	}
 	d, err := money.Parse(s)
 	if err != nil {
-		c.err = ParseErrorf(FormatJSON, field, "%q is not a plain decimal (digits, optional '-' and '.', no exponent or separators)", ClipText(s))
+		c.err = einvoice.ParseErrorf(einvoice.FormatJSON, field, "%q is not a plain decimal (digits, optional '-' and '.', no exponent or separators)", einvoice.ClipText(s))
 		return decimal.Decimal{}
 	}
 	return d
 }
 
-// ParseJSON reads the project's own JSON document format (API.md) strictly: an unknown field is refused,
+// Parse reads the project's own JSON document format (API.md) strictly: an unknown field is refused,
 // so is a key repeated in one object and nesting deeper than 64,
 // and every amount, quantity and rate must be a decimal string, never a JSON number (a float would lose
 // cents); either gives a *ParseError naming the field.
 //
 // Beyond the fields API.md lists, the format accepts these documented additions, so that any Document
-// survives MarshalOwnJSON and ParseJSON unchanged: "type_code"; the parties' "endpoint_id",
+// survives Marshal and Parse unchanged: "type_code"; the parties' "endpoint_id",
 // "endpoint_scheme" and "legal_id"; per line "net", "tax_category", "price_base_quantity",
 // "allowances" and "charges"; "tax_subtotals"; and every Totals field ("line_total", "allowances",
 // "charges", "gross", "prepaid", "rounding" next to "net", "tax" and "payable").
@@ -131,30 +134,31 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 // given, and missing ones are filled in around them, so Validate can tell whether the given ones add up.
 // A line without "tax_category" gets "S" (standard rate) when its rate is not zero and "Z" (zero rated)
 // when it is; without "type_code" an invoice gets 380 and a credit note 381.
-func ParseJSON(data []byte) (Document, error) {
-	return ParseJSONUntil(nil, data)
+func Parse(data []byte) (einvoice.Document, error) {
+	return ParseUntil(nil, data)
 }
 
-func ParseJSONUntil(dl *Deadline, data []byte) (Document, error) {
+// ParseUntil is Parse that stops once dl has passed.
+func ParseUntil(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
 	if err := checkUTF8(data); err != nil {
-		return Document{}, err
+		return einvoice.Document{}, err
 	}
 	if err := checkJSON(dl, data); err != nil {
-		return Document{}, err
+		return einvoice.Document{}, err
 	}
 	dec := json.NewDecoder(dl.Reader(data))
 	dec.DisallowUnknownFields()
 	var src jsonDocument
 	if err := dec.Decode(&src); err != nil {
-		return Document{}, jsonError(err)
+		return einvoice.Document{}, jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Document{}, ParseErrorf(FormatJSON, "", "unexpected data after the document")
+		return einvoice.Document{}, einvoice.ParseErrorf(einvoice.FormatJSON, "", "unexpected data after the document")
 	}
 
-	doc := Document{
-		Format:       FormatJSON,
-		Type:         DocType(src.Type),
+	doc := einvoice.Document{
+		Format:       einvoice.FormatJSON,
+		Type:         einvoice.DocType(src.Type),
 		TypeCode:     strings.TrimSpace(src.TypeCode),
 		Number:       src.Number,
 		IssueDate:    src.IssueDate,
@@ -162,18 +166,18 @@ func ParseJSONUntil(dl *Deadline, data []byte) (Document, error) {
 		Currency:     src.Currency,
 		Seller:       src.Seller,
 		Buyer:        src.Buyer,
-		Lines:        []Line{},
-		TaxSubtotals: []TaxSubtotal{},
+		Lines:        []einvoice.Line{},
+		TaxSubtotals: []einvoice.TaxSubtotal{},
 		PayeeIBAN:    src.PayeeIBAN,
 	}
 	if src.BillingReference != nil {
 		doc.BillingReference = *src.BillingReference
 	}
 	if err := completeJSONType(&doc); err != nil {
-		return Document{}, err
+		return einvoice.Document{}, err
 	}
 
-	minor := MinorUnitsOf(doc.Currency)
+	minor := einvoice.MinorUnitsOf(doc.Currency)
 	c := &amounts{}
 	for i, l := range src.Lines {
 		doc.Lines = append(doc.Lines, c.line(fmt.Sprintf("lines[%d].", i), l, minor))
@@ -182,7 +186,7 @@ func ParseJSONUntil(dl *Deadline, data []byte) (Document, error) {
 	if src.TaxSubtotals != nil {
 		for i, s := range src.TaxSubtotals {
 			field := fmt.Sprintf("tax_subtotals[%d].", i)
-			doc.TaxSubtotals = append(doc.TaxSubtotals, TaxSubtotal{
+			doc.TaxSubtotals = append(doc.TaxSubtotals, einvoice.TaxSubtotal{
 				Category: s.Category,
 				Rate:     c.read(field+"rate", s.Rate, true),
 				Taxable:  c.read(field+"taxable", s.Taxable, true),
@@ -190,44 +194,44 @@ func ParseJSONUntil(dl *Deadline, data []byte) (Document, error) {
 			})
 		}
 	} else {
-		doc.TaxSubtotals = ComputeSubtotals(doc.Lines, minor)
+		doc.TaxSubtotals = einvoice.ComputeSubtotals(doc.Lines, minor)
 	}
 
 	doc.Totals = c.totals(src.Totals, doc.Lines, doc.TaxSubtotals)
 
 	if c.err != nil {
-		return Document{}, c.err
+		return einvoice.Document{}, c.err
 	}
 	return doc, nil
 }
 
 // completeJSONType checks doc's type (as given) against its type code and fills in whichever of the
 // two is missing: the type from the code, or 380 for an invoice and 381 for a credit note.
-func completeJSONType(doc *Document) error {
+func completeJSONType(doc *einvoice.Document) error {
 	switch doc.Type {
-	case TypeInvoice, TypeCreditNote:
+	case einvoice.TypeInvoice, einvoice.TypeCreditNote:
 	case "":
 		if doc.TypeCode != "" {
-			doc.Type = DocTypeFor(doc.TypeCode)
+			doc.Type = einvoice.DocTypeFor(doc.TypeCode)
 		}
 	default:
-		return ParseErrorf(FormatJSON, "type", "%q is neither \"invoice\" nor \"credit_note\"", ClipText(string(doc.Type)))
+		return einvoice.ParseErrorf(einvoice.FormatJSON, "type", "%q is neither \"invoice\" nor \"credit_note\"", einvoice.ClipText(string(doc.Type)))
 	}
 	switch {
-	case doc.TypeCode == "" && doc.Type == TypeInvoice:
+	case doc.TypeCode == "" && doc.Type == einvoice.TypeInvoice:
 		doc.TypeCode = "380"
-	case doc.TypeCode == "" && doc.Type == TypeCreditNote:
+	case doc.TypeCode == "" && doc.Type == einvoice.TypeCreditNote:
 		doc.TypeCode = "381"
-	case doc.TypeCode != "" && DocTypeFor(doc.TypeCode) != doc.Type:
-		return ParseErrorf(FormatJSON, "type_code", "%q is a code for a %s, but type is %q", ClipText(doc.TypeCode), DocTypeFor(doc.TypeCode), doc.Type)
+	case doc.TypeCode != "" && einvoice.DocTypeFor(doc.TypeCode) != doc.Type:
+		return einvoice.ParseErrorf(einvoice.FormatJSON, "type_code", "%q is a code for a %s, but type is %q", einvoice.ClipText(doc.TypeCode), einvoice.DocTypeFor(doc.TypeCode), doc.Type)
 	}
 	return nil
 }
 
 // line reads the line l, reported under field: a missing net is the computed one rounded to the
 // currency's minor units, a missing tax category S or Z by the rate.
-func (c *amounts) line(field string, l jsonLine, minor int32) Line {
-	line := Line{
+func (c *amounts) line(field string, l jsonLine, minor int32) einvoice.Line {
+	line := einvoice.Line{
 		Description:       l.Description,
 		Quantity:          c.read(field+"quantity", l.Quantity, true),
 		UnitPrice:         c.read(field+"unit_price", l.UnitPrice, true),
@@ -239,7 +243,7 @@ func (c *amounts) line(field string, l jsonLine, minor int32) Line {
 	}
 	line.Net = c.read(field+"net", l.Net, false)
 	if !l.Net.present() {
-		line.Net = line.expectedNet(true).Round(minor)
+		line.Net = line.ExpectedNet().Round(minor)
 	}
 	if line.TaxCategory == "" {
 		line.TaxCategory = "Z"
@@ -252,12 +256,12 @@ func (c *amounts) line(field string, l jsonLine, minor int32) Line {
 
 // totals reads the totals given (nil when the document has none) and computes each one missing from
 // the lines, the tax subtotals and the totals before it.
-func (c *amounts) totals(src *jsonTotals, lines []Line, subtotals []TaxSubtotal) Totals {
+func (c *amounts) totals(src *jsonTotals, lines []einvoice.Line, subtotals []einvoice.TaxSubtotal) einvoice.Totals {
 	var given jsonTotals
 	if src != nil {
 		given = *src
 	}
-	var totals Totals
+	var totals einvoice.Totals
 	t := &totals
 	fill := func(field string, a jsonAmount, target *decimal.Decimal, computed func() decimal.Decimal) {
 		if a.present() {
@@ -266,11 +270,11 @@ func (c *amounts) totals(src *jsonTotals, lines []Line, subtotals []TaxSubtotal)
 		}
 		*target = computed()
 	}
-	fill("line_total", given.LineTotal, &t.LineTotal, func() decimal.Decimal { return SumLineNets(lines) })
+	fill("line_total", given.LineTotal, &t.LineTotal, func() decimal.Decimal { return einvoice.SumLineNets(lines) })
 	fill("allowances", given.AllowanceTotal, &t.AllowanceTotal, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("charges", given.ChargeTotal, &t.ChargeTotal, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("net", given.Net, &t.Net, func() decimal.Decimal { return t.LineTotal.Sub(t.AllowanceTotal).Add(t.ChargeTotal) })
-	fill("tax", given.Tax, &t.Tax, func() decimal.Decimal { return SumSubtotalTax(subtotals) })
+	fill("tax", given.Tax, &t.Tax, func() decimal.Decimal { return einvoice.SumSubtotalTax(subtotals) })
 	fill("gross", given.Gross, &t.Gross, func() decimal.Decimal { return t.Net.Add(t.Tax) })
 	fill("prepaid", given.Prepaid, &t.Prepaid, func() decimal.Decimal { return decimal.Decimal{} })
 	fill("rounding", given.Rounding, &t.Rounding, func() decimal.Decimal { return decimal.Decimal{} })
@@ -293,41 +297,41 @@ func checkUTF8(data []byte) error {
 		}
 		offset += size
 	}
-	return ParseErrorf(FormatJSON, "", "the document is not valid UTF-8 (byte %d); JSON must be UTF-8", offset)
+	return einvoice.ParseErrorf(einvoice.FormatJSON, "", "the document is not valid UTF-8 (byte %d); JSON must be UTF-8", offset)
 }
 
 // jsonError turns an encoding/json error into a ParseError that names the field when it can.
-func jsonError(err error) *ParseError {
+func jsonError(err error) *einvoice.ParseError {
 	var syntax *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syntax):
-		return ParseErrorf(FormatJSON, "", "malformed JSON at offset %d: %v", syntax.Offset, syntax)
+		return einvoice.ParseErrorf(einvoice.FormatJSON, "", "malformed JSON at offset %d: %v", syntax.Offset, syntax)
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
-			return ParseErrorf(FormatJSON, "", "the document must be a JSON object, not a JSON %s", typeErr.Value)
+			return einvoice.ParseErrorf(einvoice.FormatJSON, "", "the document must be a JSON object, not a JSON %s", typeErr.Value)
 		}
-		return ParseErrorf(FormatJSON, typeErr.Field, "must not be a JSON %s", typeErr.Value)
+		return einvoice.ParseErrorf(einvoice.FormatJSON, typeErr.Field, "must not be a JSON %s", typeErr.Value)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return ParseErrorf(FormatJSON, "", "the document is empty or cut short")
+		return einvoice.ParseErrorf(einvoice.FormatJSON, "", "the document is empty or cut short")
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return ParseErrorf(FormatJSON, strings.Trim(name, `"`), "unknown field (check its spelling against the documented format)")
+		return einvoice.ParseErrorf(einvoice.FormatJSON, strings.Trim(name, `"`), "unknown field (check its spelling against the documented format)")
 	}
-	return ParseErrorf(FormatJSON, "", "%s", strings.TrimPrefix(msg, "json: "))
+	return einvoice.ParseErrorf(einvoice.FormatJSON, "", "%s", strings.TrimPrefix(msg, "json: "))
 }
 
-// ownJSON is the shape MarshalOwnJSON writes: the format ParseJSON reads, every value spelled out.
+// ownJSON is the shape Marshal writes: the format Parse reads, every value spelled out.
 type ownJSON struct {
-	Type             DocType           `json:"type"`
+	Type             einvoice.DocType  `json:"type"`
 	TypeCode         string            `json:"type_code,omitempty"`
 	Number           string            `json:"number"`
 	IssueDate        string            `json:"issue_date"`
 	DueDate          string            `json:"due_date,omitempty"`
 	Currency         string            `json:"currency"`
-	Seller           Party             `json:"seller"`
-	Buyer            Party             `json:"buyer"`
+	Seller           einvoice.Party    `json:"seller"`
+	Buyer            einvoice.Party    `json:"buyer"`
 	Lines            []ownJSONLine     `json:"lines"`
 	TaxSubtotals     []ownJSONSubtotal `json:"tax_subtotals"`
 	Totals           ownJSONTotals     `json:"totals"`
@@ -366,12 +370,12 @@ type ownJSONTotals struct {
 	Payable        string `json:"payable"`
 }
 
-// MarshalOwnJSON writes d in the project's own JSON document format, with every line net, subtotal and
-// total spelled out so that ParseJSON gives d back (Format aside, which becomes json). Amounts are written
+// Marshal writes d in the project's own JSON document format, with every line net, subtotal and
+// total spelled out so that Parse gives d back (Format aside, which becomes json). Amounts are written
 // with the currency's minor units ("100.00") when that loses nothing, and in canonical form otherwise.
-// It fails when an amount is too long for ParseJSON to accept.
-func (d Document) MarshalOwnJSON() ([]byte, error) {
-	minor := MinorUnitsOf(d.Currency)
+// It fails when an amount is too long for Parse to accept.
+func Marshal(d einvoice.Document) ([]byte, error) {
+	minor := einvoice.MinorUnitsOf(d.Currency)
 	w := &amountWriter{minor: minor}
 	out := ownJSON{
 		Type:         d.Type,
@@ -431,7 +435,7 @@ func (d Document) MarshalOwnJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// amountWriter renders amounts for MarshalOwnJSON, keeping the first error.
+// amountWriter renders amounts for Marshal, keeping the first error.
 type amountWriter struct {
 	minor int32
 	err   error
