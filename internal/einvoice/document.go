@@ -1,7 +1,10 @@
-// Package einvoice turns supplier invoices and credit notes into one model, whatever they arrived as:
-// UBL 2.1 (Peppol BIS Billing 3.0), UN/CEFACT CII, a Factur-X / ZUGFeRD PDF carrying CII, or the project's
-// own JSON document format. Extraction is deterministic (no guessing from layout or free text), and
-// Validate says which of the standard's arithmetic and required-field rules a document breaks.
+// Package einvoice is the one model supplier invoices and credit notes are turned into, whatever they
+// arrived as, and the rules on it: Validate says which of the standard's arithmetic and required-field
+// rules a document breaks, StorageFindings what the database cannot hold, Conformance what CEN's
+// validator says of the syntax it was read from. The readers that fill the model are its subpackages,
+// one per syntax (ubl, cii, ownjson), the PDF carver (pdf) and read, which tells them apart; extraction
+// is deterministic (no guessing from layout or free text). The errors a reader returns, and the
+// deadline that bounds its time, are defined here so that every reader returns the same ones.
 //
 // Amounts keep the sign the source document states. EN 16931 credit notes state positive amounts (the
 // document type carries the direction), and invoices may hold negative lines (returns); neither is

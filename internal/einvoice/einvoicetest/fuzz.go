@@ -125,7 +125,7 @@ type Syntax struct {
 	Parse func([]byte) (einvoice.Document, error)
 }
 
-// CheckBuildRoundTrips: whatever a parser read, the builders of syntaxes (BuildCII and BuildUBL) write
+// CheckBuildRoundTrips: whatever a parser read, the builders of syntaxes (cii.Build and ubl.Build) write
 // and their parsers read back unchanged. Only the type code may change: the builders write 380 or 381
 // when there is none, or when it contradicts the document's type (CII has no other place to say it, and
 // UBL's root must agree with it).

@@ -5,6 +5,8 @@ package pdf
 
 import (
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
+	"greatbook/internal/einvoice/xmltext"
 )
 
 // ParseUntil extracts the CII invoice a Factur-X, ZUGFeRD 2 or ZUGFeRD 1.0 PDF carries as an embedded
@@ -23,7 +25,7 @@ func ParseUntil(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
 	if xmlData == nil {
 		return einvoice.Document{}, einvoice.ErrNoStructuredData
 	}
-	return einvoice.ParseEmbeddedUntil(dl, xmlData)
+	return cii.ParseEmbeddedUntil(dl, xmlData)
 }
 
 // EmbedsCII reports whether a PDF embeds a CII CrossIndustryInvoice or a ZUGFeRD 1.0
@@ -41,13 +43,13 @@ func carveCII(dl *einvoice.Deadline, pdf []byte) ([]byte, error) {
 	var found, other []byte
 	c := carvePDF(dl, pdf)
 	c.eachAttachment(func(a attachment) bool {
-		root, ok := einvoice.XMLRoot(a.Data)
+		root, ok := xmltext.Root(a.Data)
 		switch {
 		case !ok:
-		case einvoice.IsInvoiceRoot(root), einvoice.IsZUGFeRD1Root(root):
+		case cii.IsInvoiceRoot(root), cii.IsZUGFeRD1Root(root):
 			found = a.Data
 			return false
-		case other == nil && einvoice.IsOtherMessageRoot(root):
+		case other == nil && cii.IsOtherMessageRoot(root):
 			other = a.Data
 		}
 		return true

@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
 	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/einvoice/pdf"
+	"greatbook/internal/einvoice/ubl"
+	"greatbook/internal/einvoice/xmltext"
 )
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -35,16 +38,16 @@ func Detect(data []byte) einvoice.Format {
 	case len(trimmed) > 0 && trimmed[0] == '{':
 		return einvoice.FormatJSON
 	case len(trimmed) > 0 && trimmed[0] == '<':
-		root, ok := einvoice.XMLRoot(data)
+		root, ok := xmltext.Root(data)
 		if !ok {
 			return einvoice.FormatUnknown
 		}
 		switch {
-		case einvoice.IsUBLRoot(root):
+		case ubl.IsRoot(root):
 			return einvoice.FormatUBL
-		case einvoice.IsInvoiceRoot(root), einvoice.IsOtherMessageRoot(root):
+		case cii.IsInvoiceRoot(root), cii.IsOtherMessageRoot(root):
 			return einvoice.FormatCII
-		case einvoice.IsZUGFeRD1Root(root):
+		case cii.IsZUGFeRD1Root(root):
 			return einvoice.FormatZUGFeRD1
 		}
 	}
@@ -91,16 +94,16 @@ func parse(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
 	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
 		return pdf.ParseUntil(dl, data)
 	}
-	if err := einvoice.UnreadableCharset(data); err != nil {
+	if err := xmltext.UnreadableCharset(data); err != nil {
 		return einvoice.Document{}, err
 	}
 	switch Detect(data) {
 	case einvoice.FormatUBL:
-		return einvoice.ParseUBLUntil(dl, data)
+		return ubl.ParseUntil(dl, data)
 	case einvoice.FormatCII:
-		return einvoice.ParseCIIUntil(dl, data)
+		return cii.ParseUntil(dl, data)
 	case einvoice.FormatZUGFeRD1:
-		return einvoice.ParseZUGFeRD1Until(dl, data)
+		return cii.ParseZUGFeRD1Until(dl, data)
 	case einvoice.FormatJSON:
 		return ownjson.ParseUntil(dl, data)
 	}
@@ -131,5 +134,5 @@ func Structured(data []byte) (einvoice.Format, bool) {
 	if f := Detect(data); f != einvoice.FormatUnknown {
 		return f, true
 	}
-	return einvoice.FormatUnknown, einvoice.UnreadableCharset(data) != nil
+	return einvoice.FormatUnknown, xmltext.UnreadableCharset(data) != nil
 }

@@ -8,9 +8,11 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
 	"greatbook/internal/einvoice/einvoicetest"
 	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/einvoice/pdf"
+	"greatbook/internal/einvoice/ubl"
 )
 
 func assertTotals(t *testing.T, got, want einvoice.Totals) {
@@ -399,16 +401,16 @@ func TestParseErrors(t *testing.T) {
 
 func TestParseWrongRoot(t *testing.T) {
 	t.Parallel()
-	cii := einvoicetest.ReadTestdata(t, "cii-invoice.xml")
-	ubl := einvoicetest.ReadTestdata(t, "ubl-invoice-multirate.xml")
+	ciiData := einvoicetest.ReadTestdata(t, "cii-invoice.xml")
+	ublData := einvoicetest.ReadTestdata(t, "ubl-invoice-multirate.xml")
 	var pe *einvoice.ParseError
-	if _, err := einvoice.ParseUBL(cii); !errors.As(err, &pe) || pe.Format != einvoice.FormatUBL {
-		t.Errorf("ParseUBL(cii) error = %v, want a UBL ParseError", err)
+	if _, err := ubl.Parse(ciiData); !errors.As(err, &pe) || pe.Format != einvoice.FormatUBL {
+		t.Errorf("ubl.Parse(cii) error = %v, want a UBL ParseError", err)
 	}
-	if _, err := einvoice.ParseCII(ubl); !errors.As(err, &pe) || pe.Format != einvoice.FormatCII {
-		t.Errorf("ParseCII(ubl) error = %v, want a CII ParseError", err)
+	if _, err := cii.Parse(ublData); !errors.As(err, &pe) || pe.Format != einvoice.FormatCII {
+		t.Errorf("cii.Parse(ubl) error = %v, want a CII ParseError", err)
 	}
-	if _, err := pdf.ParseUntil(nil, ubl); !errors.Is(err, einvoice.ErrNoStructuredData) {
+	if _, err := pdf.ParseUntil(nil, ublData); !errors.Is(err, einvoice.ErrNoStructuredData) {
 		t.Errorf("pdf.ParseUntil(ubl) error = %v, want ErrNoStructuredData", err)
 	}
 }
@@ -469,7 +471,7 @@ func TestSameInvoiceAnyFormat(t *testing.T) {
 func TestFormatParsers(t *testing.T) {
 	t.Parallel()
 	parsers := map[einvoice.Format]func([]byte) (einvoice.Document, error){
-		einvoice.FormatUBL: einvoice.ParseUBL, einvoice.FormatCII: einvoice.ParseCII, einvoice.FormatFacturX: func(data []byte) (einvoice.Document, error) { return pdf.ParseUntil(nil, data) }, einvoice.FormatJSON: ownjson.Parse,
+		einvoice.FormatUBL: ubl.Parse, einvoice.FormatCII: cii.Parse, einvoice.FormatFacturX: func(data []byte) (einvoice.Document, error) { return pdf.ParseUntil(nil, data) }, einvoice.FormatJSON: ownjson.Parse,
 	}
 	for _, file := range einvoicetest.RoundTripFiles {
 		t.Run(file, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package einvoice_test
+package cii_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
 	"greatbook/internal/einvoice/einvoicetest"
 	"greatbook/internal/einvoice/read"
 )
@@ -21,21 +22,21 @@ func TestBuildCIIRoundTripFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			xmlData, err := einvoice.BuildCII(d)
+			xmlData, err := cii.Build(d)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if read.Detect(xmlData) != einvoice.FormatCII {
 				t.Fatalf("BuildCII output is detected as %q", read.Detect(xmlData))
 			}
-			back, err := einvoice.ParseCII(xmlData)
+			back, err := cii.Parse(xmlData)
 			if err != nil {
 				t.Fatalf("ParseCII(BuildCII): %v\n%s", err, xmlData)
 			}
 			if !einvoicetest.SameFields(t, back, d) {
 				t.Errorf("round trip changed the document\n got %s\nwant %s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d))
 			}
-			again, _ := einvoice.BuildCII(d)
+			again, _ := cii.Build(d)
 			if !bytes.Equal(xmlData, again) {
 				t.Errorf("BuildCII is not deterministic")
 			}
@@ -47,12 +48,12 @@ func TestBuildCIIErrors(t *testing.T) {
 	t.Parallel()
 	d := einvoicetest.Invoice()
 	d.IssueDate = "20.11.2026"
-	if _, err := einvoice.BuildCII(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build cii: issue_date") {
+	if _, err := cii.Build(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build cii: issue_date") {
 		t.Errorf("error = %v, want a build cii error naming issue_date", err)
 	}
 	d = einvoicetest.Invoice()
 	d.DueDate = "later"
-	if _, err := einvoice.BuildCII(d); err == nil || !strings.Contains(err.Error(), "due_date") {
+	if _, err := cii.Build(d); err == nil || !strings.Contains(err.Error(), "due_date") {
 		t.Errorf("error = %v, want an error naming due_date", err)
 	}
 }
@@ -63,11 +64,11 @@ func TestBuildCIIEscapes(t *testing.T) {
 	d.Seller.Name = `Smith & Sons <"Ltd">`
 	d.Lines[0].Description = "Line\twith\ttabs\nand a newline\r\nand ' quotes"
 	d.Seller.EndpointID, d.Seller.EndpointScheme = "a&b", `"EM"`
-	data, err := einvoice.BuildCII(d)
+	data, err := cii.Build(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := einvoice.ParseCII(data)
+	back, err := cii.Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,18 +82,18 @@ func TestBuildCIIRoundTripProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		d := einvoicetest.DocumentGen.Draw(t, "document")
-		data, err := einvoice.BuildCII(d)
+		data, err := cii.Build(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := einvoice.ParseCII(data)
+		back, err := cii.Parse(data)
 		if err != nil {
 			t.Fatalf("ParseCII: %v\n%s", err, data)
 		}
 		if !einvoicetest.SameFields(t, back, d) {
 			t.Fatalf("round trip changed the document\n got %s\nwant %s\n%s", einvoicetest.Comparable(t, back), einvoicetest.Comparable(t, d), data)
 		}
-		if again, _ := einvoice.BuildCII(d); !bytes.Equal(data, again) {
+		if again, _ := cii.Build(d); !bytes.Equal(data, again) {
 			t.Fatal("BuildCII is not deterministic")
 		}
 	})

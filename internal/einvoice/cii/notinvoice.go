@@ -1,8 +1,11 @@
-package einvoice
+package cii
 
 import (
 	"encoding/xml"
 	"strings"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/xmltext"
 )
 
 // nsUNCEFACT is the stem of the namespaces of UN/CEFACT's messages: CII's and its family's
@@ -46,15 +49,15 @@ var otherDocumentNames = map[string]string{
 // checkInvoiceTypeCode refuses a document whose type code (UNTDID 1001) is a number outside
 // invoiceTypeCodes, saying what it is. A code that is not a number at all is left to Validate, which
 // reports it as a malformed code of an invoice.
-func checkInvoiceTypeCode(format Format, code string) *ParseError {
-	if code == "" || !allDigits(code) || len(code) > 3 || invoiceTypeCodes[code] {
+func checkInvoiceTypeCode(format einvoice.Format, code string) *einvoice.ParseError {
+	if code == "" || !xmltext.AllDigits(code) || len(code) > 3 || invoiceTypeCodes[code] {
 		return nil
 	}
 	what := otherDocumentNames[code]
 	if what == "" {
 		what = "a document"
 	}
-	return &ParseError{Format: format, Field: "type_code", Code: CodeNotAnInvoice,
+	return &einvoice.ParseError{Format: format, Field: "type_code", Code: einvoice.CodeNotAnInvoice,
 		Reason: what + " (UNTDID 1001 type code " + code + "), not an invoice or a credit note"}
 }
 
@@ -89,27 +92,27 @@ type orderXDocument struct {
 
 // notAnInvoice is the refusal of a UN/CEFACT message that is not an invoice, naming it: for Order-X
 // the kind of order its type code says. It reads the message under the same caps as an invoice.
-func notAnInvoice(dl *Deadline, format Format, data []byte, root xml.Name) error {
-	what := "a UN/CEFACT " + ClipText(root.Local) + " message"
+func notAnInvoice(dl *einvoice.Deadline, format einvoice.Format, data []byte, root xml.Name) error {
+	what := "a UN/CEFACT " + einvoice.ClipText(root.Local) + " message"
 	if name, ok := uncefactMessageNames[root.Local]; ok {
 		what = "a UN/CEFACT " + name
 	}
 	if root.Local == orderXRoot {
 		var src orderXDocument
-		if err := decodeXML(dl, format, data, &src); err != nil {
+		if err := xmltext.Decode(dl, format, data, &src); err != nil {
 			return err
 		}
 		kind := "order"
-		switch text(src.TypeCode) {
+		switch xmltext.Text(src.TypeCode) {
 		case "230":
 			kind = "order change"
 		case "231":
 			kind = "order response"
 		}
 		what = "an Order-X " + kind
-		if code := text(src.TypeCode); code != "" {
-			what += " (type code " + ClipText(code) + ")"
+		if code := xmltext.Text(src.TypeCode); code != "" {
+			what += " (type code " + einvoice.ClipText(code) + ")"
 		}
 	}
-	return &ParseError{Format: format, Field: "document", Code: CodeNotAnInvoice, Reason: what + ", not an invoice or a credit note"}
+	return &einvoice.ParseError{Format: format, Field: "document", Code: einvoice.CodeNotAnInvoice, Reason: what + ", not an invoice or a credit note"}
 }

@@ -1,4 +1,4 @@
-package einvoice_test
+package xmltext_test
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package einvoice_test
+package xmltext_test
 
 import (
 	"strings"
@@ -7,7 +7,9 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
 	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/ubl"
 )
 
 // TestBuildersLeaveOutTheRateOfCategoryO: EN 16931 forbids a VAT rate for category O, not subject to
@@ -24,7 +26,7 @@ func TestBuildersLeaveOutTheRateOfCategoryO(t *testing.T) {
 		name, rate string
 		build      func(einvoice.Document) ([]byte, error)
 		parse      func([]byte) (einvoice.Document, error)
-	}{{"cii", "RateApplicablePercent", einvoice.BuildCII, einvoice.ParseCII}, {"ubl", "Percent", einvoice.BuildUBL, einvoice.ParseUBL}} {
+	}{{"cii", "RateApplicablePercent", cii.Build, cii.Parse}, {"ubl", "Percent", ubl.Build, ubl.Parse}} {
 		t.Run(syntax.name, func(t *testing.T) {
 			t.Parallel()
 			data, err := syntax.build(d)

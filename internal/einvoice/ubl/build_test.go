@@ -1,4 +1,4 @@
-package einvoice_test
+package ubl_test
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/einvoice/einvoicetest"
 	"greatbook/internal/einvoice/read"
+	"greatbook/internal/einvoice/ubl"
+	"greatbook/internal/einvoice/xmltext"
 )
 
 func TestBuildUBLRoundTripFiles(t *testing.T) {
@@ -26,14 +28,14 @@ func TestBuildUBLRoundTripFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			xmlData, err := einvoice.BuildUBL(d)
+			xmlData, err := ubl.Build(d)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if read.Detect(xmlData) != einvoice.FormatUBL {
 				t.Fatalf("BuildUBL output is detected as %q", read.Detect(xmlData))
 			}
-			back, err := einvoice.ParseUBL(xmlData)
+			back, err := ubl.Parse(xmlData)
 			if err != nil {
 				t.Fatalf("ParseUBL(BuildUBL): %v\n%s", err, xmlData)
 			}
@@ -43,7 +45,7 @@ func TestBuildUBLRoundTripFiles(t *testing.T) {
 			if err := checkUBLSchemaOrder(xmlData); err != nil {
 				t.Errorf("%v\n%s", err, xmlData)
 			}
-			again, _ := einvoice.BuildUBL(d)
+			again, _ := ubl.Build(d)
 			if !bytes.Equal(xmlData, again) {
 				t.Errorf("BuildUBL is not deterministic")
 			}
@@ -74,11 +76,11 @@ func TestBuildUBLCreditNote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := einvoice.BuildUBL(d)
+			data, err := ubl.Build(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if root, _ := einvoice.XMLRoot(data); root.Local != tt.root {
+			if root, _ := xmltext.Root(data); root.Local != tt.root {
 				t.Errorf("root %s, want %s", root.Local, tt.root)
 			}
 			if n := strings.Count(string(data), tt.want[0]); n != 1 {
@@ -117,7 +119,7 @@ func TestBuildUBLCreditNoteDueDate(t *testing.T) {
 			d := completeInvoice()
 			d.Type, d.TypeCode, d.BillingReference = einvoice.TypeCreditNote, "381", "INV-1"
 			d.PayeeIBAN = tt.iban
-			data, err := einvoice.BuildUBL(d)
+			data, err := ubl.Build(d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +131,7 @@ func TestBuildUBLCreditNoteDueDate(t *testing.T) {
 			if strings.Contains(string(data), "<cbc:DueDate>") || (tt.iban == "" && strings.Contains(string(data), "<cac:PaymentMeans>")) {
 				t.Errorf("a credit note with a DueDate, or payment means made up\n%s", data)
 			}
-			back, err := einvoice.ParseUBL(data)
+			back, err := ubl.Parse(data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,11 +172,11 @@ func TestBuildUBLConforms(t *testing.T) {
 	for name, d := range documents {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			data, err := einvoice.BuildUBL(d)
+			data, err := ubl.Build(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := einvoice.ParseUBL(data)
+			back, err := ubl.Parse(data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,12 +193,12 @@ func TestBuildUBLErrors(t *testing.T) {
 	t.Parallel()
 	d := einvoicetest.Invoice()
 	d.IssueDate = "20.11.2026"
-	if _, err := einvoice.BuildUBL(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: issue_date") {
+	if _, err := ubl.Build(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: issue_date") {
 		t.Errorf("error = %v, want a build ubl error naming issue_date", err)
 	}
 	d = einvoicetest.Invoice()
 	d.DueDate = "later"
-	if _, err := einvoice.BuildUBL(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: due_date") {
+	if _, err := ubl.Build(d); err == nil || !strings.HasPrefix(err.Error(), "einvoice: build ubl: due_date") {
 		t.Errorf("error = %v, want a build ubl error naming due_date", err)
 	}
 }
@@ -208,11 +210,11 @@ func TestBuildUBLEscapes(t *testing.T) {
 	d.Lines[0].Description = "Line\twith\ttabs\nand a newline\r\nand ' quotes"
 	d.Seller.EndpointID, d.Seller.EndpointScheme = "a&b", `"EM"`
 	d.Currency = `E"R`
-	data, err := einvoice.BuildUBL(d)
+	data, err := ubl.Build(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := einvoice.ParseUBL(data)
+	back, err := ubl.Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,11 +229,11 @@ func TestBuildUBLRoundTripProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		d := einvoicetest.BuilderDocumentGen.Draw(t, "document")
-		data, err := einvoice.BuildUBL(d)
+		data, err := ubl.Build(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := einvoice.ParseUBL(data)
+		back, err := ubl.Parse(data)
 		if err != nil {
 			t.Fatalf("ParseUBL: %v\n%s", err, data)
 		}
@@ -241,7 +243,7 @@ func TestBuildUBLRoundTripProperty(t *testing.T) {
 		if err := checkUBLSchemaOrder(data); err != nil {
 			t.Fatalf("%v\n%s", err, data)
 		}
-		if again, _ := einvoice.BuildUBL(d); !bytes.Equal(data, again) {
+		if again, _ := ubl.Build(d); !bytes.Equal(data, again) {
 			t.Fatal("BuildUBL is not deterministic")
 		}
 	})
@@ -252,7 +254,7 @@ func TestBuildUBLRoundTripProperty(t *testing.T) {
 func TestCheckUBLSchemaOrder(t *testing.T) {
 	t.Parallel()
 	d := completeInvoice()
-	data, err := einvoice.BuildUBL(d)
+	data, err := ubl.Build(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,11 @@
-package einvoice
+package cii
 
-import "encoding/xml"
+import (
+	"encoding/xml"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/xmltext"
+)
 
 // nsZUGFeRD1 is the namespace of the root element of a ZUGFeRD 1.0 invoice, rsm:CrossIndustryDocument.
 const nsZUGFeRD1 = "urn:ferd:CrossIndustryDocument:invoice:1p0"
@@ -57,9 +62,9 @@ type zugferd1Tax = struct {
 }
 
 type zugferd1Line = struct {
-	Product        ciiProduct  `xml:"SpecifiedTradeProduct"`
-	NetPrice       ciiNetPrice `xml:"SpecifiedSupplyChainTradeAgreement>NetPriceProductTradePrice"`
-	BilledQuantity amountText  `xml:"SpecifiedSupplyChainTradeDelivery>BilledQuantity"`
+	Product        ciiProduct         `xml:"SpecifiedTradeProduct"`
+	NetPrice       ciiNetPrice        `xml:"SpecifiedSupplyChainTradeAgreement>NetPriceProductTradePrice"`
+	BilledQuantity xmltext.AmountText `xml:"SpecifiedSupplyChainTradeDelivery>BilledQuantity"`
 	Settlement     struct {
 		Tax              zugferd1Tax          `xml:"ApplicableTradeTax"`
 		AllowanceCharges []ciiAllowanceCharge `xml:"SpecifiedTradeAllowanceCharge"`
@@ -67,20 +72,15 @@ type zugferd1Line = struct {
 	} `xml:"SpecifiedSupplyChainTradeSettlement"`
 }
 
-// ParseZUGFeRD1 extracts a ZUGFeRD 1.0 invoice (rsm:CrossIndustryDocument, profiles BASIC, COMFORT and
+// ParseZUGFeRD1Until extracts a ZUGFeRD 1.0 invoice (rsm:CrossIndustryDocument, profiles BASIC, COMFORT and
 // EXTENDED; the extra elements of the larger profiles are ignored). Dates must be in format 102
 // (CCYYMMDD); the due date is the first SpecifiedTradePaymentTerms/DueDateDateTime; of several
 // TaxTotalAmount elements the one in the invoice currency is used. A BASIC document's lines often
 // carry no net amount per line (the profile does not require one), which Validate then reports.
 // ZUGFeRD 1.0 predates EN 16931 and never claims it: its Conformance says so (CodeRulesAdvisory), and
-// the standard's rules count for it as warnings (Advisory).
-func ParseZUGFeRD1(data []byte) (Document, error) {
-	return ParseZUGFeRD1Until(nil, data)
-}
-
-// ParseZUGFeRD1Until is ParseZUGFeRD1 that stops once dl has passed.
-func ParseZUGFeRD1Until(dl *Deadline, data []byte) (Document, error) {
-	return parseZUGFeRD1(dl, FormatZUGFeRD1, data)
+// the standard's rules count for it as warnings (Advisory). It stops once dl has passed.
+func ParseZUGFeRD1Until(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
+	return parseZUGFeRD1(dl, einvoice.FormatZUGFeRD1, data)
 }
 
 // IsZUGFeRD1Root reports the root element of a ZUGFeRD 1.0 CrossIndustryDocument.
@@ -88,26 +88,26 @@ func IsZUGFeRD1Root(root xml.Name) bool {
 	return root.Space == nsZUGFeRD1 && root.Local == "CrossIndustryDocument"
 }
 
-func parseZUGFeRD1(dl *Deadline, format Format, data []byte) (Document, error) {
-	root, ok := XMLRoot(data)
+func parseZUGFeRD1(dl *einvoice.Deadline, format einvoice.Format, data []byte) (einvoice.Document, error) {
+	root, ok := xmltext.Root(data)
 	if !ok {
-		return Document{}, ParseErrorf(format, "", "no root element")
+		return einvoice.Document{}, einvoice.ParseErrorf(format, "", "no root element")
 	}
 	if !IsZUGFeRD1Root(root) {
-		return Document{}, ParseErrorf(format, "", "root element {%s}%s is not a ZUGFeRD 1.0 CrossIndustryDocument", ClipText(root.Space), ClipText(root.Local))
+		return einvoice.Document{}, einvoice.ParseErrorf(format, "", "root element {%s}%s is not a ZUGFeRD 1.0 CrossIndustryDocument", einvoice.ClipText(root.Space), einvoice.ClipText(root.Local))
 	}
 	var src zugferd1Document
-	if err := decodeXML(dl, format, data, &src); err != nil {
-		return Document{}, err
+	if err := xmltext.Decode(dl, format, data, &src); err != nil {
+		return einvoice.Document{}, err
 	}
-	if err := checkInvoiceTypeCode(format, text(src.Header.TypeCode)); err != nil {
-		return Document{}, err
+	if err := checkInvoiceTypeCode(format, xmltext.Text(src.Header.TypeCode)); err != nil {
+		return einvoice.Document{}, err
 	}
 	doc, err := ciiDocument(src).document(format, zugferd1Vocabulary)
 	if err != nil {
-		return Document{}, err
+		return einvoice.Document{}, err
 	}
-	if text(src.Transaction.Settlement.Summation.DuePayableAmount) == "" {
+	if xmltext.Text(src.Transaction.Settlement.Summation.DuePayableAmount) == "" {
 		// ZUGFeRD 1.0 makes the amount due optional (BASIC has none): it is then the grand total less
 		// what was paid in advance.
 		doc.Totals.Payable = doc.Totals.Gross.Sub(doc.Totals.Prepaid).Add(doc.Totals.Rounding)
@@ -117,7 +117,7 @@ func parseZUGFeRD1(dl *Deadline, format Format, data []byte) (Document, error) {
 }
 
 // zugferd1Advisory is the conformance of a ZUGFeRD 1.0 document: not judged by EN 16931, only advised.
-func zugferd1Advisory() []Finding {
-	return []Finding{{Code: CodeRulesAdvisory, Severity: SeverityInfo, Field: "profile",
+func zugferd1Advisory() []einvoice.Finding {
+	return []einvoice.Finding{{Code: einvoice.CodeRulesAdvisory, Severity: einvoice.SeverityInfo, Field: "profile",
 		Message: "ZUGFeRD 1.0 predates EN 16931; its rules are shown as warnings"}}
 }

@@ -1,10 +1,12 @@
-package einvoice
+package xmltext
 
 import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
+
+	"greatbook/internal/einvoice"
 )
 
 // Hard caps on the structure of an XML document, checked in one linear pass before it is decoded: a
@@ -19,7 +21,7 @@ const (
 // checkXMLCaps refuses XML that nests deeper than maxXMLDepth, has more than maxXMLElements elements or
 // an attribute over maxXMLAttrBytes. Malformed XML passes: the decoder reports it in its own words.
 // It stops, refusing, once dl has passed.
-func checkXMLCaps(dl *Deadline, format Format, data []byte) *ParseError {
+func checkXMLCaps(dl *einvoice.Deadline, format einvoice.Format, data []byte) *einvoice.ParseError {
 	dec := newXMLReaderDecoder(dl.Reader(data))
 	depth, elements := 0, 0
 	for {
@@ -38,14 +40,14 @@ func checkXMLCaps(dl *Deadline, format Format, data []byte) *ParseError {
 			depth++
 			elements++
 			if depth > maxXMLDepth {
-				return CapErrorf(format, "xml_depth", "elements nest more than %d deep", maxXMLDepth)
+				return einvoice.CapErrorf(format, "xml_depth", "elements nest more than %d deep", maxXMLDepth)
 			}
 			if elements > maxXMLElements {
-				return CapErrorf(format, "xml_elements", "more than %d elements", maxXMLElements)
+				return einvoice.CapErrorf(format, "xml_elements", "more than %d elements", maxXMLElements)
 			}
 			for _, a := range t.Attr {
 				if len(a.Value) > maxXMLAttrBytes {
-					return CapErrorf(format, "xml_attribute_bytes", "the attribute %s is %d bytes long, over %d", ClipText(a.Name.Local), len(a.Value), maxXMLAttrBytes)
+					return einvoice.CapErrorf(format, "xml_attribute_bytes", "the attribute %s is %d bytes long, over %d", einvoice.ClipText(a.Name.Local), len(a.Value), maxXMLAttrBytes)
 				}
 			}
 		case xml.EndElement:
@@ -58,7 +60,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // UnreadableCharset refuses XML whose declaration names a charset no decoder here reads; nil for
 // anything else.
-func UnreadableCharset(data []byte) *ParseError {
+func UnreadableCharset(data []byte) *einvoice.ParseError {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '<' {
 		return nil
@@ -77,6 +79,6 @@ func UnreadableCharset(data []byte) *ParseError {
 	if unknown == "" {
 		return nil
 	}
-	return &ParseError{Format: FormatUnknown, Field: "encoding", Code: CodeUnsupportedCharset,
-		Reason: fmt.Sprintf("the XML declares the charset %q, which cannot be read; send it as UTF-8", ClipText(unknown))}
+	return &einvoice.ParseError{Format: einvoice.FormatUnknown, Field: "encoding", Code: einvoice.CodeUnsupportedCharset,
+		Reason: fmt.Sprintf("the XML declares the charset %q, which cannot be read; send it as UTF-8", einvoice.ClipText(unknown))}
 }

@@ -1,11 +1,11 @@
-package einvoice_test
+package ubl_test
 
 import (
 	"strings"
 	"testing"
 
-	"greatbook/internal/einvoice"
 	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/ubl"
 )
 
 func TestUBLDueDateFallback(t *testing.T) {
@@ -29,7 +29,7 @@ func TestUBLDueDateFallback(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d, err := einvoice.ParseUBL([]byte(tt.doc))
+			d, err := ubl.Parse([]byte(tt.doc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +47,7 @@ func TestUBLTaxTotalInDocumentCurrency(t *testing.T) {
 	// here to prove the choice is by currency, not by position.
 	doc := strings.Replace(base, "<cac:TaxTotal>",
 		`<cac:TaxTotal><cbc:TaxAmount currencyID="EUR">209.10</cbc:TaxAmount></cac:TaxTotal><cac:TaxTotal>`, 1)
-	d, err := einvoice.ParseUBL([]byte(doc))
+	d, err := ubl.Parse([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}

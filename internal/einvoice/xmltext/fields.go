@@ -1,4 +1,7 @@
-package einvoice
+// Package xmltext is what the XML syntax readers and writers share: a strict decoder within caps on a
+// document's structure, the reading of XML text into the model's values, and an indented writer with
+// the rules both builders follow in writing a Document out.
+package xmltext
 
 import (
 	"bytes"
@@ -10,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/encoding/ianaindex"
 
+	"greatbook/internal/einvoice"
 	"greatbook/internal/money"
 )
 
@@ -32,8 +36,8 @@ func newXMLReaderDecoder(r io.Reader) *xml.Decoder {
 	return dec
 }
 
-// XMLRoot returns the name of the first element of an XML document.
-func XMLRoot(data []byte) (xml.Name, bool) {
+// Root returns the name of the first element of an XML document.
+func Root(data []byte) (xml.Name, bool) {
 	dec := newXMLDecoder(data)
 	for {
 		tok, err := dec.Token()
@@ -46,41 +50,41 @@ func XMLRoot(data []byte) (xml.Name, bool) {
 	}
 }
 
-// decodeXML unmarshals data into v, turning a syntax error into a ParseError for format. XML over a
+// Decode unmarshals data into v, turning a syntax error into a ParseError for format. XML over a
 // structural cap is refused before it is decoded. Both passes stop once dl has passed.
-func decodeXML(dl *Deadline, format Format, data []byte, v any) error {
+func Decode(dl *einvoice.Deadline, format einvoice.Format, data []byte, v any) error {
 	if err := checkXMLCaps(dl, format, data); err != nil {
 		return err
 	}
 	if err := newXMLReaderDecoder(dl.Reader(data)).Decode(v); err != nil {
-		return ParseErrorf(format, "", "malformed XML: %v", err)
+		return einvoice.ParseErrorf(format, "", "malformed XML: %v", err)
 	}
 	return nil
 }
 
-// amountText is an XML amount or quantity with the attributes EN 16931 puts on them.
-type amountText struct {
+// AmountText is an XML amount or quantity with the attributes EN 16931 puts on them.
+type AmountText struct {
 	Value    string `xml:",chardata"`
 	Currency string `xml:"currencyID,attr"`
 	Unit     string `xml:"unitCode,attr"`
 }
 
-// idText is an XML identifier with its scheme.
-type idText struct {
+// IDText is an XML identifier with its scheme.
+type IDText struct {
 	Value  string `xml:",chardata"`
 	Scheme string `xml:"schemeID,attr"`
 }
 
-// fieldReader converts the text of XML elements into model values, keeping the first error so that the
+// FieldReader converts the text of XML elements into model values, keeping the first error so that the
 // extraction code reads straight through.
-type fieldReader struct {
-	format Format
-	err    *ParseError
+type FieldReader struct {
+	Format einvoice.Format      // the format its errors name
+	Err    *einvoice.ParseError // the first field that could not be read, nil while every one could
 }
 
-// decimal reads an xs:decimal: surrounding whitespace and a leading '+' are allowed, as are ".5" and
+// Decimal reads an xs:decimal: surrounding whitespace and a leading '+' are allowed, as are ".5" and
 // "5."; an absent or empty element reads as zero.
-func (r *fieldReader) decimal(field, text string) decimal.Decimal {
+func (r *FieldReader) Decimal(field, text string) decimal.Decimal {
 	s := strings.TrimSpace(text)
 	if s == "" {
 		return decimal.Decimal{}
@@ -97,17 +101,17 @@ func (r *fieldReader) decimal(field, text string) decimal.Decimal {
 	}
 	d, err := money.Parse(body)
 	if err != nil {
-		if r.err == nil {
-			r.err = ParseErrorf(r.format, field, "not a decimal: %q", ClipText(s))
+		if r.Err == nil {
+			r.Err = einvoice.ParseErrorf(r.Format, field, "not a decimal: %q", einvoice.ClipText(s))
 		}
 		return decimal.Decimal{}
 	}
 	return d
 }
 
-// isoDate reads an xs:date, dropping a time zone suffix. Text that is not a date is kept as it is, for
+// ISODate reads an xs:date, dropping a time zone suffix. Text that is not a date is kept as it is, for
 // Validate to report.
-func isoDate(text string) string {
+func ISODate(text string) string {
 	s := strings.TrimSpace(text)
 	if len(s) > 10 && isDateShape(s[:10]) {
 		rest := s[10:]
@@ -122,31 +126,32 @@ func isDateShape(s string) bool {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return false
 	}
-	return allDigits(s[:4]) && allDigits(s[5:7]) && allDigits(s[8:])
+	return AllDigits(s[:4]) && AllDigits(s[5:7]) && AllDigits(s[8:])
 }
 
-// date102 reads a UN/CEFACT date. Format 102 (CCYYMMDD) is the only one EN 16931 allows for the dates
-// this package reads; an absent format with eight digits is taken as 102, and a value already written
+// Date102 reads a UN/CEFACT date. Format 102 (CCYYMMDD) is the only one EN 16931 allows for the dates
+// the readers read; an absent format with eight digits is taken as 102, and a value already written
 // YYYY-MM-DD (a common slip) is taken as it is. Anything else is refused rather than guessed.
-func (r *fieldReader) date102(field, text, format string) string {
+func (r *FieldReader) Date102(field, text, format string) string {
 	s := strings.TrimSpace(text)
 	f := strings.TrimSpace(format)
 	if s == "" {
 		return ""
 	}
-	if (f == "102" || f == "") && len(s) == 8 && allDigits(s) {
+	if (f == "102" || f == "") && len(s) == 8 && AllDigits(s) {
 		return s[:4] + "-" + s[4:6] + "-" + s[6:]
 	}
 	if isDateShape(s) {
 		return s
 	}
-	if r.err == nil {
-		r.err = ParseErrorf(r.format, field, "date %q in format %q, want format 102 (CCYYMMDD)", ClipText(s), ClipText(f))
+	if r.Err == nil {
+		r.Err = einvoice.ParseErrorf(r.Format, field, "date %q in format %q, want format 102 (CCYYMMDD)", einvoice.ClipText(s), einvoice.ClipText(f))
 	}
 	return ""
 }
 
-func allDigits(s string) bool {
+// AllDigits reports a non-empty string of ASCII digits.
+func AllDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false
@@ -155,21 +160,21 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// text trims the whitespace XML pretty-printing puts around values.
-func text(s string) string { return strings.TrimSpace(s) }
+// Text trims the whitespace XML pretty-printing puts around values.
+func Text(s string) string { return strings.TrimSpace(s) }
 
-// firstText returns the first non-empty trimmed value.
-func firstText(values ...string) string {
+// FirstText returns the first non-empty trimmed value.
+func FirstText(values ...string) string {
 	for _, v := range values {
-		if t := text(v); t != "" {
+		if t := Text(v); t != "" {
 			return t
 		}
 	}
 	return ""
 }
 
-// isTrue reads an xs:boolean.
-func isTrue(s string) bool {
-	t := text(s)
+// IsTrue reads an xs:boolean.
+func IsTrue(s string) bool {
+	t := Text(s)
 	return t == "true" || t == "1"
 }

@@ -1,9 +1,16 @@
-package einvoice
+// Package cii reads and writes UN/CEFACT Cross Industry Invoices: the CII of EN 16931 and of the
+// Factur-X / ZUGFeRD 2 profiles around it, and the ZUGFeRD 1.0 CrossIndustryDocument before it. It tells
+// an invoice from the other messages of the CII family (an Order-X order, a despatch advice), which it
+// refuses saying what they are. Build writes the CII the typewriter embeds in the PDFs it generates.
+package cii
 
 import (
 	"encoding/xml"
 	"fmt"
 	"strings"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/xmltext"
 )
 
 // nsCII is the namespace of the root element of a CII invoice, rsm:CrossIndustryInvoice.
@@ -70,10 +77,10 @@ type ciiDate struct {
 }
 
 type ciiParty struct {
-	Name             string   `xml:"Name"`
-	LegalOrgID       string   `xml:"SpecifiedLegalOrganization>ID"`
-	URIs             []idText `xml:"URIUniversalCommunication>URIID"`
-	TaxRegistrations []idText `xml:"SpecifiedTaxRegistration>ID"`
+	Name             string           `xml:"Name"`
+	LegalOrgID       string           `xml:"SpecifiedLegalOrganization>ID"`
+	URIs             []xmltext.IDText `xml:"URIUniversalCommunication>URIID"`
+	TaxRegistrations []xmltext.IDText `xml:"SpecifiedTaxRegistration>ID"`
 	Address          struct {
 		Postcode  string `xml:"PostcodeCode"`
 		LineOne   string `xml:"LineOne"`
@@ -94,15 +101,15 @@ type ciiPaymentTerms struct {
 }
 
 type ciiSummation struct {
-	LineTotalAmount      string       `xml:"LineTotalAmount"`
-	ChargeTotalAmount    string       `xml:"ChargeTotalAmount"`
-	AllowanceTotalAmount string       `xml:"AllowanceTotalAmount"`
-	TaxBasisTotalAmount  string       `xml:"TaxBasisTotalAmount"`
-	TaxTotalAmounts      []amountText `xml:"TaxTotalAmount"`
-	RoundingAmount       string       `xml:"RoundingAmount"`
-	GrandTotalAmount     string       `xml:"GrandTotalAmount"`
-	TotalPrepaidAmount   string       `xml:"TotalPrepaidAmount"`
-	DuePayableAmount     string       `xml:"DuePayableAmount"`
+	LineTotalAmount      string               `xml:"LineTotalAmount"`
+	ChargeTotalAmount    string               `xml:"ChargeTotalAmount"`
+	AllowanceTotalAmount string               `xml:"AllowanceTotalAmount"`
+	TaxBasisTotalAmount  string               `xml:"TaxBasisTotalAmount"`
+	TaxTotalAmounts      []xmltext.AmountText `xml:"TaxTotalAmount"`
+	RoundingAmount       string               `xml:"RoundingAmount"`
+	GrandTotalAmount     string               `xml:"GrandTotalAmount"`
+	TotalPrepaidAmount   string               `xml:"TotalPrepaidAmount"`
+	DuePayableAmount     string               `xml:"DuePayableAmount"`
 }
 
 type ciiProduct struct {
@@ -111,8 +118,8 @@ type ciiProduct struct {
 }
 
 type ciiNetPrice struct {
-	ChargeAmount  string     `xml:"ChargeAmount"`
-	BasisQuantity amountText `xml:"BasisQuantity"`
+	ChargeAmount  string             `xml:"ChargeAmount"`
+	BasisQuantity xmltext.AmountText `xml:"BasisQuantity"`
 }
 
 type ciiAllowanceCharge struct {
@@ -131,9 +138,9 @@ type ciiTax = struct {
 }
 
 type ciiLine = struct {
-	Product        ciiProduct  `xml:"SpecifiedTradeProduct"`
-	NetPrice       ciiNetPrice `xml:"SpecifiedLineTradeAgreement>NetPriceProductTradePrice"`
-	BilledQuantity amountText  `xml:"SpecifiedLineTradeDelivery>BilledQuantity"`
+	Product        ciiProduct         `xml:"SpecifiedTradeProduct"`
+	NetPrice       ciiNetPrice        `xml:"SpecifiedLineTradeAgreement>NetPriceProductTradePrice"`
+	BilledQuantity xmltext.AmountText `xml:"SpecifiedLineTradeDelivery>BilledQuantity"`
 	Settlement     struct {
 		Tax              ciiTax               `xml:"ApplicableTradeTax"`
 		AllowanceCharges []ciiAllowanceCharge `xml:"SpecifiedTradeAllowanceCharge"`
@@ -141,29 +148,29 @@ type ciiLine = struct {
 	} `xml:"SpecifiedLineTradeSettlement"`
 }
 
-// ParseCII extracts a UN/CEFACT CrossIndustryInvoice (every Factur-X / ZUGFeRD 2.x profile and XRechnung
+// Parse extracts a UN/CEFACT CrossIndustryInvoice (every Factur-X / ZUGFeRD 2.x profile and XRechnung
 // CII read the same way, the extra elements of the larger ones ignored; Profile names the one the
 // document states). A UN/CEFACT message that is not an invoice (an Order-X order, a type code outside
 // EN 16931's invoice and credit note codes) gives a *ParseError with Code CodeNotAnInvoice. Dates must be in format 102 (CCYYMMDD). The due date is the
 // first SpecifiedTradePaymentTerms/DueDateDateTime. Of several TaxTotalAmount elements, the one in the
 // invoice currency is used.
-func ParseCII(data []byte) (Document, error) {
-	return ParseCIIUntil(nil, data)
+func Parse(data []byte) (einvoice.Document, error) {
+	return ParseUntil(nil, data)
 }
 
-// ParseCIIUntil is ParseCII that stops once dl has passed.
-func ParseCIIUntil(dl *Deadline, data []byte) (Document, error) {
-	return parseCII(dl, FormatCII, data)
+// ParseUntil is Parse that stops once dl has passed.
+func ParseUntil(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
+	return parseCII(dl, einvoice.FormatCII, data)
 }
 
 // ParseEmbeddedUntil reads the CII a Factur-X, ZUGFeRD 2 or ZUGFeRD 1.0 PDF carries (a CrossIndustryInvoice,
 // a ZUGFeRD 1.0 CrossIndustryDocument, or another UN/CEFACT message, refused as not an invoice) as
 // FormatFacturX, stopping once dl has passed.
-func ParseEmbeddedUntil(dl *Deadline, data []byte) (Document, error) {
-	if root, _ := XMLRoot(data); root.Space == nsZUGFeRD1 {
-		return parseZUGFeRD1(dl, FormatFacturX, data)
+func ParseEmbeddedUntil(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
+	if root, _ := xmltext.Root(data); root.Space == nsZUGFeRD1 {
+		return parseZUGFeRD1(dl, einvoice.FormatFacturX, data)
 	}
-	return parseCII(dl, FormatFacturX, data)
+	return parseCII(dl, einvoice.FormatFacturX, data)
 }
 
 // IsInvoiceRoot reports the root element of a CII CrossIndustryInvoice.
@@ -171,53 +178,53 @@ func IsInvoiceRoot(root xml.Name) bool {
 	return root.Space == nsCII && root.Local == "CrossIndustryInvoice"
 }
 
-func parseCII(dl *Deadline, format Format, data []byte) (Document, error) {
-	root, ok := XMLRoot(data)
+func parseCII(dl *einvoice.Deadline, format einvoice.Format, data []byte) (einvoice.Document, error) {
+	root, ok := xmltext.Root(data)
 	if !ok {
-		return Document{}, ParseErrorf(format, "", "no root element")
+		return einvoice.Document{}, einvoice.ParseErrorf(format, "", "no root element")
 	}
 	if IsOtherMessageRoot(root) {
-		return Document{}, notAnInvoice(dl, format, data, root)
+		return einvoice.Document{}, notAnInvoice(dl, format, data, root)
 	}
 	if !IsInvoiceRoot(root) {
-		return Document{}, ParseErrorf(format, "", "root element {%s}%s is not a CII CrossIndustryInvoice", ClipText(root.Space), ClipText(root.Local))
+		return einvoice.Document{}, einvoice.ParseErrorf(format, "", "root element {%s}%s is not a CII CrossIndustryInvoice", einvoice.ClipText(root.Space), einvoice.ClipText(root.Local))
 	}
 	var src ciiDocument
-	if err := decodeXML(dl, format, data, &src); err != nil {
-		return Document{}, err
+	if err := xmltext.Decode(dl, format, data, &src); err != nil {
+		return einvoice.Document{}, err
 	}
-	if err := checkInvoiceTypeCode(format, text(src.Header.TypeCode)); err != nil {
-		return Document{}, err
+	if err := checkInvoiceTypeCode(format, xmltext.Text(src.Header.TypeCode)); err != nil {
+		return einvoice.Document{}, err
 	}
 	doc, err := src.document(format, ciiD16B)
 	if err != nil {
-		return Document{}, err
+		return einvoice.Document{}, err
 	}
-	doc.Conformance, doc.RulesJudged = Conformance(doc.Profile, "cii", data)
+	doc.Conformance, doc.RulesJudged = einvoice.Conformance(doc.Profile, "cii", data)
 	return doc, nil
 }
 
 // document maps a CII D16B or (converted) ZUGFeRD 1.0 document; names gives the element names its
 // ParseErrors report.
-func (src ciiDocument) document(format Format, names ciiVocabulary) (Document, error) {
-	r := &fieldReader{format: format}
+func (src ciiDocument) document(format einvoice.Format, names ciiVocabulary) (einvoice.Document, error) {
+	r := &ciiReader{xmltext.FieldReader{Format: format}}
 	tx := src.Transaction
 	settlement := tx.Settlement
 
-	doc := Document{
+	doc := einvoice.Document{
 		Format:        format,
-		TypeCode:      text(src.Header.TypeCode),
-		Number:        text(src.Header.ID),
+		TypeCode:      xmltext.Text(src.Header.TypeCode),
+		Number:        xmltext.Text(src.Header.ID),
 		IssueDate:     r.ciiDate(names.header+"/IssueDateTime", src.Header.IssueDate),
-		Currency:      text(settlement.Currency),
+		Currency:      xmltext.Text(settlement.Currency),
 		Seller:        tx.Agreement.Seller.party(),
 		Buyer:         tx.Agreement.Buyer.party(),
-		Lines:         []Line{},
-		TaxSubtotals:  []TaxSubtotal{},
-		Specification: text(src.Context.Guideline),
+		Lines:         []einvoice.Line{},
+		TaxSubtotals:  []einvoice.TaxSubtotal{},
+		Specification: xmltext.Text(src.Context.Guideline),
 	}
-	doc.Profile = ProfileOf(doc.Specification)
-	doc.Type = DocTypeFor(doc.TypeCode)
+	doc.Profile = einvoice.ProfileOf(doc.Specification)
+	doc.Type = einvoice.DocTypeFor(doc.TypeCode)
 	for i, terms := range settlement.PaymentTerms {
 		if due := r.ciiDate(fmt.Sprintf("SpecifiedTradePaymentTerms[%d]/DueDateDateTime", i), terms.DueDate); due != "" {
 			doc.DueDate = due
@@ -225,12 +232,12 @@ func (src ciiDocument) document(format Format, names ciiVocabulary) (Document, e
 		}
 	}
 	for _, m := range settlement.PaymentMeans {
-		if doc.PayeeIBAN = text(m.IBAN); doc.PayeeIBAN != "" {
+		if doc.PayeeIBAN = xmltext.Text(m.IBAN); doc.PayeeIBAN != "" {
 			break
 		}
 	}
 	for _, ref := range settlement.InvoiceReferences {
-		if id := firstText(ref.ID, ref.IssuerAssignedID); id != "" {
+		if id := xmltext.FirstText(ref.ID, ref.IssuerAssignedID); id != "" {
 			doc.BillingReference = id
 			break
 		}
@@ -241,75 +248,78 @@ func (src ciiDocument) document(format Format, names ciiVocabulary) (Document, e
 	}
 	for i, t := range settlement.Taxes {
 		field := fmt.Sprintf("%s/ApplicableTradeTax[%d]", names.settlement, i)
-		doc.TaxSubtotals = append(doc.TaxSubtotals, TaxSubtotal{
-			Category: text(t.CategoryCode),
-			Rate:     r.decimal(field+"/"+names.taxRate, t.Rate),
-			Taxable:  r.decimal(field+"/BasisAmount", t.BasisAmount),
-			Tax:      r.decimal(field+"/CalculatedAmount", t.CalculatedAmount),
+		doc.TaxSubtotals = append(doc.TaxSubtotals, einvoice.TaxSubtotal{
+			Category: xmltext.Text(t.CategoryCode),
+			Rate:     r.Decimal(field+"/"+names.taxRate, t.Rate),
+			Taxable:  r.Decimal(field+"/BasisAmount", t.BasisAmount),
+			Tax:      r.Decimal(field+"/CalculatedAmount", t.CalculatedAmount),
 		})
 	}
 	doc.Totals = r.ciiTotals(names.summation+"/", settlement.Summation, doc.Currency)
 
-	if r.err != nil {
-		return Document{}, r.err
+	if r.Err != nil {
+		return einvoice.Document{}, r.Err
 	}
 	return doc, nil
 }
 
+// ciiReader reads the fields of a CII document.
+type ciiReader struct{ xmltext.FieldReader }
+
 // ciiTotals reads the header monetary summation; sum is the path prefix its fields are reported under.
-func (r *fieldReader) ciiTotals(sum string, s ciiSummation, currency string) Totals {
-	return Totals{
-		LineTotal:      r.decimal(sum+"LineTotalAmount", s.LineTotalAmount),
-		AllowanceTotal: r.decimal(sum+"AllowanceTotalAmount", s.AllowanceTotalAmount),
-		ChargeTotal:    r.decimal(sum+"ChargeTotalAmount", s.ChargeTotalAmount),
-		Net:            r.decimal(sum+"TaxBasisTotalAmount", s.TaxBasisTotalAmount),
-		Tax:            r.decimal(sum+"TaxTotalAmount", invoiceCurrencyTax(s.TaxTotalAmounts, currency)),
-		Gross:          r.decimal(sum+"GrandTotalAmount", s.GrandTotalAmount),
-		Prepaid:        r.decimal(sum+"TotalPrepaidAmount", s.TotalPrepaidAmount),
-		Rounding:       r.decimal(sum+"RoundingAmount", s.RoundingAmount),
-		Payable:        r.decimal(sum+"DuePayableAmount", s.DuePayableAmount),
+func (r *ciiReader) ciiTotals(sum string, s ciiSummation, currency string) einvoice.Totals {
+	return einvoice.Totals{
+		LineTotal:      r.Decimal(sum+"LineTotalAmount", s.LineTotalAmount),
+		AllowanceTotal: r.Decimal(sum+"AllowanceTotalAmount", s.AllowanceTotalAmount),
+		ChargeTotal:    r.Decimal(sum+"ChargeTotalAmount", s.ChargeTotalAmount),
+		Net:            r.Decimal(sum+"TaxBasisTotalAmount", s.TaxBasisTotalAmount),
+		Tax:            r.Decimal(sum+"TaxTotalAmount", invoiceCurrencyTax(s.TaxTotalAmounts, currency)),
+		Gross:          r.Decimal(sum+"GrandTotalAmount", s.GrandTotalAmount),
+		Prepaid:        r.Decimal(sum+"TotalPrepaidAmount", s.TotalPrepaidAmount),
+		Rounding:       r.Decimal(sum+"RoundingAmount", s.RoundingAmount),
+		Payable:        r.Decimal(sum+"DuePayableAmount", s.DuePayableAmount),
 	}
 }
 
-func (r *fieldReader) ciiDate(field string, d ciiDate) string {
-	if text(d.String.Value) == "" {
+func (r *ciiReader) ciiDate(field string, d ciiDate) string {
+	if xmltext.Text(d.String.Value) == "" {
 		return ""
 	}
-	return r.date102(field, d.String.Value, d.String.Format)
+	return r.Date102(field, d.String.Value, d.String.Format)
 }
 
-func (p ciiParty) party() Party {
+func (p ciiParty) party() einvoice.Party {
 	a := p.Address
-	party := Party{Name: text(p.Name), LegalID: text(p.LegalOrgID),
-		Address: PostalAddress([]string{a.LineOne, a.LineTwo, a.LineThree}, a.City, a.Postcode, a.Country)}
+	party := einvoice.Party{Name: xmltext.Text(p.Name), LegalID: xmltext.Text(p.LegalOrgID),
+		Address: einvoice.PostalAddress([]string{a.LineOne, a.LineTwo, a.LineThree}, a.City, a.Postcode, a.Country)}
 	for _, id := range p.TaxRegistrations {
-		if strings.EqualFold(text(id.Scheme), "VA") && text(id.Value) != "" {
-			party.VATID = text(id.Value)
+		if strings.EqualFold(xmltext.Text(id.Scheme), "VA") && xmltext.Text(id.Value) != "" {
+			party.VATID = xmltext.Text(id.Value)
 			break
 		}
 	}
 	for _, uri := range p.URIs {
-		if text(uri.Value) != "" {
-			party.EndpointID, party.EndpointScheme = text(uri.Value), text(uri.Scheme)
+		if xmltext.Text(uri.Value) != "" {
+			party.EndpointID, party.EndpointScheme = xmltext.Text(uri.Value), xmltext.Text(uri.Scheme)
 			break
 		}
 	}
 	return party
 }
 
-func (r *fieldReader) ciiLine(field string, names ciiVocabulary, l ciiLine) Line {
-	line := Line{
-		Description:       firstText(l.Product.Name, l.Product.Description),
-		Quantity:          r.decimal(field+"/"+names.lineDelivery+"/BilledQuantity", l.BilledQuantity.Value),
-		UnitPrice:         r.decimal(field+"/NetPriceProductTradePrice/ChargeAmount", l.NetPrice.ChargeAmount),
-		PriceBaseQuantity: r.decimal(field+"/NetPriceProductTradePrice/BasisQuantity", l.NetPrice.BasisQuantity.Value),
-		Net:               r.decimal(field+"/"+names.lineSummation+"/LineTotalAmount", l.Settlement.LineTotalAmount),
-		TaxRate:           r.decimal(field+"/ApplicableTradeTax/"+names.taxRate, l.Settlement.Tax.Rate),
-		TaxCategory:       text(l.Settlement.Tax.CategoryCode),
+func (r *ciiReader) ciiLine(field string, names ciiVocabulary, l ciiLine) einvoice.Line {
+	line := einvoice.Line{
+		Description:       xmltext.FirstText(l.Product.Name, l.Product.Description),
+		Quantity:          r.Decimal(field+"/"+names.lineDelivery+"/BilledQuantity", l.BilledQuantity.Value),
+		UnitPrice:         r.Decimal(field+"/NetPriceProductTradePrice/ChargeAmount", l.NetPrice.ChargeAmount),
+		PriceBaseQuantity: r.Decimal(field+"/NetPriceProductTradePrice/BasisQuantity", l.NetPrice.BasisQuantity.Value),
+		Net:               r.Decimal(field+"/"+names.lineSummation+"/LineTotalAmount", l.Settlement.LineTotalAmount),
+		TaxRate:           r.Decimal(field+"/ApplicableTradeTax/"+names.taxRate, l.Settlement.Tax.Rate),
+		TaxCategory:       xmltext.Text(l.Settlement.Tax.CategoryCode),
 	}
 	for i, ac := range l.Settlement.AllowanceCharges {
-		amount := r.decimal(fmt.Sprintf("%s/SpecifiedTradeAllowanceCharge[%d]/ActualAmount", field, i), ac.ActualAmount)
-		if isTrue(ac.ChargeIndicator) {
+		amount := r.Decimal(fmt.Sprintf("%s/SpecifiedTradeAllowanceCharge[%d]/ActualAmount", field, i), ac.ActualAmount)
+		if xmltext.IsTrue(ac.ChargeIndicator) {
 			line.Charges = line.Charges.Add(amount)
 		} else {
 			line.Allowances = line.Allowances.Add(amount)
@@ -320,14 +330,14 @@ func (r *fieldReader) ciiLine(field string, names ciiVocabulary, l ciiLine) Line
 
 // invoiceCurrencyTax picks the TaxTotalAmount in the invoice currency; failing a match, one without a
 // currency; failing that, the first.
-func invoiceCurrencyTax(amounts []amountText, currency string) string {
+func invoiceCurrencyTax(amounts []xmltext.AmountText, currency string) string {
 	for _, a := range amounts {
-		if currency != "" && strings.EqualFold(text(a.Currency), currency) {
+		if currency != "" && strings.EqualFold(xmltext.Text(a.Currency), currency) {
 			return a.Value
 		}
 	}
 	for _, a := range amounts {
-		if text(a.Currency) == "" {
+		if xmltext.Text(a.Currency) == "" {
 			return a.Value
 		}
 	}
