@@ -1,3 +1,6 @@
+// Package einvoicetest holds what the tests of the e-invoicing packages share: the test documents and the
+// clock they are validated against, factories and comparisons of documents, rapid generators, a builder
+// of small PDFs with embedded files, and the fuzz targets' seeds and checks. Only tests import it.
 package einvoicetest
 
 import (
@@ -116,13 +119,13 @@ func inModule(t testing.TB, rel ...string) string {
 	return filepath.Join(append([]string{root}, rel...)...)
 }
 
-// Testdata is the directory of the e-invoicing test documents, internal/einvoice/testdata.
-func Testdata(t testing.TB) string { return inModule(t, "internal", "einvoice", "testdata") }
+// testdataDir is the directory of the e-invoicing test documents, internal/einvoice/testdata.
+func testdataDir(t testing.TB) string { return inModule(t, "internal", "einvoice", "testdata") }
 
 // ReadTestdata reads a test document of internal/einvoice/testdata.
 func ReadTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(Testdata(t), name))
+	data, err := os.ReadFile(filepath.Join(testdataDir(t), name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ var seeds struct {
 func AllSeeds(f testing.TB) [][]byte {
 	f.Helper()
 	seeds.once.Do(func() {
-		dir := Testdata(f)
+		dir := testdataDir(f)
 		err := filepath.WalkDir(dir, func(path string, entry fs.DirEntry, err error) error {
 			if err != nil {
 				return err

@@ -38,8 +38,8 @@ var dateGen = rapid.Custom(func(t *rapid.T) string {
 		rapid.IntRange(1, 12).Draw(t, "month"), rapid.IntRange(1, 28).Draw(t, "day"))
 })
 
-// PartyGen generates parties with every identifier, an address aside.
-var PartyGen = rapid.Custom(func(t *rapid.T) einvoice.Party {
+// partyGen generates parties with every identifier, an address aside.
+var partyGen = rapid.Custom(func(t *rapid.T) einvoice.Party {
 	p := einvoice.Party{
 		Name:    textGen(`[\p{L}\p{N}&<>"'./ -]{0,24}`).Draw(t, "name"),
 		VATID:   textGen(`([A-Z]{2}[0-9A-Z .-]{2,14})?`).Draw(t, "vat"),
@@ -59,8 +59,8 @@ var DocumentGen = rapid.Custom(func(t *rapid.T) einvoice.Document {
 		Number:       textGen(`[\p{L}\p{N}/ -]{0,16}`).Draw(t, "number"),
 		IssueDate:    dateGen.Draw(t, "issue date"),
 		Currency:     rapid.SampledFrom(sortedCurrencies).Draw(t, "currency"),
-		Seller:       PartyGen.Draw(t, "seller"),
-		Buyer:        PartyGen.Draw(t, "buyer"),
+		Seller:       partyGen.Draw(t, "seller"),
+		Buyer:        partyGen.Draw(t, "buyer"),
 		Lines:        []einvoice.Line{},
 		TaxSubtotals: []einvoice.TaxSubtotal{},
 	}
