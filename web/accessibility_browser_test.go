@@ -13,7 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/ledger"
 	"greatbook/internal/testkit"
 	"greatbook/internal/testkit/browser"
@@ -98,7 +98,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	pending := int64(body["intake_id"].(float64))
 	c.WaitStatus(float64(pending), "pending")
 	// A document of the typewriter, submitted: the version chain.
-	d, err := einvoice.ParseJSON(webtest.JSONInvoice("TW-1"))
+	d, err := ownjson.Parse(webtest.JSONInvoice("TW-1"))
 	webtest.Must(t, err)
 	tw, err := a.App.Typewriter.Compose(ctx, o.ID, d, admin.Actor())
 	webtest.Must(t, err)

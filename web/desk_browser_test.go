@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"errors"
-	"greatbook/internal/jobs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 
 	"greatbook/internal/auth"
 	"greatbook/internal/bookkeeper"
+	"greatbook/internal/jobs"
 	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
 	"greatbook/internal/testkit/browser"

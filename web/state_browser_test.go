@@ -7,7 +7,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"greatbook/internal/auth"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/testkit"
 	"greatbook/web/webtest"
 )
@@ -186,7 +186,7 @@ func TestBrowserDuplicateTextsFollowTheFlagReason(t *testing.T) {
 
 	// The typewriter composes the upload's invoice again: same supplier and
 	// number, so flagged as a duplicate by reference, not as a version.
-	d, err := einvoice.ParseJSON(webtest.JSONInvoice("INV-1"))
+	d, err := ownjson.Parse(webtest.JSONInvoice("INV-1"))
 	webtest.Must(t, err)
 	tw, err := a.App.Typewriter.Compose(context.Background(), o.ID, d, u.Actor())
 	webtest.Must(t, err)
@@ -235,7 +235,7 @@ func TestBrowserTheGroupAndTheChainFollowADecision(t *testing.T) {
 	bob := testkit.User(t, a.DB, o, auth.RoleReviewer)
 	c := a.APIFor(t, ann)
 	ctx := context.Background()
-	d, err := einvoice.ParseJSON(webtest.JSONInvoice("TW-7"))
+	d, err := ownjson.Parse(webtest.JSONInvoice("TW-7"))
 	webtest.Must(t, err)
 	tw, err := a.App.Typewriter.Compose(ctx, o.ID, d, ann.Actor())
 	webtest.Must(t, err)

@@ -24,7 +24,7 @@ import (
 	"greatbook/internal/bench"
 	"greatbook/internal/database"
 	"greatbook/internal/desk"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 	"greatbook/internal/review"
@@ -103,7 +103,7 @@ func seedPages(ctx context.Context, e *bench.Env) (*pagesWorld, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := einvoice.Parse(bench.UBLInvoice(1))
+	doc, err := read.Parse(bench.UBLInvoice(1))
 	if err != nil {
 		return nil, err
 	}

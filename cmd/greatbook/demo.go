@@ -15,6 +15,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
@@ -150,7 +151,7 @@ func loadDemoDocuments(ctx context.Context, d *db, o org.Org, reviewer auth.User
 	defer a.Close()
 	actor := audit.Actor{UserID: reviewer.ID, Label: reviewer.Email}
 	parse := func(name string) (einvoice.Document, error) {
-		doc, err := einvoice.ParseJSON([]byte(demoDocuments[name]))
+		doc, err := ownjson.Parse([]byte(demoDocuments[name]))
 		if err != nil {
 			return doc, fmt.Errorf("demo document %s: %w", name, err)
 		}
@@ -180,7 +181,7 @@ func loadDemoDocuments(ctx context.Context, d *db, o org.Org, reviewer auth.User
 	if _, err := a.Typewriter.Submit(ctx, o.ID, td.Versions[0].ID, actor); err != nil {
 		return fmt.Errorf("demo: submit: %w", err)
 	}
-	revised, err := einvoice.ParseJSON([]byte(strings.Replace(demoDocuments["nordlicht"], `"quantity": "12"`, `"quantity": "13"`, 1)))
+	revised, err := ownjson.Parse([]byte(strings.Replace(demoDocuments["nordlicht"], `"quantity": "12"`, `"quantity": "13"`, 1)))
 	if err != nil {
 		return fmt.Errorf("demo: revision: %w", err)
 	}
@@ -201,7 +202,7 @@ func loadDemoDocuments(ctx context.Context, d *db, o org.Org, reviewer auth.User
 	if err != nil {
 		return err
 	}
-	again, err := einvoice.ParseJSON([]byte(strings.Replace(demoDocuments["schmidt"], "2026-12-24", "2027-01-08", 1)))
+	again, err := ownjson.Parse([]byte(strings.Replace(demoDocuments["schmidt"], "2026-12-24", "2027-01-08", 1)))
 	if err != nil {
 		return fmt.Errorf("demo: resend: %w", err)
 	}
@@ -291,7 +292,7 @@ func loadDemoDeadLetter(ctx context.Context, a *app.App, o org.Org, reviewer aut
 	}
 	actor := audit.Actor{UserID: reviewer.ID, Label: reviewer.Email}
 	if id == 0 {
-		doc, err := einvoice.ParseJSON([]byte(demoDeadLetterDocument))
+		doc, err := ownjson.Parse([]byte(demoDeadLetterDocument))
 		if err != nil {
 			return fmt.Errorf("demo: dead letter document: %w", err)
 		}

@@ -16,7 +16,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
@@ -134,7 +134,7 @@ func Approve(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	doc, err := einvoice.Parse(UBLInvoice(1))
+	doc, err := read.Parse(UBLInvoice(1))
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
 	"greatbook/internal/database"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 )
@@ -52,7 +52,7 @@ func SeedEndToEnd(ctx context.Context, db *pgxpool.Pool, slug string, n int) (En
 	if err != nil {
 		return EndToEndSeed{}, err
 	}
-	doc, err := einvoice.Parse(UBLInvoice(1))
+	doc, err := read.Parse(UBLInvoice(1))
 	if err != nil {
 		return EndToEndSeed{}, err
 	}
@@ -450,7 +450,7 @@ func (l *endToEndLimits) setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	doc, err := einvoice.Parse(UBLInvoice(1))
+	doc, err := read.Parse(UBLInvoice(1))
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/en16931"
 	"greatbook/internal/en16931/official"
 )
@@ -24,15 +25,15 @@ func Official(ctx context.Context, e *Env, stylesheets string) error {
 	var docs []doc
 	for i := range int64(32) {
 		ubl := UBLInvoice(i + 1)
-		d, err := einvoice.Parse(ubl)
+		d, err := read.Parse(ubl)
 		if err != nil {
 			return fmt.Errorf("bench: the bench's own invoice does not parse: %w", err)
 		}
-		cii, err := einvoice.BuildCII(d)
+		ciiXML, err := cii.Build(d)
 		if err != nil {
 			return fmt.Errorf("bench: the bench's invoice as CII: %w", err)
 		}
-		docs = append(docs, doc{"ubl", ubl}, doc{"cii", cii})
+		docs = append(docs, doc{"ubl", ubl}, doc{"cii", ciiXML})
 	}
 	v, err := official.Start(official.Options{StylesheetDir: stylesheets})
 	if err != nil {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"time"
 
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/en16931"
 )
 
 // Rules measures what the EN 16931 rules cost the pipeline, in-process, over the pipeline figure's own
-// documents: the deterministic extraction as the pipeline runs it (einvoice.Parse, which judges every UBL
+// documents: the deterministic extraction as the pipeline runs it (read.Parse, which judges every UBL
 // and CII document by the rules) and the rules alone (en16931.Validate on the same bytes, which is the
 // call Parse makes). The extraction without the rules is the difference. Both are timed in alternating
 // batches on one goroutine, so the load of the machine weighs on both alike.
@@ -24,7 +24,7 @@ func Rules(ctx context.Context, e *Env) error {
 	docs := make([][]byte, 64)
 	for i := range docs {
 		docs[i] = UBLInvoice(int64(i + 1))
-		doc, err := einvoice.Parse(docs[i])
+		doc, err := read.Parse(docs[i])
 		if err != nil {
 			return fmt.Errorf("bench: the bench's own invoice does not parse: %w", err)
 		}
@@ -42,7 +42,7 @@ func Rules(ctx context.Context, e *Env) error {
 		}
 		start := time.Now()
 		for j := range batch {
-			if _, err := einvoice.Parse(docs[(i*batch+j)%len(docs)]); err != nil {
+			if _, err := read.Parse(docs[(i*batch+j)%len(docs)]); err != nil {
 				return err
 			}
 		}
@@ -71,7 +71,7 @@ func Rules(ctx context.Context, e *Env) error {
 		return Rate(1 / seconds)
 	}
 	micro := func(seconds float64) string { return fmt.Sprintf("%.0f", seconds*1e6) }
-	table.Add("extraction with the rules (einvoice.Parse)", rate(on), micro(on), Ratio(off, on))
+	table.Add("extraction with the rules (read.Parse)", rate(on), micro(on), Ratio(off, on))
 	table.Add("the rules alone (en16931.Validate)", rate(rules), micro(rules), "")
 	table.Add("extraction without the rules (difference)", rate(off), micro(off), "")
 	if e.pipelineRate > 0 {

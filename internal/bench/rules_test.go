@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 )
 
 // TestTheBenchInvoiceIsAValidEInvoice: the pipeline figure files every document it measures pending
@@ -16,7 +17,7 @@ import (
 func TestTheBenchInvoiceIsAValidEInvoice(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int64{1, 2, 999_999, 1_000_001} {
-		doc, err := einvoice.Parse(UBLInvoice(n))
+		doc, err := read.Parse(UBLInvoice(n))
 		if err != nil {
 			t.Fatal(err)
 		}

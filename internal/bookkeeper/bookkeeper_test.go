@@ -16,6 +16,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
@@ -49,7 +50,7 @@ func sampleInvoice(t *testing.T) einvoice.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := einvoice.Parse(raw)
+	d, err := read.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

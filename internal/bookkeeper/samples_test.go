@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/intake"
 	"greatbook/internal/ledger"
 	"greatbook/internal/testkit"
@@ -59,7 +60,7 @@ func TestEveryPublishedExamplePostsItsPayable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			parsed, err := einvoice.Parse(content)
+			parsed, err := read.Parse(content)
 			if err != nil {
 				t.Fatal(err)
 			}

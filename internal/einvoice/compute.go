@@ -11,9 +11,9 @@ var (
 	hundred = decimal.NewFromInt(100)
 )
 
-// minorUnitsOf returns the minor units of a currency, and two for a code ISO 4217 does not know (Validate
+// MinorUnitsOf returns the minor units of a currency, and two for a code ISO 4217 does not know (Validate
 // reports the code; the arithmetic still needs a precision).
-func minorUnitsOf(currency string) int32 {
+func MinorUnitsOf(currency string) int32 {
 	if c, ok := money.Lookup(currency); ok {
 		return c.MinorUnits
 	}
@@ -28,6 +28,10 @@ func (l Line) baseQuantity() decimal.Decimal {
 	return l.PriceBaseQuantity
 }
 
+// ExpectedNet is the line net EN 16931 computes for l (BT-131): quantity × unit price ÷ price base
+// quantity + charges − allowances, unrounded.
+func (l Line) ExpectedNet() decimal.Decimal { return l.expectedNet(true) }
+
 // expectedNet is quantity × unit price / base quantity + charges − allowances, unrounded (EN 16931's
 // calculation of BT-131, which Peppol enforces as PEPPOL-EN16931-R120).
 func (l Line) expectedNet(useBase bool) decimal.Decimal {
@@ -38,9 +42,9 @@ func (l Line) expectedNet(useBase bool) decimal.Decimal {
 	return gross.Add(l.Charges).Sub(l.Allowances)
 }
 
-// computeSubtotals groups line nets by VAT category and rate, in the order the groups first appear, and
+// ComputeSubtotals groups line nets by VAT category and rate, in the order the groups first appear, and
 // computes each group's tax rounded half away from zero to the currency's minor units.
-func computeSubtotals(lines []Line, minor int32) []TaxSubtotal {
+func ComputeSubtotals(lines []Line, minor int32) []TaxSubtotal {
 	type key struct{ category, rate string }
 	index := map[key]int{}
 	subtotals := []TaxSubtotal{}
@@ -65,7 +69,8 @@ func taxOf(taxable, rate decimal.Decimal, minor int32) decimal.Decimal {
 	return taxable.Mul(rate).Div(hundred).Round(minor)
 }
 
-func sumLineNets(lines []Line) decimal.Decimal {
+// SumLineNets is the sum of the line net amounts (EN 16931 BT-106 as it should be).
+func SumLineNets(lines []Line) decimal.Decimal {
 	var sum decimal.Decimal
 	for _, l := range lines {
 		sum = sum.Add(l.Net)
@@ -73,7 +78,8 @@ func sumLineNets(lines []Line) decimal.Decimal {
 	return sum
 }
 
-func sumSubtotalTax(subtotals []TaxSubtotal) decimal.Decimal {
+// SumSubtotalTax is the sum of the VAT breakdown's tax amounts (BT-110 as it should be).
+func SumSubtotalTax(subtotals []TaxSubtotal) decimal.Decimal {
 	var sum decimal.Decimal
 	for _, s := range subtotals {
 		sum = sum.Add(s.Tax)

@@ -20,12 +20,6 @@ const CodeRulesNotApplicable = "en16931_not_applicable"
 // it (ZUGFeRD 1.0): the standard's rules are shown for it as warnings (Advisory).
 const CodeRulesAdvisory = "en16931_advisory"
 
-// zugferd1Advisory is the conformance of a ZUGFeRD 1.0 document: not judged by EN 16931, only advised.
-func zugferd1Advisory() []Finding {
-	return []Finding{{Code: CodeRulesAdvisory, Severity: SeverityInfo, Field: "profile",
-		Message: "ZUGFeRD 1.0 predates EN 16931; its rules are shown as warnings"}}
-}
-
 // ruleID matches the identifier of a published rule (BR-16, BR-CO-16, BR-CL-04, PEPPOL-EN16931-R001,
 // BR-DE-1), as opposed to the product's own snake_case codes.
 var ruleID = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
@@ -45,14 +39,14 @@ func Advisory(fs []Finding) []Finding {
 	return out
 }
 
-// conformance judges the UBL or CII a document was read from by CEN's validator of that syntax
+// Conformance judges the UBL or CII a document was read from by CEN's validator of that syntax
 // (internal/en16931) and returns the violations as findings: the official rule id as the code, the
 // rule's flag as the severity, the business term as the field; judged says the rules ran, so that their
 // verdict replaces the product's own checks of the same rules (an empty verdict is a valid invoice).
 //
 // MINIMUM and BASIC WL are not EN 16931 invoices by definition (no lines; MINIMUM not even a VAT
 // breakdown): the rules do not apply to them, and an info finding says so.
-func conformance(profile Profile, syntax string, data []byte) (findings []Finding, judged bool) {
+func Conformance(profile Profile, syntax string, data []byte) (findings []Finding, judged bool) {
 	if profile == ProfileMinimum || profile == ProfileBasicWL {
 		return []Finding{{Code: CodeRulesNotApplicable, Severity: SeverityInfo, Field: "profile",
 			Message: fmt.Sprintf("the %s profile is a subset of EN 16931 without lines; the standard's rules do not apply to it", profile)}}, false

@@ -18,50 +18,29 @@ const (
 	deadlineReadBytes = 32 << 10
 )
 
-// errTimeUp is the cause ParseWithin gives its own deadline, to tell it from the caller's cancellation.
-var errTimeUp = errors.New("einvoice: the document's time limit passed")
+// ErrTimeUp is the cause a document's own time limit gives its deadline's context, to tell it from the
+// caller's cancellation.
+var ErrTimeUp = errors.New("einvoice: the document's time limit passed")
 
-// ParseWithin is Parse under a time limit: the parsers and the PDF carver look at the clock as they go
-// and stop once limit has passed since the call (a limit of zero or less has passed already). A document
-// that needs longer gives a *ParseError with Code CodeInputCap and Field "time" naming the limit: like
-// any cap it is a property of the document, and trying again gives the same answer. When ctx ends first,
-// the parse stops too and returns ctx's error, which is the caller's to retry.
-func ParseWithin(ctx context.Context, data []byte, limit time.Duration) (Document, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, limit, errTimeUp)
-	defer cancel()
-	return (&deadline{ctx: ctx, limit: limit}).parse(data)
-}
-
-// parse parses data until d passes.
-func (d *deadline) parse(data []byte) (Document, error) {
-	doc, err := parse(d, data)
-	if d.up {
-		// Whatever the parse returned was cut short.
-		return Document{}, d.err(formatOf(data))
-	}
-	return doc, err
-}
-
-// formatOf names the format a parse of data reads it as, without carving a PDF.
-func formatOf(data []byte) Format {
-	if isPDF(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")) {
-		return FormatFacturX
-	}
-	return Detect(data)
-}
-
-// deadline is the end of one document's extraction. The nil *deadline never passes (Parse and the other
-// exported parsers have none). It belongs to one goroutine: the parse it times.
-type deadline struct {
+// Deadline is the end of one document's extraction: the readers and the PDF carver look at it as they
+// go and stop once it has passed. The nil *Deadline never passes (the readers called without a time
+// limit have none). It belongs to one goroutine: the extraction it times.
+type Deadline struct {
 	ctx   context.Context
 	limit time.Duration
 	ticks int
 	up    bool // the clock was seen past the deadline; it stays so
 }
 
-// tick counts a unit of work and reports whether the deadline has passed, looking at the clock on the
+// NewDeadline is the deadline of an extraction allowed limit: it passes when ctx ends. A ctx that ends
+// with the cause ErrTimeUp means the document took longer than limit (see Err).
+func NewDeadline(ctx context.Context, limit time.Duration) *Deadline {
+	return &Deadline{ctx: ctx, limit: limit}
+}
+
+// Tick counts a unit of work and reports whether the deadline has passed, looking at the clock on the
 // first unit and every deadlineEvery after.
-func (d *deadline) tick() bool {
+func (d *Deadline) Tick() bool {
 	if d == nil {
 		return false
 	}
@@ -69,11 +48,11 @@ func (d *deadline) tick() bool {
 	if !d.up && (d.ticks-1)%deadlineEvery != 0 {
 		return false
 	}
-	return d.passed()
+	return d.Passed()
 }
 
-// passed looks at the clock now.
-func (d *deadline) passed() bool {
+// Passed looks at the clock now.
+func (d *Deadline) Passed() bool {
 	if d == nil {
 		return false
 	}
@@ -87,22 +66,26 @@ func (d *deadline) passed() bool {
 	return d.up
 }
 
-// err is what a parse stopped by d returns: an input_cap finding when its own limit passed, the
+// Expired reports whether a look at the clock found the deadline passed, without looking again:
+// whatever the work returned since was cut short.
+func (d *Deadline) Expired() bool { return d != nil && d.up }
+
+// Err is what an extraction stopped by d returns: an input_cap finding when its own limit passed, the
 // context's error when the caller ended it.
-func (d *deadline) err(format Format) error {
-	if errors.Is(context.Cause(d.ctx), errTimeUp) {
-		return d.capError(format)
+func (d *Deadline) Err(format Format) error {
+	if errors.Is(context.Cause(d.ctx), ErrTimeUp) {
+		return d.CapError(format)
 	}
 	return d.ctx.Err()
 }
 
-// capError is the input_cap error of a parse that ran out of time, naming the limit.
-func (d *deadline) capError(format Format) *ParseError {
-	return capErrorf(format, capTime, "extraction took longer than its time limit of %s", d.limit)
+// CapError is the input_cap error of an extraction that ran out of time, naming the limit.
+func (d *Deadline) CapError(format Format) *ParseError {
+	return CapErrorf(format, capTime, "extraction took longer than its time limit of %s", d.limit)
 }
 
-// reader reads data until the deadline passes, looking at the clock on every read.
-func (d *deadline) reader(data []byte) io.Reader {
+// Reader reads data until the deadline passes, looking at the clock on every read.
+func (d *Deadline) Reader(data []byte) io.Reader {
 	if d == nil {
 		return bytes.NewReader(data)
 	}
@@ -110,13 +93,13 @@ func (d *deadline) reader(data []byte) io.Reader {
 }
 
 type deadlineReader struct {
-	d *deadline
+	d *Deadline
 	r *bytes.Reader
 }
 
 func (r *deadlineReader) Read(p []byte) (int, error) {
-	if r.d.passed() {
-		return 0, errTimeUp
+	if r.d.Passed() {
+		return 0, ErrTimeUp
 	}
 	if len(p) > deadlineReadBytes {
 		p = p[:deadlineReadBytes]

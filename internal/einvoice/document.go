@@ -1,7 +1,10 @@
-// Package einvoice turns supplier invoices and credit notes into one model, whatever they arrived as:
-// UBL 2.1 (Peppol BIS Billing 3.0), UN/CEFACT CII, a Factur-X / ZUGFeRD PDF carrying CII, or the project's
-// own JSON document format. Extraction is deterministic (no guessing from layout or free text), and
-// Validate says which of the standard's arithmetic and required-field rules a document breaks.
+// Package einvoice is the one model supplier invoices and credit notes are turned into, whatever they
+// arrived as, and the rules on it: Validate says which of the standard's arithmetic and required-field
+// rules a document breaks, StorageFindings what the database cannot hold, Conformance what CEN's
+// validator says of the syntax it was read from. The readers that fill the model are its subpackages,
+// one per syntax (ubl, cii, ownjson), the PDF carver (pdf) and read, which tells them apart; extraction
+// is deterministic (no guessing from layout or free text). The errors a reader returns, and the
+// deadline that bounds its time, are defined here so that every reader returns the same ones.
 //
 // Amounts keep the sign the source document states. EN 16931 credit notes state positive amounts (the
 // document type carries the direction), and invoices may hold negative lines (returns); neither is
@@ -27,10 +30,27 @@ const (
 	TypeCreditNote DocType = "credit_note"
 )
 
+// creditNoteTypeCodes are the UNTDID 1001 codes EN 16931 lists for credit notes. A credit note is posted
+// in the opposite direction to an invoice, so every one of them (not only the common 381) maps to
+// TypeCreditNote; every other code, 380 and 384 (corrected invoice) among them, is an invoice.
+var creditNoteTypeCodes = map[string]bool{
+	"81": true, "83": true, "261": true, "262": true, "296": true, "308": true,
+	"381": true, "396": true, "420": true, "458": true, "532": true,
+}
+
+// DocTypeFor is the document type a UNTDID 1001 type code (BT-3) says: a credit note for the codes
+// EN 16931 lists for one, an invoice for every other.
+func DocTypeFor(typeCode string) DocType {
+	if creditNoteTypeCodes[typeCode] {
+		return TypeCreditNote
+	}
+	return TypeInvoice
+}
+
 // Format names the syntax a document was extracted from.
 type Format string
 
-// The formats Detect recognises.
+// The formats the readers recognise.
 const (
 	FormatUBL     Format = "ubl"
 	FormatCII     Format = "cii"
@@ -78,15 +98,16 @@ func (a Address) Lines() []string {
 	return out
 }
 
-// postalAddress is the address of the parts a source states: zero when it
+// PostalAddress is the address of the parts a source states: zero when it
 // states no street, city or postcode (a country alone, as the builders
 // write from a VAT id, is no address to compare). Lines past the third are
-// left out.
-func postalAddress(lines []string, city, postcode, country string) Address {
-	a := Address{City: text(city), Postcode: text(postcode), Country: text(country)}
+// left out; every part is trimmed of the whitespace XML pretty-printing puts
+// around it.
+func PostalAddress(lines []string, city, postcode, country string) Address {
+	a := Address{City: strings.TrimSpace(city), Postcode: strings.TrimSpace(postcode), Country: strings.TrimSpace(country)}
 	slots := []*string{&a.Line1, &a.Line2, &a.Line3}
 	for _, l := range lines {
-		if l = text(l); l != "" && len(slots) > 0 {
+		if l = strings.TrimSpace(l); l != "" && len(slots) > 0 {
 			*slots[0], slots = l, slots[1:]
 		}
 	}
@@ -94,6 +115,22 @@ func postalAddress(lines []string, city, postcode, country string) Address {
 		return Address{}
 	}
 	return a
+}
+
+// VATCountry returns the ISO 3166 country the prefix of p's VAT id names (EL is Greece, XI Northern
+// Ireland), or "" when it has none.
+func (p Party) VATCountry() string {
+	id := normaliseID(p.VATID, ".-")
+	if len(id) < 2 || id[0] < 'A' || id[0] > 'Z' || id[1] < 'A' || id[1] > 'Z' {
+		return ""
+	}
+	switch id[:2] {
+	case "EL":
+		return "GR"
+	case "XI":
+		return "GB"
+	}
+	return id[:2]
 }
 
 // Line is one invoice or credit note line. Net is the line net amount as the source states it.
@@ -162,7 +199,7 @@ type Document struct {
 	// document states none (the project's own JSON), ProfileOther for one this package does not know.
 	Profile Profile `json:"profile,omitempty"`
 	// Conformance is the EN 16931 rules' verdict on the UBL or CII the document was read from (see
-	// conformance), for the pipeline to file as findings. It is not a field of the document, so it is
+	// Conformance), for the pipeline to file as findings. It is not a field of the document, so it is
 	// neither stored with the fields nor compared.
 	Conformance []Finding `json:"-"`
 	// RulesJudged says CEN's validator judged the document (Conformance is its whole verdict).

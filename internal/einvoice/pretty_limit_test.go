@@ -1,22 +1,14 @@
-package einvoice
+package einvoice_test
 
 import (
 	"bytes"
-	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-// allocatedBy returns the bytes the Go heap allocated while f ran (process-wide, so callers keep
-// their bounds generous and do not run in parallel).
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/einvoicetest"
+)
 
 func deepXML(levels int) []byte {
 	var b bytes.Buffer
@@ -51,7 +43,7 @@ func TestPrettyIsLinearAndCapped(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out string
-			alloc := allocatedBy(func() { out = PrettyLimit(tc.data, limit) })
+			alloc := einvoicetest.AllocatedBy(func() { out = einvoice.PrettyLimit(tc.data, limit) })
 			if len(out) > limit+100 {
 				t.Fatalf("output %d bytes, cap %d", len(out), limit)
 			}
@@ -67,14 +59,14 @@ func TestPrettyIsLinearAndCapped(t *testing.T) {
 }
 
 func TestPrettyLimitSaysWhereItStopped(t *testing.T) {
-	out := PrettyLimit(bytes.Repeat([]byte("<b>text</b>"), 10_000), 1000)
+	out := einvoice.PrettyLimit(bytes.Repeat([]byte("<b>text</b>"), 10_000), 1000)
 	if len(out) > 1100 || !strings.HasSuffix(out, "… (open the original for the rest)") {
 		t.Fatalf("%d bytes: ...%q", len(out), out[max(0, len(out)-80):])
 	}
-	if s := PrettyLimit([]byte(`<a><b>x</b></a>`), 1000); s != "<a>\n  <b>x</b>\n</a>" {
+	if s := einvoice.PrettyLimit([]byte(`<a><b>x</b></a>`), 1000); s != "<a>\n  <b>x</b>\n</a>" {
 		t.Fatalf("small XML: %q", s)
 	}
-	if s := PrettyLimit([]byte(`{"a":{},"b":[],"c":"x\"]"}`), 1000); s != "{\n  \"a\": {},\n  \"b\": [],\n  \"c\": \"x\\\"]\"\n}" {
+	if s := einvoice.PrettyLimit([]byte(`{"a":{},"b":[],"c":"x\"]"}`), 1000); s != "{\n  \"a\": {},\n  \"b\": [],\n  \"c\": \"x\\\"]\"\n}" {
 		t.Fatalf("small JSON: %q", s)
 	}
 }

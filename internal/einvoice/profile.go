@@ -6,6 +6,10 @@ import "strings"
 // may be missing from it without anything being wrong.
 type Profile string
 
+// zugferd1Guideline is the stem of the specification identifiers of ZUGFeRD 1.0's profiles (":basic",
+// ":comfort", ":extended"), in lower case, as ProfileOf compares.
+const zugferd1Guideline = "urn:ferd:crossindustrydocument:invoice:1p0"
+
 // The profiles ProfileOf recognises.
 const (
 	// Factur-X 1.0 / ZUGFeRD 2.x, from the smallest to the largest.

@@ -1,4 +1,4 @@
-package einvoice
+package einvoice_test
 
 import (
 	"strings"
@@ -6,35 +6,37 @@ import (
 	"unicode"
 
 	"pgregory.net/rapid"
+
+	"greatbook/internal/einvoice"
 )
 
 func TestSourceRef(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		seller Party
+		seller einvoice.Party
 		number string
 		want   string
 	}{
-		{"vat", Party{Name: "Supplier AB", VATID: "SE556677889901"}, "INV-001", "vat:SE556677889901/INV-001"},
-		{"vat with separators and lower case", Party{VATID: " se 5566-7788.9901 "}, "inv-001", "vat:SE556677889901/INV-001"},
-		{"full-width vat", Party{VATID: "ＳＥ５５６６７７８８９９０１"}, "INV-001", "vat:SE556677889901/INV-001"},
-		{"vat wins over everything", Party{Name: "X", VATID: "DE123456789", EndpointID: "1", LegalID: "2"}, "1", "vat:DE123456789/1"},
-		{"endpoint", Party{Name: "X", EndpointID: " 5566778899 ", EndpointScheme: "0007", LegalID: "2"}, "1", "endpoint:0007:5566778899/1"},
-		{"endpoint is upper case", Party{EndpointID: "Rechnung@Example.invalid", EndpointScheme: "em"}, "1", "endpoint:EM:RECHNUNG@EXAMPLE.INVALID/1"},
-		{"legal id", Party{Name: "X", LegalID: "HRB 99999"}, "1", "legal:HRB99999/1"},
-		{"name", Party{Name: "  ACME\tAB  "}, "1", "name:acme ab/1"},
-		{"compatibility characters in the name", Party{Name: "Ａｃｍｅ\u00a0ＡＢ"}, "1", "name:acme ab/1"},
-		{"vat of separators only falls through", Party{Name: "Acme", VATID: " .-. "}, "1", "name:acme/1"},
-		{"no seller", Party{}, "1", "name:/1"},
-		{"slash in the identity is escaped", Party{EndpointID: "a/b%c", EndpointScheme: "x"}, "1", "endpoint:X:A%2FB%25C/1"},
-		{"slash in the number is kept", Party{VATID: "BE0000000196"}, "018304 / 28865", "vat:BE0000000196/018304 / 28865"},
-		{"number whitespace collapsed", Party{VATID: "SE1"}, "  inv \t 001\n", "vat:SE1/INV 001"},
+		{"vat", einvoice.Party{Name: "Supplier AB", VATID: "SE556677889901"}, "INV-001", "vat:SE556677889901/INV-001"},
+		{"vat with separators and lower case", einvoice.Party{VATID: " se 5566-7788.9901 "}, "inv-001", "vat:SE556677889901/INV-001"},
+		{"full-width vat", einvoice.Party{VATID: "ＳＥ５５６６７７８８９９０１"}, "INV-001", "vat:SE556677889901/INV-001"},
+		{"vat wins over everything", einvoice.Party{Name: "X", VATID: "DE123456789", EndpointID: "1", LegalID: "2"}, "1", "vat:DE123456789/1"},
+		{"endpoint", einvoice.Party{Name: "X", EndpointID: " 5566778899 ", EndpointScheme: "0007", LegalID: "2"}, "1", "endpoint:0007:5566778899/1"},
+		{"endpoint is upper case", einvoice.Party{EndpointID: "Rechnung@Example.invalid", EndpointScheme: "em"}, "1", "endpoint:EM:RECHNUNG@EXAMPLE.INVALID/1"},
+		{"legal id", einvoice.Party{Name: "X", LegalID: "HRB 99999"}, "1", "legal:HRB99999/1"},
+		{"name", einvoice.Party{Name: "  ACME\tAB  "}, "1", "name:acme ab/1"},
+		{"compatibility characters in the name", einvoice.Party{Name: "Ａｃｍｅ\u00a0ＡＢ"}, "1", "name:acme ab/1"},
+		{"vat of separators only falls through", einvoice.Party{Name: "Acme", VATID: " .-. "}, "1", "name:acme/1"},
+		{"no seller", einvoice.Party{}, "1", "name:/1"},
+		{"slash in the identity is escaped", einvoice.Party{EndpointID: "a/b%c", EndpointScheme: "x"}, "1", "endpoint:X:A%2FB%25C/1"},
+		{"slash in the number is kept", einvoice.Party{VATID: "BE0000000196"}, "018304 / 28865", "vat:BE0000000196/018304 / 28865"},
+		{"number whitespace collapsed", einvoice.Party{VATID: "SE1"}, "  inv \t 001\n", "vat:SE1/INV 001"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := Document{Seller: tt.seller, Number: tt.number}.SourceRef()
+			got := einvoice.Document{Seller: tt.seller, Number: tt.number}.SourceRef()
 			if got != tt.want {
 				t.Errorf("SourceRef = %q, want %q", got, tt.want)
 			}
@@ -103,7 +105,7 @@ func TestSourceRefResentProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		number := numberGen.Draw(t, "number")
-		var seller Party
+		var seller einvoice.Party
 		switch rapid.IntRange(0, 3).Draw(t, "identity") {
 		case 0:
 			seller.VATID = vatGen.Draw(t, "vat")
@@ -114,7 +116,7 @@ func TestSourceRefResentProperty(t *testing.T) {
 			seller.LegalID = rapid.StringMatching(`[0-9A-Z]{4,12}`).Draw(t, "legal id")
 		}
 		seller.Name = nameGen.Draw(t, "name")
-		original := Document{Seller: seller, Number: number}
+		original := einvoice.Document{Seller: seller, Number: number}
 
 		resent := original
 		resent.Number = respace(t, flipASCIICase(t, number, "number case"), "number space")
@@ -133,8 +135,8 @@ func TestSourceRefResentProperty(t *testing.T) {
 // the reference splits into seller and number at its first '/'.
 func TestSourceRefDistinctProperty(t *testing.T) {
 	t.Parallel()
-	partyGen := rapid.Custom(func(t *rapid.T) Party {
-		return Party{
+	partyGen := rapid.Custom(func(t *rapid.T) einvoice.Party {
+		return einvoice.Party{
 			Name:           rapid.String().Draw(t, "name"),
 			VATID:          rapid.SampledFrom([]string{"", "SE556677889901", "se 5566 7788 9901"}).Draw(t, "vat"),
 			EndpointID:     rapid.String().Draw(t, "endpoint"),
@@ -145,18 +147,18 @@ func TestSourceRefDistinctProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := partyGen.Draw(t, "a"), partyGen.Draw(t, "b")
 		numberA, numberB := rapid.String().Draw(t, "number a"), rapid.String().Draw(t, "number b")
-		refA := Document{Seller: a, Number: numberA}.SourceRef()
-		refB := Document{Seller: b, Number: numberB}.SourceRef()
+		refA := einvoice.Document{Seller: a, Number: numberA}.SourceRef()
+		refB := einvoice.Document{Seller: b, Number: numberB}.SourceRef()
 
 		identityA, restA, _ := strings.Cut(refA, "/")
 		identityB, restB, _ := strings.Cut(refB, "/")
-		if identityA != sellerIdentity(a) || restA != normaliseNumber(numberA) {
-			t.Fatalf("%q does not split into %q and %q", refA, sellerIdentity(a), normaliseNumber(numberA))
+		if identityA != einvoice.SellerIdentity(a) || restA != einvoice.NormaliseNumber(numberA) {
+			t.Fatalf("%q does not split into %q and %q", refA, einvoice.SellerIdentity(a), einvoice.NormaliseNumber(numberA))
 		}
 		if (refA == refB) != (identityA == identityB && restA == restB) {
 			t.Fatalf("%q and %q: equal references must mean equal seller and number", refA, refB)
 		}
-		if identityA != identityB && normaliseNumber(numberA) == normaliseNumber(numberB) && refA == refB {
+		if identityA != identityB && einvoice.NormaliseNumber(numberA) == einvoice.NormaliseNumber(numberB) && refA == refB {
 			t.Fatalf("two sellers share %q", refA)
 		}
 	})
@@ -168,14 +170,14 @@ func TestNormalisationIdempotentProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		s := rapid.String().Draw(t, "s")
-		if n := normaliseNumber(s); normaliseNumber(n) != n {
-			t.Fatalf("normaliseNumber(%q) = %q, then %q", s, n, normaliseNumber(n))
+		if n := einvoice.NormaliseNumber(s); einvoice.NormaliseNumber(n) != n {
+			t.Fatalf("einvoice.NormaliseNumber(%q) = %q, then %q", s, n, einvoice.NormaliseNumber(n))
 		}
-		if n := normaliseName(s); normaliseName(n) != n {
-			t.Fatalf("normaliseName(%q) = %q, then %q", s, n, normaliseName(n))
+		if n := einvoice.NormaliseName(s); einvoice.NormaliseName(n) != n {
+			t.Fatalf("einvoice.NormaliseName(%q) = %q, then %q", s, n, einvoice.NormaliseName(n))
 		}
-		if n := normaliseID(s, ".-"); normaliseID(n, ".-") != n {
-			t.Fatalf("normaliseID(%q) = %q, then %q", s, n, normaliseID(n, ".-"))
+		if n := einvoice.NormaliseID(s, ".-"); einvoice.NormaliseID(n, ".-") != n {
+			t.Fatalf("einvoice.NormaliseID(%q) = %q, then %q", s, n, einvoice.NormaliseID(n, ".-"))
 		}
 	})
 }
@@ -186,14 +188,14 @@ func TestNormalisationIdempotentProperty(t *testing.T) {
 func TestNormalisationOfCombiningYpogegrammeni(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"ᾼ ̀", "ᾳ", "ͅ"} {
-		if n := normaliseID(s, ".-"); normaliseID(n, ".-") != n {
-			t.Errorf("normaliseID(%q) = %q, then %q", s, n, normaliseID(n, ".-"))
+		if n := einvoice.NormaliseID(s, ".-"); einvoice.NormaliseID(n, ".-") != n {
+			t.Errorf("einvoice.NormaliseID(%q) = %q, then %q", s, n, einvoice.NormaliseID(n, ".-"))
 		}
-		if n := normaliseNumber(s); normaliseNumber(n) != n {
-			t.Errorf("normaliseNumber(%q) = %q, then %q", s, n, normaliseNumber(n))
+		if n := einvoice.NormaliseNumber(s); einvoice.NormaliseNumber(n) != n {
+			t.Errorf("einvoice.NormaliseNumber(%q) = %q, then %q", s, n, einvoice.NormaliseNumber(n))
 		}
-		if n := normaliseName(s); normaliseName(n) != n {
-			t.Errorf("normaliseName(%q) = %q, then %q", s, n, normaliseName(n))
+		if n := einvoice.NormaliseName(s); einvoice.NormaliseName(n) != n {
+			t.Errorf("einvoice.NormaliseName(%q) = %q, then %q", s, n, einvoice.NormaliseName(n))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package einvoice
+package einvoice_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"greatbook/internal/einvoice/einvoicetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated files in testdata")
@@ -18,53 +20,53 @@ var update = flag.Bool("update", false, "rewrite the generated files in testdata
 // between Go releases, so they are only rewritten on request).
 var generatedTestdata = map[string]func(t *testing.T) []byte{
 	"facturx-invoice.pdf": func(t *testing.T) []byte {
-		cii := readTestdata(t, "cii-invoice.xml")
-		return testPDF{
-			lines: []string{
+		cii := einvoicetest.ReadTestdata(t, "cii-invoice.xml")
+		return einvoicetest.PDF{
+			Lines: []string{
 				"Papeterie Mueller GmbH - Rechnung RE-2026-1187",
 				"Rechnungsdatum 20.11.2026, faellig 20.12.2026",
 				"Zu zahlen: 216,15 EUR",
 				"Die Rechnungsdaten sind als factur-x.xml eingebettet (Factur-X EN 16931).",
 			},
-			attachments: []testAttachment{{name: "factur-x.xml", data: cii, flate: true, length: "indirect"}},
-			factorXMP:   true,
-		}.build()
+			Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: cii, Flate: true, Length: "indirect"}},
+			FacturXMP:   true,
+		}.Build()
 	},
 	"zugferd1-invoice.pdf": func(t *testing.T) []byte {
-		return testPDF{
-			lines: []string{
+		return einvoicetest.PDF{
+			Lines: []string{
 				"Buerobedarf Altmann GmbH - Rechnung ZF1-2026-0815",
 				"Rechnungsdatum 05.11.2026, faellig 05.12.2026",
 				"Zu zahlen: 479,87 EUR (529,87 EUR abzueglich 50,00 EUR Anzahlung)",
 				"Die Rechnungsdaten sind als ZUGFeRD-invoice.xml eingebettet (ZUGFeRD 1.0 COMFORT).",
 			},
-			attachments: []testAttachment{{name: "ZUGFeRD-invoice.xml", data: readTestdata(t, "zugferd1-comfort.xml"), flate: true}},
-			xmp:         zugferd1XMP,
-		}.build()
+			Attachments: []einvoicetest.EmbeddedFile{{Name: "ZUGFeRD-invoice.xml", Data: einvoicetest.ReadTestdata(t, "zugferd1-comfort.xml"), Flate: true}},
+			XMP:         einvoicetest.ZUGFeRD1XMP,
+		}.Build()
 	},
 	"facturx-basicwl.pdf": func(t *testing.T) []byte {
-		return testPDF{
-			lines: []string{
+		return einvoicetest.PDF{
+			Lines: []string{
 				"Gartenbau Lindner e.K. - Rechnung FX-WL-2026-0031",
 				"Lieferung und Montage laut Angebot A-2026-310",
 				"Zu zahlen: 809,00 EUR",
 				"Die Rechnungsdaten sind als factur-x.xml eingebettet (Factur-X BASIC WL).",
 			},
-			attachments: []testAttachment{{name: "factur-x.xml", data: readTestdata(t, "facturx-basicwl.xml"), flate: true}},
-			factorXMP:   true,
-		}.build()
+			Attachments: []einvoicetest.EmbeddedFile{{Name: "factur-x.xml", Data: einvoicetest.ReadTestdata(t, "facturx-basicwl.xml"), Flate: true}},
+			FacturXMP:   true,
+		}.Build()
 	},
 	"orderx-order.pdf": func(t *testing.T) []byte {
-		return testPDF{
-			lines:       []string{"Kunden AG Mitte - Bestellung PO-2026-88", "Die Bestelldaten sind als order-x.xml eingebettet."},
-			attachments: []testAttachment{{name: "order-x.xml", data: readTestdata(t, "orderx-order.xml"), flate: true}},
-		}.build()
+		return einvoicetest.PDF{
+			Lines:       []string{"Kunden AG Mitte - Bestellung PO-2026-88", "Die Bestelldaten sind als order-x.xml eingebettet."},
+			Attachments: []einvoicetest.EmbeddedFile{{Name: "order-x.xml", Data: einvoicetest.ReadTestdata(t, "orderx-order.xml"), Flate: true}},
+		}.Build()
 	},
 	"no-embedded-xml.pdf": func(t *testing.T) []byte {
-		return testPDF{lines: []string{
+		return einvoicetest.PDF{Lines: []string{
 			"Scanned invoice 2026-11 from a supplier without e-invoicing.",
 			"Total due: 1 250,00 SEK",
-		}}.build()
+		}}.Build()
 	},
 	"scanned-invoice.png": func(t *testing.T) []byte {
 		img := image.NewGray(image.Rect(0, 0, 48, 64))
@@ -100,13 +102,4 @@ func TestGeneratedTestdata(t *testing.T) {
 			}
 		})
 	}
-}
-
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }

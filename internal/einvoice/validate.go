@@ -117,7 +117,7 @@ func Validate(d Document) []Finding {
 // amounts as the standard has them, or negative ones when they reverse a credit; either way the
 // arithmetic must hold.
 func ValidateAt(d Document, now time.Time) []Finding {
-	v := &validator{minor: minorUnitsOf(d.Currency)}
+	v := &validator{minor: MinorUnitsOf(d.Currency)}
 	v.required(d)
 	v.dates(d, now)
 	v.lines(d)
@@ -193,7 +193,7 @@ func (v *validator) required(d Document) {
 		// document is a credit note (the ledger posts by the type).
 		if len(d.TypeCode) != 3 || strings.Trim(d.TypeCode, "0123456789") != "" {
 			v.add(CodeTypeCodeList, "type_code", "%q is not a UNTDID 1001 document type code (BT-3)", d.TypeCode)
-		} else if docTypeFor(d.TypeCode) != d.Type && (d.Type == TypeInvoice || d.Type == TypeCreditNote) {
+		} else if DocTypeFor(d.TypeCode) != d.Type && (d.Type == TypeInvoice || d.Type == TypeCreditNote) {
 			v.add(CodeTypeCode, "type_code", "type code %s does not describe a %s", d.TypeCode, strings.ReplaceAll(string(d.Type), "_", " "))
 		}
 	}
@@ -243,7 +243,7 @@ func (v *validator) date(field, value string) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.DateOnly, value)
 	if err != nil {
-		v.add(CodeInvalidDate, field, "%q is not a date in the form YYYY-MM-DD", clipText(value))
+		v.add(CodeInvalidDate, field, "%q is not a date in the form YYYY-MM-DD", ClipText(value))
 		return time.Time{}, false
 	}
 	return t, true
@@ -261,7 +261,7 @@ func (v *validator) lines(d Document) {
 				continue // StorageFindings names the net itself
 			}
 			v.add(CodeAmountOutOfRange, fmt.Sprintf("lines[%d].net", i), "quantity %s × unit price %s is beyond what the ledger holds (%s)",
-				clipText(money.Canonical(l.Quantity)), clipText(money.Canonical(l.UnitPrice)), money.Ledger.Describe())
+				ClipText(money.Canonical(l.Quantity)), ClipText(money.Canonical(l.UnitPrice)), money.Ledger.Describe())
 			continue
 		}
 		if l.Net.Sub(withBase).Abs().LessThanOrEqual(half) {
@@ -280,7 +280,7 @@ func (v *validator) lines(d Document) {
 func (v *validator) rates(d Document) {
 	check := func(field string, r decimal.Decimal) {
 		if r.LessThan(MinTaxRate) || r.GreaterThan(MaxTaxRate) {
-			v.warn(CodeTaxRateOutOfRange, field, "tax rate %s%% is outside %s%%..%s%%", clipText(money.Canonical(r)), MinTaxRate, MaxTaxRate)
+			v.warn(CodeTaxRateOutOfRange, field, "tax rate %s%% is outside %s%%..%s%%", ClipText(money.Canonical(r)), MinTaxRate, MaxTaxRate)
 		}
 	}
 	for i, l := range d.Lines {
@@ -316,7 +316,7 @@ func baseText(l Line) string {
 
 func (v *validator) totals(d Document) {
 	t := d.Totals
-	if sum := sumLineNets(d.Lines); len(d.Lines) > 0 && d.LineAmountsRequired() && !v.agrees(t.LineTotal, sum) {
+	if sum := SumLineNets(d.Lines); len(d.Lines) > 0 && d.LineAmountsRequired() && !v.agrees(t.LineTotal, sum) {
 		// Without lines BR-16 says what is wrong (and a profile without lines
 		// states a line total it has no lines for).
 		v.add(CodeLineTotal, "totals.line_total", "sum of line net amounts (BT-106) %s is not the sum of the line nets (BT-131), %s", v.fmt(t.LineTotal), v.fmt(sum))
@@ -325,7 +325,7 @@ func (v *validator) totals(d Document) {
 		v.add(CodeNetTotal, "totals.net", "total without VAT (BT-109) %s is not line total %s − allowances %s + charges %s = %s",
 			v.fmt(t.Net), v.fmt(t.LineTotal), v.fmt(t.AllowanceTotal), v.fmt(t.ChargeTotal), v.fmt(net))
 	}
-	if sum := sumSubtotalTax(d.TaxSubtotals); len(d.TaxSubtotals) > 0 && d.BreakdownRequired() && !v.agrees(t.Tax, sum) {
+	if sum := SumSubtotalTax(d.TaxSubtotals); len(d.TaxSubtotals) > 0 && d.BreakdownRequired() && !v.agrees(t.Tax, sum) {
 		v.add(CodeTaxTotal, "totals.tax", "total VAT (BT-110) %s is not the sum of the VAT breakdown's tax (BT-117), %s", v.fmt(t.Tax), v.fmt(sum))
 	}
 	oneUnit := decimal.New(1, -v.minor)

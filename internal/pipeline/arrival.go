@@ -9,6 +9,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 )
 
 // DefaultMaxBytes is the largest document accepted unless configured.
@@ -63,7 +64,7 @@ func CheckArrival(declared string, content []byte, maxBytes int64) (string, erro
 		// parse (an unknown field, money as a number), so that a typo never
 		// passes silently. One that parses but does not add up is filed
 		// flagged, like any other format.
-		if _, err := einvoice.ParseJSON(content); err != nil {
+		if _, err := ownjson.Parse(content); err != nil {
 			var pe *einvoice.ParseError
 			field := "document"
 			if errors.As(err, &pe) && pe.Field != "" {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 )
 
 // Extractor turns a document's bytes into fields. hints are the findings
@@ -39,7 +40,7 @@ func (d Deterministic) Extract(ctx context.Context, content []byte, _ string, _ 
 	if limit == 0 {
 		limit = DefaultExtractTimeLimit
 	}
-	return einvoice.ParseWithin(ctx, content, limit)
+	return read.ParseWithin(ctx, content, limit)
 }
 
 // errNoStructuredData is einvoice's: the document has no data we can read.

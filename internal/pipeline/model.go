@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/retry"
 )
 
@@ -157,7 +158,7 @@ func (m *ModelExtractor) call(ctx context.Context, content []byte, mediaType str
 	if err := json.Unmarshal(raw, &out); err != nil || len(out.Choices) == 0 {
 		return einvoice.Document{}, retry.MarkPermanent(fmt.Errorf("pipeline: the model server's answer is not a chat completion"))
 	}
-	doc, err := einvoice.ParseJSON([]byte(out.Choices[0].Message.Content))
+	doc, err := ownjson.Parse([]byte(out.Choices[0].Message.Content))
 	if err != nil {
 		// The model's content is not the format: a finding for the
 		// repair loop, not a fault of the server.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/intake"
 	"greatbook/internal/money"
 	"greatbook/internal/storable"
@@ -78,7 +79,7 @@ func classify(ctx context.Context, in Inputs, s *State) (string, string, error) 
 	}
 	// Structured never carves a PDF: extract does, once, and a PDF without an
 	// embedded invoice comes back from it as no structured data.
-	f, structured := einvoice.Structured(content)
+	f, structured := read.Structured(content)
 	s.Format = string(f)
 	switch {
 	case structured && f == einvoice.FormatUnknown:

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/en16931/mutate"
 	"greatbook/internal/en16931/official"
 	"greatbook/internal/intake"
@@ -35,16 +37,16 @@ func TestValidInvoicesOfTheBindingsDetailsArePending(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer oracle.Close()
-	cii, ubl := string(read(t, ciiInvoice)), string(read(t, ublInvoice))
+	ciiXML, ublXML := string(read(t, ciiInvoice)), string(read(t, ublInvoice))
 
-	zero, err := einvoice.ParseJSON([]byte(`{"type":"invoice","number":"Z-1","issue_date":"2026-11-20","currency":"EUR",
+	zero, err := ownjson.Parse([]byte(`{"type":"invoice","number":"Z-1","issue_date":"2026-11-20","currency":"EUR",
 		"seller":{"name":"Seller AB","vat_id":"SE556677889901","address":{"country":"SE"}},
 		"buyer":{"name":"Buyer GmbH","vat_id":"DE123456789","address":{"country":"DE"}},
 		"lines":[{"description":"Export","quantity":"1","unit_price":"100.00","tax_rate":"0"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	zeroCII, err := einvoice.BuildCII(zero)
+	zeroCII, err := cii.Build(zero)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,13 +57,13 @@ func TestValidInvoicesOfTheBindingsDetailsArePending(t *testing.T) {
 	}
 
 	for _, tc := range []struct{ name, syntax, doc string }{
-		{"CII tax point date code 29", "cii", edit(t, cii, `<ram:TaxPointDate>
+		{"CII tax point date code 29", "cii", edit(t, ciiXML, `<ram:TaxPointDate>
                     <udt:DateString format="102">20130630</udt:DateString>
                 </ram:TaxPointDate>`, `<ram:DueDateTypeCode>29</ram:DueDateTypeCode>`)},
 		{"CII zero VAT without TaxTotalAmount", "cii", string(zeroCII[:start]) + string(zeroCII[end:])},
-		{"UBL exemption code in lower case", "ubl", edit(t, ubl, `<cbc:TaxExemptionReason>Exempt New Means of Transport</cbc:TaxExemptionReason>`,
+		{"UBL exemption code in lower case", "ubl", edit(t, ublXML, `<cbc:TaxExemptionReason>Exempt New Means of Transport</cbc:TaxExemptionReason>`,
 			`<cbc:TaxExemptionReasonCode>vatex-eu-132-1g</cbc:TaxExemptionReasonCode><cbc:TaxExemptionReason>Exempt New Means of Transport</cbc:TaxExemptionReason>`)},
-		{"UBL dates with a time zone", "ubl", strings.ReplaceAll(strings.ReplaceAll(ubl, "2013-06-01<", "2013-06-01+01:00<"), "2013-06-30<", "2013-06-30+01:00<")},
+		{"UBL dates with a time zone", "ubl", strings.ReplaceAll(strings.ReplaceAll(ublXML, "2013-06-01<", "2013-06-01+01:00<"), "2013-06-30<", "2013-06-30+01:00<")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			verdict, err := oracle.Judge(tc.syntax, []byte(tc.doc))

@@ -8,6 +8,7 @@ import (
 	"codeberg.org/go-pdf/fpdf"
 
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
 	"greatbook/internal/money"
 )
 
@@ -20,7 +21,7 @@ var epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // intake pipeline's extractor reads back. The same document renders to the
 // same bytes.
 func Render(d einvoice.Document) ([]byte, error) {
-	cii, err := einvoice.BuildCII(d)
+	ciiXML, err := cii.Build(d)
 	if err != nil {
 		return nil, fmt.Errorf("typewriter: build CII: %w", err)
 	}
@@ -31,7 +32,7 @@ func Render(d einvoice.Document) ([]byte, error) {
 	pdf.SetProducer("GreatBook Intake typewriter", true)
 	pdf.SetCreator("GreatBook Intake", true)
 	pdf.SetTitle(d.Number, true)
-	pdf.SetAttachments([]fpdf.Attachment{{Content: cii, Filename: "factur-x.xml", Description: "EN 16931 invoice data (CII)"}})
+	pdf.SetAttachments([]fpdf.Attachment{{Content: ciiXML, Filename: "factur-x.xml", Description: "EN 16931 invoice data (CII)"}})
 	tr := pdf.UnicodeTranslatorFromDescriptor("")
 	pdf.SetMargins(18, 18, 18)
 	pdf.AddPage()

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"greatbook/internal/jobs"
-	"greatbook/internal/review"
 	"net/http"
 	"regexp"
 	"time"
@@ -10,6 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/bookkeeper"
+	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/web/httpkit"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"greatbook/internal/jobs"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/auth"
+	"greatbook/internal/jobs"
 	"greatbook/internal/retry"
 	"greatbook/internal/testkit"
 	"greatbook/web/webtest"

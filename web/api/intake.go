@@ -3,9 +3,6 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"greatbook/internal/desk"
-	"greatbook/internal/jobs"
-	"greatbook/internal/review"
 	"io"
 	"mime"
 	"net/http"
@@ -16,8 +13,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/web/httpkit"
 )
 

@@ -1,10 +1,10 @@
 package api_test
 
 import (
-	"greatbook/internal/review"
 	"testing"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 	"greatbook/web/webtest"
 )

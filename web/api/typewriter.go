@@ -9,6 +9,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/typewriter"
 	"greatbook/web/httpkit"
 )
@@ -23,7 +24,7 @@ func readOwnJSON(c echo.Context) (einvoice.Document, error) {
 	if len(body) > MaxJSONBody {
 		return einvoice.Document{}, apperr.New(apperr.TooLarge, "the document is larger than %d bytes", MaxJSONBody)
 	}
-	d, err := einvoice.ParseJSON(body)
+	d, err := ownjson.Parse(body)
 	if err != nil {
 		field := "document"
 		var pe *einvoice.ParseError

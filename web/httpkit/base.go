@@ -6,13 +6,13 @@
 package httpkit
 
 import (
-	"greatbook/internal/jobs"
 	"log/slog"
 
 	"greatbook/internal/app"
 	"greatbook/internal/apperr"
 	"greatbook/internal/auth"
 	"greatbook/internal/database"
+	"greatbook/internal/jobs"
 )
 
 // Base holds the services the middleware and every handler call: the

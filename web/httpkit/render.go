@@ -3,13 +3,13 @@ package httpkit
 import (
 	"bytes"
 	"fmt"
-	"greatbook/internal/jobs"
 	"net/http"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/jobs"
 	"greatbook/internal/org"
 	"greatbook/views"
 )

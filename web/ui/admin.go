@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"greatbook/internal/jobs"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/jobs"
 	"greatbook/internal/ledger"
 	"greatbook/internal/org"
 	"greatbook/internal/runs"

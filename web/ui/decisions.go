@@ -3,9 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"greatbook/internal/desk"
-	"greatbook/internal/jobs"
-	"greatbook/internal/review"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,7 +12,10 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/auth"
 	"greatbook/internal/bookkeeper"
+	"greatbook/internal/desk"
 	"greatbook/internal/intake"
+	"greatbook/internal/jobs"
+	"greatbook/internal/review"
 	"greatbook/views"
 	"greatbook/web/httpkit"
 )

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"greatbook/internal/desk"
-	"greatbook/internal/review"
 	"io"
 	"mime"
 	"net/http"
@@ -15,9 +13,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
+	"greatbook/internal/review"
 	"greatbook/views"
 	"greatbook/web/httpkit"
 )
@@ -393,7 +394,7 @@ func documentFromForm(f views.TypeInForm) (einvoice.Document, error) {
 	}
 	body["lines"] = lines
 	raw, _ := json.Marshal(body)
-	return einvoice.ParseJSON(raw)
+	return ownjson.Parse(raw)
 }
 
 func at(xs []string, i int) string {

@@ -1,7 +1,6 @@
 package ui_test
 
 import (
-	"greatbook/internal/review"
 	"net/url"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/review"
 	"greatbook/internal/testkit"
 	"greatbook/web/webtest"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"greatbook/internal/jobs"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/jobs"
 	"greatbook/internal/testkit"
 	"greatbook/web/webtest"
 )

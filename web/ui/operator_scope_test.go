@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"greatbook/internal/jobs"
 	"io"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/jobs"
 	"greatbook/internal/testkit"
 	"greatbook/web/webtest"
 )

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"greatbook/internal/desk"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/bookkeeper"
+	"greatbook/internal/desk"
 	"greatbook/views"
 	"greatbook/web/httpkit"
 )

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"greatbook/internal/desk"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/desk"
 	"greatbook/views"
 	"greatbook/web/httpkit"
 )

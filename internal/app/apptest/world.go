@@ -18,7 +18,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/read"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
 	"greatbook/internal/org"
@@ -62,7 +62,7 @@ func NewWorld(t *testing.T, cfg app.Config) *World {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := einvoice.Parse(raw)
+	d, err := read.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
+	"greatbook/internal/einvoice/ubl"
 )
 
 // Mutant is one variant: its syntax ("ubl" or "cii"), its bytes and the
@@ -391,18 +392,18 @@ func emptyText(rng *rand.Rand, _ string, root *element) string {
 func Convert(syntax string, doc []byte) (Mutant, bool) {
 	switch syntax {
 	case "ubl":
-		d, err := einvoice.ParseUBL(doc)
+		d, err := ubl.Parse(doc)
 		if err != nil {
 			return Mutant{}, false
 		}
-		out, err := einvoice.BuildCII(d)
+		out, err := cii.Build(d)
 		return Mutant{Syntax: "cii", Doc: out, Edits: []string{"converted from UBL to CII"}}, err == nil
 	case "cii":
-		d, err := einvoice.ParseCII(doc)
+		d, err := cii.Parse(doc)
 		if err != nil {
 			return Mutant{}, false
 		}
-		out, err := einvoice.BuildUBL(d)
+		out, err := ubl.Build(d)
 		return Mutant{Syntax: "ubl", Doc: out, Edits: []string{"converted from CII to UBL"}}, err == nil
 	}
 	return Mutant{}, false

@@ -1,0 +1,27 @@
+package ubl_test
+
+import (
+	"testing"
+
+	"greatbook/internal/einvoice"
+	"greatbook/internal/einvoice/cii"
+	"greatbook/internal/einvoice/einvoicetest"
+	"greatbook/internal/einvoice/ubl"
+)
+
+// builders are the syntaxes whatever a parser reads is written in and read back from.
+var builders = []einvoicetest.Syntax{
+	{Name: "CII", Build: cii.Build, Parse: cii.Parse},
+	{Name: "UBL", Build: ubl.Build, Parse: ubl.Parse},
+}
+
+func FuzzParseUBL(f *testing.F) {
+	einvoicetest.AddSeeds(f, einvoicetest.XMLSeed)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ubl.Parse(data)
+		einvoicetest.CheckParseResult(t, d, err, einvoice.FormatUBL, false)
+		if err == nil {
+			einvoicetest.CheckBuildRoundTrips(t, d, builders...)
+		}
+	})
+}
