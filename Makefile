@@ -18,7 +18,7 @@ FUZZTIME_LONG     ?= 5m
 export PLAYWRIGHT_DRIVER_PATH := $(DRIVER_DIR)
 export GREATBOOK_AXE_PATH := $(AXE_DIR)/package/axe.min.js
 
-.PHONY: help run build test test-deps generate check-generated vet large-files fuzz fuzz-long bench lint clean distclean
+.PHONY: help run build test test-deps generate check-generated vet large-files package-lines fuzz fuzz-long bench lint clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -115,7 +115,10 @@ large-files: ## fail when a tracked file outside testdata/ is over 1 MB
 
 # staticcheck runs as a go tool pinned in go.mod (never linked into the binary), with its default
 # checks; it reports nothing in the generated *_templ.go files, so nothing is excluded.
-lint: vet large-files ## static checks: go vet, gofmt, no tracked file over 1 MB outside testdata/, then staticcheck
+package-lines: ## print each package's production lines; fail when one under internal/ is over 3,000
+	@.ci/package-lines -top 10
+
+lint: vet large-files package-lines ## static checks: go vet, gofmt, no tracked file over 1 MB outside testdata/, no internal package over 3,000 lines, then staticcheck
 	go tool staticcheck ./...
 
 clean: ## remove build output and local state (keeps the test dependencies in .cache)
