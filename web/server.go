@@ -30,8 +30,6 @@ type Options struct {
 	// from loopback are not this machine's own (no /metrics without an
 	// admin's credentials).
 	BehindProxy bool
-	// MaxUploadBytes limits uploaded documents (default 20 MiB).
-	MaxUploadBytes int64
 }
 
 // Server is the Echo router with the middleware and every route, over the
@@ -48,9 +46,6 @@ type Server struct {
 func New(a *app.App, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
-	}
-	if opts.MaxUploadBytes == 0 {
-		opts.MaxUploadBytes = 20 << 20
 	}
 	base := httpkit.NewBase(a, opts.Logger, opts.Secure)
 	s := &Server{base: base, api: api.New(base), ui: ui.New(base), opts: opts}

@@ -58,7 +58,7 @@ func (e env) serve(ctx context.Context, args []string) error {
 	services := app.New(d.pool, app.Config{Logger: logger, Workers: serveWorkers, MaxUploadBytes: *maxUpload, Model: modelConfig(e),
 		SweepInterval: *sweepEvery, WebhookAllowPrivate: *webhookPrivate, WebhookTimeout: *webhookTimeout})
 	defer services.Close() // before the pool closes: no background work outlives it
-	srv := web.New(services, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, BehindProxy: *behindTLS, MaxUploadBytes: *maxUpload})
+	srv := web.New(services, web.Options{Logger: logger, Secure: *tlsCert != "" || *behindTLS, BehindProxy: *behindTLS})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", *addr, err)
