@@ -395,11 +395,8 @@ func (o *Outbox) Sweep(ctx context.Context, limit int) (SweepResult, error) {
 	actor := audit.System("sweep")
 	for len(res.Launched)+len(res.Failed) < limit {
 		batch := min(100, limit-len(res.Launched)-len(res.Failed))
-		rows, err := o.Pool.Query(ctx, dueJobsSQL, batch)
-		if err != nil {
-			return res, fmt.Errorf("jobs: sweep: %w", err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		// Each job bounds its own attempts (max_attempts): no policy's bound.
+		ids, err := jobQueue.Due(ctx, o.Pool, retry.Policy{}, batch)
 		if err != nil {
 			return res, fmt.Errorf("jobs: sweep: %w", err)
 		}

@@ -338,6 +338,12 @@ var runQueue = queue.New(queue.Table{
 	Lease: &queue.Lease{Holder: "lease_owner", Until: "lease_expires_at"},
 })
 
+// Lapsed is the condition (on the alias r) of a running run whose lease
+// lapsed, or that no worker ever held, more than grace ago (grace: the SQL
+// of a parameter in seconds, such as "$2"): no worker runs it, and the
+// stranded-work check lists it.
+func Lapsed(grace string) string { return runQueue.Lapsed(grace) }
+
 // claimColumns are what a claim reads of the run it takes.
 const claimColumns = ` RETURNING kind, org_id, subject_id, next_node, data, answer`
 
