@@ -87,8 +87,9 @@ type Bookkeeper struct {
 	engine *runs.Engine
 	log    *slog.Logger
 	graph  runs.Graph[State]
-	// RetryBackoff is how long the sweep waits before relaunching a job
-	// whose run failed transiently.
+	// RetryBackoff is how long, at most, the sweep waits before relaunching
+	// a job whose run failed transiently: the queue's backoff jitters it
+	// within its upper half, and a Retry-After the failure carries wins.
 	RetryBackoff time.Duration
 	// observers are the conflict observations still being written on
 	// their own connections; Wait waits for them.

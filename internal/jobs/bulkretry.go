@@ -102,11 +102,8 @@ func (b *BulkRetries) Start(ctx context.Context, scope org.Scope, f DeadLetterFi
 		jobs = append(jobs, dl.Job)
 		perOrg[dl.OrgID]++
 	}
-	switch now := dryRunOf(jobs); {
-	case now.Count != confirmed.Count:
-		return nil, apperr.New(apperr.InvalidState, "the filter now matches %d dead letters, not the %d you confirmed; count again", now.Count, confirmed.Count)
-	case now.Set != confirmed.Set:
-		return nil, apperr.New(apperr.InvalidState, "the filter still matches %d dead letters, but not the ones you counted; count again", now.Count)
+	if err := jobQueue.Confirm(confirmed, dryRunOf(jobs)); err != nil {
+		return nil, err
 	}
 	ids, err := database.WithTxV(ctx, b.Pool, func(tx pgx.Tx) ([]string, error) {
 		var ids []string

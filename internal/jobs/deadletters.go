@@ -1,10 +1,7 @@
 package jobs
 
 import (
-	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +13,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
 	"greatbook/internal/org"
+	"greatbook/internal/queue"
 	"greatbook/internal/storable"
 )
 
@@ -173,10 +171,7 @@ func (f DeadLetterFilter) from() string {
 // DryRun is what a bulk retry would retry: how many dead letters a filter
 // matches, and a digest of which (Set). The confirmation brings both back,
 // and RetryMatching retries only if the filter still matches that very set.
-type DryRun struct {
-	Count int
-	Set   string
-}
+type DryRun = queue.DryRun
 
 // DryRunRetry is the dry run of RetryMatching.
 func DryRunRetry(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) (DryRun, error) {
@@ -204,17 +199,15 @@ func DryRunRetryIn(ctx context.Context, q database.Executor, scope org.Scope, f 
 	return dryRunOf(jobs), nil
 }
 
-// dryRunOf is the count and digest of a set of jobs, in any order. The
-// digest covers each job's attempts too: a job someone else retried, which
-// failed again and matches once more, is not the dead letter counted.
+// dryRunOf is the count and digest of a set of jobs, in any order. A job's
+// round is its attempts: a job someone else retried, which failed again and
+// matches once more, is not the dead letter counted.
 func dryRunOf(jobs []Job) DryRun {
-	jobs = slices.Clone(jobs)
-	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Compare(a.ID, b.ID) })
-	h := sha256.New()
-	for _, j := range jobs {
-		fmt.Fprintf(h, "%d:%d,", j.ID, j.Attempts)
+	entries := make([]queue.Entry, len(jobs))
+	for i, j := range jobs {
+		entries[i] = queue.Entry{Key: j.ID, Round: j.Attempts}
 	}
-	return DryRun{Count: len(jobs), Set: hex.EncodeToString(h.Sum(nil)[:12])}
+	return queue.DryRunOf(entries)
 }
 
 // RetryMatching retries every dead letter a filter matches, with a reason,
@@ -243,11 +236,8 @@ func (o *Outbox) RetryMatchingIn(ctx context.Context, scope org.Scope, f DeadLet
 	for _, dl := range list {
 		jobs = append(jobs, dl.Job)
 	}
-	switch now := dryRunOf(jobs); {
-	case now.Count != confirmed.Count:
-		return res, apperr.New(apperr.InvalidState, "the filter now matches %d dead letters, not the %d you confirmed; count again", now.Count, confirmed.Count)
-	case now.Set != confirmed.Set:
-		return res, apperr.New(apperr.InvalidState, "the filter still matches %d dead letters, but not the ones you counted; count again", now.Count)
+	if err := jobQueue.Confirm(confirmed, dryRunOf(jobs)); err != nil {
+		return res, err
 	}
 	if err := audit.Record(ctx, o.Pool, audit.Event{OrgID: scope.OrgID(), Actor: actor, Action: "bulk_retry",
 		Detail: map[string]any{"reason": reason, "matched": len(list), "filter": f}}); err != nil {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,6 +17,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
 	"greatbook/internal/failpoint"
+	"greatbook/internal/queue"
 	"greatbook/internal/retry"
 )
 
@@ -115,8 +115,13 @@ func (o *Outbox) logger() *slog.Logger {
 	return o.Logger
 }
 
-// backoff is the wait before the sweep retries a job after n failed launches.
-func (o *Outbox) backoff(n int) time.Duration {
+// maxRetryAfter caps how long a Retry-After carried by a launch's or a
+// run's error puts off the job's next attempt.
+const maxRetryAfter = 10 * time.Minute
+
+// policy is the retry policy of a job allowed maxAttempts launches: the
+// queue decides by it whether a failed launch is tried again, and when.
+func (o *Outbox) policy(maxAttempts int) retry.Policy {
 	base, ceiling := o.Backoff, o.MaxBackoff
 	if base <= 0 {
 		base = 10 * time.Second
@@ -124,12 +129,7 @@ func (o *Outbox) backoff(n int) time.Duration {
 	if ceiling <= 0 {
 		ceiling = 10 * time.Minute
 	}
-	d := base
-	for i := 1; i < n && d < ceiling; i++ {
-		d *= 2
-	}
-	d = min(d, ceiling)
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return retry.Policy{Attempts: maxAttempts, Base: base, Max: ceiling, MaxRetryAfter: maxRetryAfter}
 }
 
 func scanJob(row pgx.Row) (Job, error) {
@@ -277,12 +277,13 @@ func (o *Outbox) recordFailure(ctx context.Context, jobID int64, trigger string,
 			return Job{}, fmt.Errorf("jobs: lock job %d to record its failure: %w", jobID, err)
 		}
 		attempt := job.Attempts + 1
+		verdict := queue.Decide(o.policy(job.MaxAttempts), attempt, cause)
 		status := Failed
-		if class == retry.Permanent || attempt >= job.MaxAttempts {
+		if verdict.Dead {
 			status = Abandoned
 		}
 		job, err = scanJob(tx.QueryRow(ctx, recordFailureSQL,
-			jobID, status, attempt, cause.Error(), class.String(), o.backoff(attempt).Seconds()))
+			jobID, status, attempt, cause.Error(), class.String(), verdict.Wait.Seconds()))
 		if err != nil {
 			return Job{}, fmt.Errorf("jobs: record failure of job %d: %w", jobID, err)
 		}
@@ -395,11 +396,8 @@ func (o *Outbox) Sweep(ctx context.Context, limit int) (SweepResult, error) {
 	actor := audit.System("sweep")
 	for len(res.Launched)+len(res.Failed) < limit {
 		batch := min(100, limit-len(res.Launched)-len(res.Failed))
-		rows, err := o.Pool.Query(ctx, dueJobsSQL, batch)
-		if err != nil {
-			return res, fmt.Errorf("jobs: sweep: %w", err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		// Each job bounds its own attempts (max_attempts): no policy's bound.
+		ids, err := jobQueue.Due(ctx, o.Pool, retry.Policy{}, batch)
 		if err != nil {
 			return res, fmt.Errorf("jobs: sweep: %w", err)
 		}
@@ -426,8 +424,9 @@ func (o *Outbox) Sweep(ctx context.Context, limit int) (SweepResult, error) {
 }
 
 // RunFailed records that a job's run failed: the job is retried by the
-// sweep (a transient failure with attempts left) or abandoned. It runs in
-// the transaction that marks the run failed.
+// sweep after backoff (a transient failure with attempts left; the run's
+// launch counted the attempt already) or abandoned. It runs in the
+// transaction that marks the run failed.
 func RunFailed(ctx context.Context, tx pgx.Tx, jobID int64, backoff time.Duration, cause error) error {
 	class := retry.ClassOf(cause)
 	var job Job
@@ -435,12 +434,14 @@ func RunFailed(ctx context.Context, tx pgx.Tx, jobID int64, backoff time.Duratio
 	if err != nil {
 		return fmt.Errorf("jobs: lock job %d to record its failed run: %w", jobID, err)
 	}
+	verdict := queue.Decide(retry.Policy{Attempts: job.MaxAttempts, Base: backoff, Max: backoff, MaxRetryAfter: maxRetryAfter},
+		job.Attempts, cause)
 	status := Failed
-	if class == retry.Permanent || job.Attempts >= job.MaxAttempts {
+	if verdict.Dead {
 		status = Abandoned
 	}
 	if _, err := tx.Exec(ctx, recordRunFailedSQL,
-		jobID, status, cause.Error(), class.String(), backoff.Seconds()); err != nil {
+		jobID, status, cause.Error(), class.String(), verdict.Wait.Seconds()); err != nil {
 		return fmt.Errorf("jobs: record failed run of job %d: %w", jobID, err)
 	}
 	if _, err := tx.Exec(ctx, insertRunFailedAttemptSQL,

@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
+	"greatbook/internal/retry"
 	"greatbook/internal/review"
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
@@ -113,6 +114,43 @@ func TestALaunchFailureIsRecordedAndRecovered(t *testing.T) {
 	fix()
 	sweepUntil(t, w, id, func(j jobs.Job) bool { return j.Status != jobs.Failed })
 	w.WaitPosted(t, id)
+}
+
+// A launch that failed with a Retry-After is due again when the Retry-After
+// says, not after the job's own backoff; a Retry-After beyond ten minutes
+// is capped there, and the sweep leaves the job alone until then.
+func TestALaunchFailureWaitsOutItsRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name             string
+		retryAfter, want time.Duration
+	}{
+		{"five minutes", 5 * time.Minute, 5 * time.Minute},
+		{"an hour, capped", time.Hour, 10 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := newWorld(t, app.Config{RetryBackoff: time.Millisecond})
+			w.Failpoints.Set(jobs.FailpointLaunch, func(context.Context) error {
+				return retry.MarkTransient(errors.New("rate limited"), tc.retryAfter)
+			})
+			id := w.Doc(t, 0)
+			if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, w.Actor); err != nil {
+				t.Fatal(err)
+			}
+			job, _, _ := jobs.ForDocument(ctx, w.DB.Pool, w.Org.ID, id)
+			if job.Status != jobs.Failed {
+				t.Fatalf("job row: %+v", job)
+			}
+			if wait := job.NextAttemptAt.Sub(job.UpdatedAt); wait < tc.want-time.Second || wait > tc.want+time.Second {
+				t.Fatalf("due again %s after the failure, want %s", wait, tc.want)
+			}
+			if res, err := w.App.Outbox.Sweep(ctx, 100); err != nil || len(res.Launched)+len(res.Failed) != 0 {
+				t.Fatalf("the sweep launched a job before its Retry-After: %+v %v", res, err)
+			}
+		})
+	}
 }
 
 // approvedJobThatFailed approves a new document while its launch fails with

@@ -1,7 +1,35 @@
 package jobs
 
+import (
+	"greatbook/internal/queue"
+	"greatbook/internal/runs"
+)
+
 // The statements of the jobs, by what they do. Each runs through a
 // database.Executor, or in the transaction database.WithTxV opened.
+
+// jobQueue is the jobs' table as the background-work queue sees it: a job
+// is ready while pending or failed, a dead letter once abandoned. The
+// queue's rules reach the jobs through it: the locks of a launch, the
+// sweep's due jobs, the decision after a failure, the dry run of a bulk
+// retry and the stranded checks. Four of its parts the jobs do not use:
+//   - Claim and Record: a launch counts its attempt in the transaction
+//     that locks the job and creates its run (markLaunchedSQL), so that
+//     the run and the attempt commit together; a claim that committed
+//     first would count an attempt for a run never created.
+//   - Revive: an operator's retry launches the job at once, in its own
+//     transaction, rather than making it due for the sweep.
+//   - Matching and ReviveMatching: the dead-letter page lists failed
+//     jobs too, not only abandoned ones (deadLetterStatusesSQL), and a
+//     bulk retry launches each job as a single retry does.
+//   - BurySpent: the sweep leaves a job out of attempts as it is, so that
+//     the stranded-work check lists it for an operator to look at.
+var jobQueue = queue.New(queue.Table{
+	Name: "jobs", Alias: "j", Key: "id", Org: "org_id", Status: "status",
+	Ready: []string{string(Pending), string(Failed)}, Done: string(Done), Dead: string(Abandoned),
+	Attempts: "attempts", MaxAttempts: "max_attempts", DueAt: "next_attempt_at", UpdatedAt: "updated_at",
+	LastError: "last_error", Item: "job", DeadLetters: "dead letters",
+})
 
 // jobColumns are the columns of a job, in the order scanJob reads them.
 const jobColumns = `j.id, j.org_id, j.intake_id, j.status, j.attempts, j.max_attempts, coalesce(j.last_error, ''),
@@ -22,19 +50,23 @@ const (
 const insertJobSQL = `INSERT INTO jobs (org_id, intake_id, created_by, max_attempts) VALUES ($1, $2, $3, $4) RETURNING id`
 
 // The statements of a launch, in the order launch sends them; Statements
-// hands these very strings to the benchmark. An approver or an operator
-// waits for a job another launcher holds (lockJobSQL); the sweep leaves it
-// to them (lockJobSkipLockedSQL).
+// hands these very strings to the benchmark. The locks are the queue's,
+// rendered for the jobs' columns: an approver or an operator waits for a
+// job another launcher holds (lockJobSQL); the sweep leaves it to them
+// (lockJobSkipLockedSQL).
+var (
+	lockJobSQL           = jobQueue.LockSQL(jobColumns, false)
+	lockJobSkipLockedSQL = jobQueue.LockSQL(jobColumns, true)
+)
+
 const (
-	lockJobSQL           = `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = $1 FOR UPDATE`
-	lockJobSkipLockedSQL = lockJobSQL + ` SKIP LOCKED`
-	markLaunchedSQL      = `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid, last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`
-	insertAttemptSQL     = `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`
+	markLaunchedSQL  = `UPDATE jobs SET status = 'launched', attempts = attempts + 1, launched_at = now(), run_id = $2::uuid, last_error = NULL, error_class = NULL, updated_at = now() WHERE id = $1 RETURNING attempts`
+	insertAttemptSQL = `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, run_id) VALUES ($1, $2, $3, $4, 'launched', $5::uuid)`
 )
 
 // Statements are the SQL of writing a job and of a launch, in order, for
 // the benchmark that runs the same statements through pgbench: the very
-// constants InsertTx and a launch send (TestStatementsAreWhatApproveSends
+// strings InsertTx and a launch send (TestStatementsAreWhatApproveSends
 // compares them with what reaches the server).
 var Statements = struct {
 	InsertJob, LockJob, LockJobSkipLocked, MarkLaunched, InsertAttempt string
@@ -57,10 +89,8 @@ const (
 		VALUES ($1, $2, 'run', 'system:bookkeeper', 'run_failed', $3, $4, $5::uuid) ON CONFLICT DO NOTHING`
 )
 
-// The sweep: the jobs due, and its record of the pass.
+// The sweep's record of its pass (the jobs due come from jobQueue.Due).
 const (
-	dueJobsSQL = `SELECT id FROM jobs WHERE status IN ('pending', 'failed') AND next_attempt_at <= now()
-			AND attempts < max_attempts ORDER BY next_attempt_at, id LIMIT $1`
 	recordSweepPassSQL = `INSERT INTO sweep_passes (id, last_pass_at, launched, failed) VALUES (1, now(), $1, $2)
 		ON CONFLICT (id) DO UPDATE SET last_pass_at = now(), launched = $1, failed = $2`
 	sweepStateSQL = `SELECT last_pass_at, launched, failed FROM sweep_passes WHERE id = 1`
@@ -98,9 +128,17 @@ const (
 
 // The stranded-work checks: each selects subject, link, since, error and
 // run id, for the org $1 (an operator's scope replaces "x.org_id = $1").
-const (
+// A job out of attempts is the queue's spent job; a running run no worker
+// has held for the lease grace ($2, in seconds) is the runs' lapsed run.
+var (
 	strandedOutOfAttemptsSQL = `SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at, coalesce(j.last_error, ''), '' FROM jobs j
-			 WHERE j.org_id = $1 AND j.status IN ('pending', 'failed') AND j.attempts >= j.max_attempts`
+			 WHERE j.org_id = $1 AND ` + jobQueue.Spent("")
+	strandedRunSQL = `SELECT r.kind || ' run ' || r.id, '/admin/runs/' || r.id, coalesce(r.lease_expires_at, r.updated_at), coalesce(r.last_error, ''),
+			        CASE r.kind WHEN 'pipeline' THEN r.id::text ELSE '' END FROM runs r
+			 WHERE r.org_id = $1 AND ` + runs.Lapsed("$2")
+)
+
+const (
 	strandedLaunchedSQL = `SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at, coalesce(r.last_error, j.last_error, ''), '' FROM jobs j LEFT JOIN runs r ON r.id = j.run_id
 			 WHERE j.org_id = $1 AND j.status = 'launched' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`
 	strandedApprovedSQL = `SELECT 'document ' || d.id, '/intake/' || d.id, d.decided_at, '', '' FROM intake_documents d
@@ -108,10 +146,5 @@ const (
 	strandedReceivedSQL = `SELECT 'document ' || d.id, '/intake/' || d.id, d.received_at, coalesce(r.last_error, ''), coalesce(r.id::text, '') FROM intake_documents d
 			 LEFT JOIN runs r ON r.id = d.pipeline_run_id
 			 WHERE d.org_id = $1 AND d.status = 'received' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`
-	// strandedRunSQL's $2 is the lease grace, in seconds.
-	strandedRunSQL = `SELECT r.kind || ' run ' || r.id, '/admin/runs/' || r.id, coalesce(r.lease_expires_at, r.updated_at), coalesce(r.last_error, ''),
-			        CASE r.kind WHEN 'pipeline' THEN r.id::text ELSE '' END FROM runs r
-			 WHERE r.org_id = $1 AND r.state = 'running'
-			   AND coalesce(r.lease_expires_at, r.updated_at) < now() - make_interval(secs => $2)`
 	strandedLimitSQL = ` LIMIT 200`
 )

@@ -189,15 +189,6 @@ func (p *Pipeline) Ingest(ctx context.Context, a intake.Arrival) (Ingested, erro
 	return res, nil
 }
 
-// runOfArrivalSQL creates the run ($1) of the row an ingest statement has
-// just written with it in the same transaction, with the initial state $5
-// naming the row: nothing when the bytes had arrived before (the row holds
-// another run). The row is found by its arrival's unique (content hash,
-// org).
-const runOfArrivalSQL = `INSERT INTO runs (id, org_id, kind, subject_id, next_node, data)
-SELECT $1::uuid, d.org_id, $2, d.id, $3, jsonb_set($4::jsonb, '{document_id}', to_jsonb(d.id))
-FROM intake_documents d WHERE d.content_hash = $5 AND d.org_id = $6 AND d.pipeline_run_id = $1::uuid`
-
 // ingest writes the row at received with its bytes and its run in one
 // transaction of one round trip: the begin, the row, the run and the
 // commit in one batch.

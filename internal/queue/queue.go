@@ -47,8 +47,15 @@
 // count; an operator's retry reopens a failed run at the node it failed
 // at, with that checkpoint's state (runs.Reopen), which is not a status
 // flip; and a paused run waits for a person's answer, which is neither
-// ready nor dead. The approve outbox's jobs are claimed by the launch's
-// own transaction (Lock, Due) and use Decide, DryRunOf and Confirm, Spent.
+// ready nor dead. The approve outbox's jobs use the locks (LockSQL: the
+// launch locks a job, the sweep skips one another launcher holds), the
+// sweep's Due, Decide after a failed launch or run, DryRunOf and Confirm
+// for a bulk retry, and Spent for the stranded check; the stranded check
+// takes its lapsed runs from the runs' Lapsed. They use neither Claim and
+// Record (a launch counts its attempt in the transaction that creates the
+// run), nor Revive (an operator's retry launches at once), nor Matching
+// (their dead-letter page lists failed jobs too), nor BurySpent (a spent
+// job stays on the stranded page for an operator).
 package queue
 
 import (

@@ -23,11 +23,6 @@ type StateCounts struct {
 // Total is the number of runs counted.
 func (c StateCounts) Total() int { return c.Running + c.InBackoff + c.Paused + c.Done + c.Failed }
 
-// inBackoff is true for a running run held by a live worker whose last
-// checkpoint is a retry: the worker is sleeping its backoff.
-var inBackoff = `r.state = 'running' AND ` + runQueue.Held() + `
-	AND (SELECT c.outcome FROM run_checkpoints c WHERE c.run_id = r.id ORDER BY c.seq DESC LIMIT 1) = 'retry'`
-
 // Counts counts an org's runs per state, in one statement.
 func Counts(ctx context.Context, q database.Executor, orgID int64) (StateCounts, error) {
 	return CountsIn(ctx, q, org.Only(orgID))
@@ -38,13 +33,7 @@ func Counts(ctx context.Context, q database.Executor, orgID int64) (StateCounts,
 func CountsIn(ctx context.Context, q database.Executor, scope org.Scope) (StateCounts, error) {
 	var c StateCounts
 	var args []any
-	err := q.QueryRow(ctx, `SELECT
-			count(*) FILTER (WHERE r.state = 'running' AND NOT (`+inBackoff+`)),
-			count(*) FILTER (WHERE `+inBackoff+`),
-			count(*) FILTER (WHERE r.state = 'paused'),
-			count(*) FILTER (WHERE r.state = 'done'),
-			count(*) FILTER (WHERE r.state = 'failed')
-		FROM runs r WHERE `+scope.Where("r.org_id", &args), args...).Scan(&c.Running, &c.InBackoff, &c.Paused, &c.Done, &c.Failed)
+	err := q.QueryRow(ctx, fmt.Sprintf(countsSQL, scope.Where("r.org_id", &args)), args...).Scan(&c.Running, &c.InBackoff, &c.Paused, &c.Done, &c.Failed)
 	if err != nil {
 		return c, fmt.Errorf("runs: counts: %w", err)
 	}

@@ -278,8 +278,7 @@ func (e *Engine) Answer(ctx context.Context, runID string, answer any, actor str
 	err = database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
 		var node string
 		var state []byte
-		err := tx.QueryRow(ctx, `UPDATE runs SET state = 'running', answer = $2, question = NULL, updated_at = now()
-			WHERE id = $1::uuid AND state = 'paused' RETURNING next_node, data`, runID, data).Scan(&node, &state)
+		err := tx.QueryRow(ctx, answerRunSQL, runID, data).Scan(&node, &state)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return apperr.New(apperr.InvalidState, "run %s is not waiting for an answer", runID)
 		}
@@ -326,35 +325,6 @@ func (e *Engine) Execute(ctx context.Context, runID string) error {
 	return x.execute(ctx, e, c)
 }
 
-// runQueue is the runs' table as the background-work queue sees it: the
-// engine takes its leases through it (a run is ready while running, a dead
-// letter once failed). It neither claims nor backs off through it: a run is
-// handed to a worker by its id, and retries its node within one execution
-// (see the queue's package doc).
-var runQueue = queue.New(queue.Table{
-	Name: "runs", Alias: "r", Key: "id", KeyType: "uuid", Org: "org_id", Status: "state",
-	Ready: []string{string(Running)}, Done: string(Done), Dead: string(Failed),
-	UpdatedAt: "updated_at", LastError: "last_error", Order: "created_at", Item: "run",
-	Lease: &queue.Lease{Holder: "lease_owner", Until: "lease_expires_at"},
-})
-
-// claimColumns are what a claim reads of the run it takes.
-const claimColumns = ` RETURNING kind, org_id, subject_id, next_node, data, answer`
-
-// claimFreeSQL takes the lease of a running run that no worker holds (or
-// this one does): the claim of a run launched fresh, in one statement.
-// claimHeldSQL takes it over also from a lease that expired or an owner
-// known dead ($4), and reads how far the run's history goes.
-var (
-	claimFreeSQL = runQueue.TakeSQL(claimColumns)
-	claimHeldSQL = runQueue.TakeOverSQL(claimColumns + `, (SELECT coalesce(max(seq), 0) FROM run_checkpoints WHERE run_id = runs.id)`)
-)
-
-// asyncCommitSQL, first in a batch, lets the batch's implicit transaction
-// commit without waiting for its WAL flush (set_config, not SET LOCAL, which
-// warns outside an explicit transaction block).
-const asyncCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
-
 func (e *Engine) claim(ctx context.Context, runID string) (claim, bool, error) {
 	// The common case, a run nobody holds, is one round trip: the lease is
 	// taken by the statement that reads the run. A claim lost in a database
@@ -381,7 +351,7 @@ func (e *Engine) claim(ctx context.Context, runID string) (claim, bool, error) {
 // over when it expired or its owner died, and says from whom.
 func (e *Engine) claimHeld(ctx context.Context, runID string) (claim, bool, error) {
 	var current string
-	err := e.pool.QueryRow(ctx, `SELECT coalesce(lease_owner, '') FROM runs WHERE id = $1::uuid`, runID).Scan(&current)
+	err := e.pool.QueryRow(ctx, leaseOwnerSQL, runID).Scan(&current)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return claim{}, false, apperr.New(apperr.NotFound, "no run %s", runID)
 	}
@@ -394,7 +364,7 @@ func (e *Engine) claimHeld(ctx context.Context, runID string) (claim, bool, erro
 	}
 	c := claim{id: runID}
 	err = database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+		if _, err := tx.Exec(ctx, asyncCommitLocalSQL); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, claimHeldSQL, runID, e.owner, e.LeaseTTL.Seconds(), dead).
@@ -459,9 +429,7 @@ func (e *Engine) fencedUpdate(ctx context.Context, tx pgx.Tx, runID, sql string,
 }
 
 func insertCheckpoint(ctx context.Context, tx pgx.Tx, runID, node, outcome, next string, data []byte, note, worker string, ms int) error {
-	_, err := tx.Exec(ctx, `INSERT INTO run_checkpoints (run_id, seq, node, outcome, next_node, data, note, worker, duration_ms)
-		VALUES ($1::uuid, (SELECT coalesce(max(seq), 0) + 1 FROM run_checkpoints WHERE run_id = $1::uuid), $2, $3, NULLIF($4, ''), $5, $6, $7, $8)`,
-		runID, node, outcome, next, data, note, worker, ms)
+	_, err := tx.Exec(ctx, insertCheckpointSQL, runID, node, outcome, next, data, note, worker, ms)
 	if err != nil {
 		return fmt.Errorf("runs: checkpoint %s: %w", runID, err)
 	}
@@ -608,8 +576,7 @@ func (x graphExecutor[S]) takeOver(ctx context.Context, e *Engine, r *Run[S], sa
 func (x graphExecutor[S]) retryNode(ctx context.Context, e *Engine, r *Run[S], saved []byte, cause error, attempts int, wait time.Duration, ms int) error {
 	note := storable.Clean(fmt.Sprintf("attempt %d failed (%v); retrying in %s", attempts, cause, wait.Round(time.Millisecond)), storable.MaxMessage)
 	if err := database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-		if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET last_error = $3, updated_at = now()
-			WHERE id = $1::uuid AND lease_owner = $2`, storable.Message(cause)); err != nil {
+		if err := e.fencedUpdate(ctx, tx, r.ID, recordRetrySQL, storable.Message(cause)); err != nil {
 			return err
 		}
 		return insertCheckpoint(ctx, tx, r.ID, r.Node, "retry", r.Node, saved, note, e.owner, ms)
@@ -628,8 +595,7 @@ func (x graphExecutor[S]) retryNode(ctx context.Context, e *Engine, r *Run[S], s
 func (x graphExecutor[S]) pause(ctx context.Context, e *Engine, r *Run[S], question *Question, data []byte, ms int) error {
 	q, _ := json.Marshal(question)
 	return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
-		if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET state = 'paused', question = $3, data = $4, answer = NULL,
-			lease_owner = NULL, lease_expires_at = NULL, updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`, q, data); err != nil {
+		if err := e.fencedUpdate(ctx, tx, r.ID, pauseRunSQL, q, data); err != nil {
 			return err
 		}
 		return insertCheckpoint(ctx, tx, r.ID, r.Node, "paused", r.Node, data, question.Prompt, e.owner, ms)
@@ -671,9 +637,7 @@ func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], 
 	var sql string
 	var args []any
 	if step.Next == "" {
-		sql, args = e.fencedCheckpoint(r.ID, `UPDATE runs SET state = 'done', next_node = NULL, data = $3, answer = NULL,
-			last_error = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
-			WHERE id = $1::uuid AND lease_owner = $2`, []any{data}, rows)
+		sql, args = e.fencedCheckpoint(r.ID, finishRunSQL, []any{data}, rows)
 	} else {
 		sql, args = e.fencedCheckpoint(r.ID, advanceRunSQL, []any{step.Next, data, e.LeaseTTL.Seconds()}, rows)
 	}
@@ -720,21 +684,9 @@ func (e *Engine) fencedCheckpoint(runID, update string, updateArgs []any, rows [
 		nodes, outcomes, nexts, notes = append(nodes, r.node), append(outcomes, r.outcome), append(nexts, r.next), append(notes, r.note)
 		data, ms = append(data, string(r.data)), append(ms, int32(min(r.ms, 1<<31-1)))
 	}
-	sql := `WITH run AS (` + update + ` RETURNING id),
-		written AS (INSERT INTO run_checkpoints (run_id, seq, node, outcome, next_node, data, note, worker, duration_ms)
-		SELECT run.id, (SELECT coalesce(max(seq), 0) FROM run_checkpoints WHERE run_id = $1::uuid) + c.ord,
-		       c.node, c.outcome, NULLIF(c.next, ''), c.data::jsonb, c.note, $2, c.ms
-		FROM run, unnest(` + p(nodes) + `::text[], ` + p(outcomes) + `::text[], ` + p(nexts) + `::text[], ` + p(data) + `::text[], ` +
-		p(notes) + `::text[], ` + p(ms) + `::int[]) WITH ORDINALITY AS c(node, outcome, next, data, note, ms, ord)
-		RETURNING 1)
-		SELECT 1 / count(*) FROM written`
+	sql := fmt.Sprintf(fencedCheckpointSQL, update, p(nodes), p(outcomes), p(nexts), p(data), p(notes), p(ms))
 	return sql, args
 }
-
-// advanceRunSQL moves a run this worker holds ($1 the run, $2 the worker)
-// on to node $3 with state $4, renewing its lease for $5 seconds.
-const advanceRunSQL = `UPDATE runs SET next_node = $3, data = $4, answer = NULL,
-	lease_expires_at = now() + make_interval(secs => $5), updated_at = now() WHERE id = $1::uuid AND lease_owner = $2`
 
 // checkpointError is what a failed checkpoint of run runID returns: a
 // lost lease as ErrLeaseLost itself, anything else wrapped.
@@ -768,11 +720,7 @@ const TakenOverNote = "taken over from "
 // or an operator's retry.
 func takeoversAtNode(ctx context.Context, q database.Executor, runID string) (int, error) {
 	var n int
-	err := q.QueryRow(ctx, `SELECT count(*) FROM run_checkpoints c WHERE c.run_id = $1::uuid AND c.outcome = 'resumed'
-		AND c.note LIKE $2 || '%'
-		AND c.seq > coalesce((SELECT max(seq) FROM run_checkpoints o WHERE o.run_id = $1::uuid
-		                      AND (o.outcome = 'ok' OR o.outcome = 'resumed' AND o.note LIKE $3 || '%')), 0)`,
-		runID, TakenOverNote, RetriedNote).Scan(&n)
+	err := q.QueryRow(ctx, takeoversAtNodeSQL, runID, TakenOverNote, RetriedNote).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("runs: count takeovers of %s: %w", runID, err)
 	}
@@ -788,9 +736,7 @@ func takeoversAtNode(ctx context.Context, q database.Executor, runID string) (in
 func (x graphExecutor[S]) fail(ctx context.Context, e *Engine, r *Run[S], saved []byte, cause error, ms int) error {
 	e.log.Warn("run failed", "run_id", r.ID, "kind", x.g.Kind, "node", r.Node, "error", cause)
 	mark := func(tx pgx.Tx, cause error) error {
-		if err := e.fencedUpdate(ctx, tx, r.ID, `UPDATE runs SET state = 'failed', next_node = NULL, last_error = $3,
-			lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
-			WHERE id = $1::uuid AND lease_owner = $2`, storable.Message(cause)); err != nil {
+		if err := e.fencedUpdate(ctx, tx, r.ID, failRunSQL, storable.Message(cause)); err != nil {
 			return err
 		}
 		return insertCheckpoint(ctx, tx, r.ID, r.Node, "failed", "", saved,

@@ -17,10 +17,6 @@ import (
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// heldByNoOne is true of a run (r) no live worker holds (its lease is free
-// or expired); a run a worker holds now is that worker's.
-var heldByNoOne = runQueue.Free()
-
 // Reopen sets a failed run running again at the node it failed at, with its
 // state as of then, or frees the lease of a running run no live worker holds,
 // in the caller's transaction; launch it after the commit. Its takeovers
@@ -30,7 +26,7 @@ func Reopen(ctx context.Context, tx pgx.Tx, orgID int64, kind, runID, actor stri
 		return apperr.New(apperr.NotFound, "no %s run %s", kind, storable.Clean(runID, 64))
 	}
 	var state Status
-	err := tx.QueryRow(ctx, `SELECT state FROM runs WHERE id = $1::uuid AND org_id = $2 AND kind = $3 FOR UPDATE`, runID, orgID, kind).Scan(&state)
+	err := tx.QueryRow(ctx, lockRunStateSQL, runID, orgID, kind).Scan(&state)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return apperr.New(apperr.NotFound, "no %s run %s", kind, runID)
 	}
@@ -41,14 +37,9 @@ func Reopen(ctx context.Context, tx pgx.Tx, orgID int64, kind, runID, actor stri
 	var data []byte
 	switch state {
 	case Failed:
-		err = tx.QueryRow(ctx, `UPDATE runs SET state = 'running', next_node = (SELECT node FROM run_checkpoints
-				WHERE run_id = $1::uuid AND outcome = 'failed' ORDER BY seq DESC LIMIT 1),
-				data = coalesce((SELECT data FROM run_checkpoints WHERE run_id = $1::uuid AND outcome = 'failed' ORDER BY seq DESC LIMIT 1), data),
-				finished_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-			WHERE id = $1::uuid AND state = 'failed' RETURNING coalesce(next_node, ''), data`, runID).Scan(&node, &data)
+		err = tx.QueryRow(ctx, reopenFailedRunSQL, runID).Scan(&node, &data)
 	case Running:
-		err = tx.QueryRow(ctx, `UPDATE runs r SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-			WHERE r.id = $1::uuid AND `+heldByNoOne+` RETURNING next_node, data`, runID).Scan(&node, &data)
+		err = tx.QueryRow(ctx, freeRunSQL, runID).Scan(&node, &data)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return apperr.New(apperr.InvalidState, "run %s is being executed by a live worker; wait for it", runID)
 		}
@@ -76,7 +67,7 @@ func Abandon(ctx context.Context, tx pgx.Tx, orgID int64, kind, runID, actor str
 	if !uuidPattern.MatchString(runID) {
 		return Info{}, apperr.New(apperr.NotFound, "no %s run %s", kind, storable.Clean(runID, 64))
 	}
-	info, err := scanInfo(tx.QueryRow(ctx, `SELECT `+infoColumns+` FROM runs WHERE id = $1::uuid AND org_id = $2 AND kind = $3 FOR UPDATE`, runID, orgID, kind))
+	info, err := scanInfo(tx.QueryRow(ctx, lockRunInfoSQL, runID, orgID, kind))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Info{}, apperr.New(apperr.NotFound, "no %s run %s", kind, runID)
 	}
@@ -87,8 +78,7 @@ func Abandon(ctx context.Context, tx pgx.Tx, orgID int64, kind, runID, actor str
 	switch info.Status {
 	case Failed:
 	case Running:
-		tag, err := tx.Exec(ctx, `UPDATE runs r SET state = 'failed', next_node = NULL, last_error = $2, lease_owner = NULL, lease_expires_at = NULL,
-			updated_at = now(), finished_at = now() WHERE r.id = $1::uuid AND `+heldByNoOne, runID, note)
+		tag, err := tx.Exec(ctx, abandonRunSQL, runID, note)
 		if err != nil {
 			return Info{}, fmt.Errorf("runs: abandon %s: %w", runID, err)
 		}
@@ -100,8 +90,7 @@ func Abandon(ctx context.Context, tx pgx.Tx, orgID int64, kind, runID, actor str
 	}
 	node := info.NextNode
 	if node == "" { // a failed run: the node it failed at
-		if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT node FROM run_checkpoints WHERE run_id = $1::uuid ORDER BY seq DESC LIMIT 1), 'none')`,
-			runID).Scan(&node); err != nil {
+		if err := tx.QueryRow(ctx, lastNodeSQL, runID).Scan(&node); err != nil {
 			return Info{}, fmt.Errorf("runs: abandon %s: %w", runID, err)
 		}
 	}

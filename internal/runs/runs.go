@@ -149,9 +149,6 @@ func NewID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// InsertSQL creates a run (named for the benchmark).
-const InsertSQL = `INSERT INTO runs (id, org_id, kind, subject_id, next_node, data) VALUES ($1, $2, $3, $4, $5, $6)`
-
 // Create records a new run of g in the caller's transaction (so that the run
 // exists exactly when whatever it works on does). Launch it after commit.
 func Create[S any](ctx context.Context, tx pgx.Tx, g Graph[S], orgID, subjectID int64, initial S) (string, error) {
@@ -170,9 +167,6 @@ func CreateWithID[S any](ctx context.Context, tx pgx.Tx, g Graph[S], id string, 
 	}
 	return id, nil
 }
-
-const infoColumns = `id::text, org_id, kind, subject_id, state, coalesce(next_node, ''), data, question,
-	coalesce(last_error, ''), coalesce(lease_owner, ''), lease_expires_at, created_at, updated_at, finished_at`
 
 func scanInfo(row pgx.Row) (Info, error) {
 	var i Info
@@ -200,7 +194,7 @@ func GetIn(ctx context.Context, q database.Executor, scope org.Scope, id string)
 		return Info{}, apperr.New(apperr.NotFound, "no run %s", storable.Clean(id, 64))
 	}
 	args := []any{id}
-	i, err := scanInfo(q.QueryRow(ctx, `SELECT `+infoColumns+` FROM runs WHERE id = $1::uuid AND `+scope.Where("org_id", &args), args...))
+	i, err := scanInfo(q.QueryRow(ctx, fmt.Sprintf(getRunSQL, scope.Where("org_id", &args)), args...))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Info{}, apperr.New(apperr.NotFound, "no run %s", id)
 	}
@@ -212,8 +206,7 @@ func GetIn(ctx context.Context, q database.Executor, scope org.Scope, id string)
 
 // ForSubject returns the runs of one kind about one subject, oldest first.
 func ForSubject(ctx context.Context, q database.Executor, orgID int64, kind string, subjectID int64) ([]Info, error) {
-	rows, err := q.Query(ctx, `SELECT `+infoColumns+` FROM runs WHERE org_id = $1 AND kind = $2 AND subject_id = $3 ORDER BY created_at, id`,
-		orgID, kind, subjectID)
+	rows, err := q.Query(ctx, runsOfSubjectSQL, orgID, kind, subjectID)
 	if err != nil {
 		return nil, fmt.Errorf("runs: list: %w", err)
 	}
@@ -222,8 +215,7 @@ func ForSubject(ctx context.Context, q database.Executor, orgID int64, kind stri
 
 // Checkpoints returns a run's history in order.
 func Checkpoints(ctx context.Context, q database.Executor, id string) ([]Checkpoint, error) {
-	rows, err := q.Query(ctx, `SELECT seq, node, outcome, coalesce(next_node, ''), data, note, worker, duration_ms, created_at
-		FROM run_checkpoints WHERE run_id = $1::uuid ORDER BY seq`, id)
+	rows, err := q.Query(ctx, checkpointsSQL, id)
 	if err != nil {
 		return nil, fmt.Errorf("runs: checkpoints: %w", err)
 	}
@@ -257,8 +249,7 @@ func ListIn(ctx context.Context, q database.Executor, scope org.Scope, f ListFil
 		return nil, err
 	}
 	args := []any{f.Kind, f.State, f.Limit}
-	rows, err := q.Query(ctx, `SELECT `+infoColumns+` FROM runs WHERE ($1 = '' OR kind = $1) AND ($2 = '' OR state = $2)
-		AND `+scope.Where("org_id", &args)+` ORDER BY updated_at DESC, id LIMIT $3`, args...)
+	rows, err := q.Query(ctx, fmt.Sprintf(listRunsSQL, scope.Where("org_id", &args)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("runs: list: %w", err)
 	}

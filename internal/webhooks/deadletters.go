@@ -41,7 +41,7 @@ type DeadLetter struct {
 }
 
 func (f DeadLetterFilter) where(orgID int64) (string, []any, error) {
-	where := []string{"d.org_id = $1", "d.status = 'dead'"}
+	where := []string{deliveriesOfOrgSQL, deadDeliverySQL}
 	args := []any{orgID}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	if err := storable.CheckParameters(storable.Param{Name: "event_type", Value: f.EventType, Max: 100},
@@ -73,9 +73,7 @@ func DeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLe
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.Query(ctx, `SELECT d.id, d.endpoint_id, e.url, d.event_id, d.event_type, d.attempts, d.revivals, d.last_status,
-		d.last_error, d.updated_at FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-		WHERE `+where+fmt.Sprintf(` ORDER BY d.updated_at DESC, d.id DESC LIMIT %d`, DeadLetterPage), args...)
+	rows, err := q.Query(ctx, deadLettersSQL+where+fmt.Sprintf(deadLettersPageSQL, DeadLetterPage), args...)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: dead letters: %w", err)
 	}
@@ -93,7 +91,7 @@ func CountDeadLetters(ctx context.Context, q database.Executor, orgID int64, f D
 		return 0, err
 	}
 	var n int
-	if err := q.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries d WHERE `+where, args...).Scan(&n); err != nil {
+	if err := q.QueryRow(ctx, countDeadLettersSQL+where, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("webhooks: count dead letters: %w", err)
 	}
 	return n, nil

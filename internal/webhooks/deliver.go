@@ -156,25 +156,6 @@ func (s *Service) workLoop(ctx context.Context) {
 	}
 }
 
-// deliveries is the deliveries' table as the queue serves it. The
-// endpoints are its lanes: one delivery at a time per endpoint, across
-// processes, so that an endpoint that hangs holds one worker and never the
-// others; endpoints take turns; and an endpoint that failed transiently
-// rests for the delivery's backoff before any of its deliveries is tried
-// again (its other events would meet the same outage, and an endpoint that
-// hangs would otherwise take a worker for a whole timeout per event of its
-// backlog, starving the other endpoints once a few such hang at once).
-var deliveries = queue.New(queue.Table{
-	Name: "webhook_deliveries", Alias: "d", Key: "id", Org: "org_id", Status: "status",
-	Ready: []string{"pending"}, Done: "delivered", Dead: "dead",
-	Attempts: "attempts", DueAt: "next_attempt_at", UpdatedAt: "updated_at", LastError: "last_error",
-	DoneAt: "delivered_at", Revivals: "revivals",
-	Payload: []string{"org_id", "event_id", "event_type", "body"}, Outcome: []string{"last_status"},
-	Item: "webhook delivery", DeadLetters: "dead deliveries",
-	Lane: &queue.Lane{Table: "webhook_endpoints", Key: "id", Ref: "endpoint_id", Open: "enabled",
-		Holder: "in_flight_claim", Until: "in_flight_until", Turn: "last_claimed_at", Payload: []string{"url", "secret"}},
-})
-
 // policy is the queue's policy of a delivery's attempts: MaxAttempts of
 // them, spaced by Backoff.
 func (s *Service) policy() retry.Policy {

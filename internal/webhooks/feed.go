@@ -52,7 +52,7 @@ func (s *Service) dispatchLoop(ctx context.Context) {
 // and returns how many it queued.
 func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	s.init()
-	rows, err := s.Pool.Query(ctx, `SELECT id FROM webhook_endpoints WHERE enabled ORDER BY id`)
+	rows, err := s.Pool.Query(ctx, enabledEndpointsSQL)
 	if err != nil {
 		return 0, fmt.Errorf("webhooks: dispatch: %w", err)
 	}
@@ -88,8 +88,7 @@ func (s *Service) dispatchEndpoint(ctx context.Context, endpointID int64) (queue
 		var cursor string
 		// Waits for another process dispatching this endpoint (or a worker
 		// claiming it, briefly), then reads the cursor it left.
-		err := tx.QueryRow(ctx, `SELECT org_id, event_types, feed_cursor FROM webhook_endpoints WHERE id = $1 AND enabled
-			FOR UPDATE`, endpointID).Scan(&ep.OrgID, &ep.EventTypes, &cursor)
+		err := tx.QueryRow(ctx, lockEndpointFeedSQL, endpointID).Scan(&ep.OrgID, &ep.EventTypes, &cursor)
 		if err == pgx.ErrNoRows {
 			return nil
 		}
@@ -116,15 +115,13 @@ func (s *Service) dispatchEndpoint(ctx context.Context, endpointID int64) (queue
 			ids, types, bodies = append(ids, e.ID), append(types, e.Type), append(bodies, string(body))
 		}
 		if len(ids) > 0 {
-			tag, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (org_id, endpoint_id, event_id, event_type, body)
-				SELECT $1, $2, e.id, e.type, e.body FROM unnest($3::text[], $4::text[], $5::text[]) AS e (id, type, body)
-				ON CONFLICT (endpoint_id, event_id) DO NOTHING`, ep.OrgID, endpointID, ids, types, bodies)
+			tag, err := tx.Exec(ctx, queueDeliveriesSQL, ep.OrgID, endpointID, ids, types, bodies)
 			if err != nil {
 				return fmt.Errorf("webhooks: queue deliveries of endpoint %d: %w", endpointID, err)
 			}
 			queued = int(tag.RowsAffected())
 		}
-		_, err = tx.Exec(ctx, `UPDATE webhook_endpoints SET feed_cursor = $2 WHERE id = $1`, endpointID, next)
+		_, err = tx.Exec(ctx, advanceFeedCursorSQL, endpointID, next)
 		if err != nil {
 			return fmt.Errorf("webhooks: advance endpoint %d: %w", endpointID, err)
 		}

@@ -96,15 +96,13 @@ func (s *Service) Register(ctx context.Context, orgID int64, r Registration, act
 	err = database.WithTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var n int
 		// The org row lock serialises registrations, so the cap holds.
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints e, (SELECT id FROM orgs WHERE id = $1 FOR UPDATE) o
-			WHERE e.org_id = o.id AND e.enabled`, orgID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, countEnabledEndpointsSQL, orgID).Scan(&n); err != nil {
 			return fmt.Errorf("webhooks: register: %w", err)
 		}
 		if n >= MaxEndpoints {
 			return apperr.New(apperr.Invalid, "an org has at most %d enabled endpoints; disable one first", MaxEndpoints)
 		}
-		if err := tx.QueryRow(ctx, `INSERT INTO webhook_endpoints (org_id, url, event_types, secret, feed_cursor, created_by)
-			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at`, orgID, ep.URL, types, secret, head, actor.Label).
+		if err := tx.QueryRow(ctx, insertEndpointSQL, orgID, ep.URL, types, secret, head, actor.Label).
 			Scan(&ep.ID, &ep.CreatedAt); err != nil {
 			return fmt.Errorf("webhooks: register: %w", err)
 		}
@@ -144,10 +142,7 @@ func cleanTypes(in []string) ([]string, error) {
 // Endpoints lists an org's endpoints, newest first, with how many of their
 // deliveries wait and how many are dead letters.
 func Endpoints(ctx context.Context, q database.Executor, orgID int64) ([]Endpoint, error) {
-	rows, err := q.Query(ctx, `SELECT e.id, e.org_id, e.url, e.event_types, e.enabled, e.created_by, e.created_at, e.disabled_at,
-		(SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending'),
-		(SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'dead')
-		FROM webhook_endpoints e WHERE e.org_id = $1 ORDER BY e.id DESC`, orgID)
+	rows, err := q.Query(ctx, endpointsSQL, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: endpoints: %w", err)
 	}
@@ -162,14 +157,13 @@ func Endpoints(ctx context.Context, q database.Executor, orgID int64) ([]Endpoin
 // waiting deliveries stay (and are sent if it is ever enabled again).
 func (s *Service) Disable(ctx context.Context, orgID, endpointID int64, actor audit.Actor) error {
 	return database.WithTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET enabled = false, disabled_by = $3, disabled_at = now()
-			WHERE org_id = $1 AND id = $2 AND enabled`, orgID, endpointID, actor.Label)
+		tag, err := tx.Exec(ctx, disableEndpointSQL, orgID, endpointID, actor.Label)
 		if err != nil {
 			return fmt.Errorf("webhooks: disable: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
 			var exists bool
-			if err := tx.QueryRow(ctx, `SELECT true FROM webhook_endpoints WHERE org_id = $1 AND id = $2`, orgID, endpointID).Scan(&exists); err != nil {
+			if err := tx.QueryRow(ctx, endpointExistsSQL, orgID, endpointID).Scan(&exists); err != nil {
 				return apperr.New(apperr.NotFound, "no webhook endpoint %d", endpointID)
 			}
 			return nil // already disabled
