@@ -21,7 +21,7 @@ type Finding struct {
 	Message  string   `json:"message"`
 }
 
-// Severity says what a finding does to a document (API.md): a fatal one flags it, a warning or an info
+// Severity says what a finding does to a document (docs/api.md, "A document as the API shows it"): a fatal one flags it, a warning or an info
 // is shown to the reviewer and changes nothing.
 type Severity string
 

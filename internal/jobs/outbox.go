@@ -51,7 +51,7 @@ type Job struct {
 	UpdatedAt     time.Time  `json:"updated_at"`
 }
 
-// LaunchOutcome is what a launch did (API.md: outcome launched or failed).
+// LaunchOutcome is what a launch did (docs/api.md, `POST /api/v1/intake/{id}/approve`: outcome launched or failed).
 type LaunchOutcome struct {
 	Outcome string `json:"outcome"`
 	JobID   int64  `json:"job_id"`

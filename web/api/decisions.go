@@ -34,7 +34,7 @@ func idAndReason(c echo.Context) (int64, string, error) {
 // Approve is POST /api/v1/intake/{id}/approve: 200 with the launch's
 // outcome (launched or failed: the approval stands either way), 409
 // duplicate_group_conflict naming the blocking member, 409 invalid_state.
-// The body is optional: empty, it approves as API.md's "(no body)"; an
+// The body is optional: empty, it approves as docs/api.md's "(no body)"; an
 // invalid e-invoice needs {"acknowledge_invalid": true, "reason": "..."}.
 // Reviewers and admins alike may acknowledge, as both may approve.
 func (h *Handlers) Approve(c echo.Context) error {
@@ -55,7 +55,7 @@ func (h *Handlers) Approve(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"status": a.Status, "launch": launchJSON(a.Launch)})
 }
 
-// launchJSON is a launch as API.md shows it, with the job's status added.
+// launchJSON is a launch as docs/api.md shows it, with the job's status added.
 func launchJSON(l jobs.LaunchOutcome) map[string]any {
 	out := map[string]any{"outcome": l.Outcome, "job_id": l.JobID, "job_status": l.Status}
 	if l.RunID != "" {

@@ -97,7 +97,7 @@ func (f *feed) of(id int64) string {
 // TestEventFeedFollowsADocumentsLife: upload, filing, approval, launch and
 // posting; a duplicate marked distinct and rejected; a job whose launch
 // fails, is abandoned, and is retried — each change once, in order, with
-// the fields API.md promises, and only to its own org.
+// the fields docs/api.md promises, and only to its own org.
 func TestEventFeedFollowsADocumentsLife(t *testing.T) {
 	t.Parallel()
 	a := webtest.NewSiteWith(t, app.Config{SweepInterval: -1})

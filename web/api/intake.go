@@ -155,11 +155,11 @@ func (h *Handlers) ListIntake(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"documents": docs, "next_cursor": nextCursor(next)})
 }
 
-// intakeJSON is a document as the API shows it (API.md, with additions),
+// intakeJSON is a document as the API shows it (docs/api.md, "A document as the API shows it"),
 // reading its findings and job; the listing reads those for a whole page
 // and builds each document with intakeBody, so both routes say the same.
 func (h *Handlers) intakeJSON(c echo.Context, d intake.Document, group []review.Member) (map[string]any, error) {
-	// Every finding with its severity, fatal ones first (API.md), the AP checks' among them.
+	// Every finding with its severity, fatal ones first (docs/api.md), the AP checks' among them.
 	findings, err := desk.Findings(c.Request().Context(), h.Pool, d)
 	if err != nil {
 		return nil, err

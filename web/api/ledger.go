@@ -74,7 +74,7 @@ func (r entryRequest) toRequest(orgID int64, actor string) (ledger.Request, erro
 	return req, nil
 }
 
-// entryJSON is an entry in a response (API.md), amounts as decimal strings
+// entryJSON is an entry in a response (docs/api.md, `POST /api/v1/journal-entries`), amounts as decimal strings
 // with the currency's minor units.
 func entryJSON(e ledger.Entry) map[string]any {
 	minor := func(cur string) int32 {

@@ -116,12 +116,12 @@ func (c *amounts) read(field string, a jsonAmount, required bool) decimal.Decima
 	return d
 }
 
-// Parse reads the project's own JSON document format (API.md) strictly: an unknown field is refused,
+// Parse reads the project's own JSON document format (docs/api.md, "The JSON document format") strictly: an unknown field is refused,
 // so is a key repeated in one object and nesting deeper than 64,
 // and every amount, quantity and rate must be a decimal string, never a JSON number (a float would lose
 // cents); either gives a *ParseError naming the field.
 //
-// Beyond the fields API.md lists, the format accepts these documented additions, so that any Document
+// Beyond the fields docs/api.md lists, the format accepts these documented additions, so that any Document
 // survives Marshal and Parse unchanged: "type_code"; the parties' "endpoint_id",
 // "endpoint_scheme" and "legal_id"; per line "net", "tax_category", "price_base_quantity",
 // "allowances" and "charges"; "tax_subtotals"; and every Totals field ("line_total", "allowances",
