@@ -67,7 +67,7 @@ func payableInput(doc intake.Document, o org.Org) (in apchecks.Input, needsPrevi
 	return in, needsPrevious, true
 }
 
-// Findings are everything the API says was found on a document (API.md):
+// Findings are everything the API says was found on a document (docs/api.md):
 // the pipeline's findings as filed and the AP checks' warnings as they read
 // now, fatal first.
 func Findings(ctx context.Context, q database.Executor, doc intake.Document) ([]einvoice.Finding, error) {
