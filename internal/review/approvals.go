@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -126,27 +125,47 @@ type ApprovalState struct {
 
 // Approvals reads the approval state of a document of the org.
 func Approvals(ctx context.Context, q database.Executor, orgID, id int64) (ApprovalState, error) {
-	var separate *bool
-	var rules []byte
-	var payable *string
-	var by []string
-	var at []time.Time
-	err := q.QueryRow(ctx, approvalStateSQL, id, orgID).Scan(&separate, &rules, &payable, &by, &at)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ApprovalState{}, apperr.New(apperr.NotFound, "no document %d", id)
-	}
-	if err != nil {
-		return ApprovalState{}, fmt.Errorf("review: approvals of document %d: %w", id, err)
-	}
-	policy, err := org.ScanApprovalPolicy(separate, rules)
+	states, err := ApprovalsOf(ctx, q, orgID, []int64{id})
 	if err != nil {
 		return ApprovalState{}, err
 	}
-	n, err := required(policy, payable)
-	if err != nil {
-		return ApprovalState{}, fmt.Errorf("review: amount of document %d: %w", id, err)
+	st, ok := states[id]
+	if !ok {
+		return ApprovalState{}, apperr.New(apperr.NotFound, "no document %d", id)
 	}
-	return ApprovalState{Approvals: givens(by, at), Required: n}, nil
+	return st, nil
+}
+
+// ApprovalsOf reads the approval state of documents of the org, by id, in
+// one statement (a listing's page); ids not the org's are left out.
+func ApprovalsOf(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64]ApprovalState, error) {
+	rows, err := q.Query(ctx, approvalStateSQL, ids, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("review: approvals: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64]ApprovalState, len(ids))
+	for rows.Next() {
+		var id int64
+		var separate *bool
+		var rules []byte
+		var payable *string
+		var by []string
+		var at []time.Time
+		if err := rows.Scan(&id, &separate, &rules, &payable, &by, &at); err != nil {
+			return nil, fmt.Errorf("review: approvals: %w", err)
+		}
+		policy, err := org.ScanApprovalPolicy(separate, rules)
+		if err != nil {
+			return nil, err
+		}
+		n, err := required(policy, payable)
+		if err != nil {
+			return nil, fmt.Errorf("review: amount of document %d: %w", id, err)
+		}
+		out[id] = ApprovalState{Approvals: givens(by, at), Required: n}
+	}
+	return out, rows.Err()
 }
 
 // ClearApprovals forgets the approvals of document id, inside the caller's

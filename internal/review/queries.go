@@ -151,10 +151,10 @@ FROM intake_documents d LEFT JOIN approval_policies p ON p.org_id = d.org_id
 WHERE d.id = $1 AND d.org_id = $2`
 
 // approvalStateSQL reads the policy, the amount and the approvals of
-// document $1 of org $2 (Approvals).
-const approvalStateSQL = `SELECT p.separate_submitter, p.rules, d.payable_base::text, ` + approvalsOfSQL + `
+// the documents $1 (ids) of org $2 (ApprovalsOf).
+const approvalStateSQL = `SELECT d.id, p.separate_submitter, p.rules, d.payable_base::text, ` + approvalsOfSQL + `
 FROM intake_documents d LEFT JOIN approval_policies p ON p.org_id = d.org_id
-WHERE d.id = $1 AND d.org_id = $2`
+WHERE d.id = ANY ($1::bigint[]) AND d.org_id = $2`
 
 // clearApprovalsSQL forgets the approvals of document $1.
 const clearApprovalsSQL = `DELETE FROM intake_approvals WHERE intake_id = $1`
