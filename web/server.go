@@ -96,6 +96,8 @@ func (s *Server) routes() {
 	v1.GET("/me", s.api.Me)
 	v1.GET("/users/:id", s.api.User)
 	v1.GET("/accounts", s.api.Accounts)
+	v1.GET("/approval-policy", s.api.ApprovalPolicy)
+	v1.PUT("/approval-policy", s.api.SetApprovalPolicy, httpkit.RequireAdmin)
 	v1.POST("/documents", s.api.UploadDocument)
 	v1.GET("/intake/:id", s.api.GetIntake)
 	v1.POST("/intake/:id/approve", s.api.Approve)

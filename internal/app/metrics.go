@@ -31,7 +31,7 @@ func NewMetrics(pool database.Executor) *Metrics {
 	m := &Metrics{
 		Registry: prometheus.NewRegistry(),
 		ApproveOutcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "greatbook_approve_outcomes_total",
-			Help: "Approvals by outcome: launched, launch_failed, conflict (409 duplicate group), invalid (409 state, 422)."}, []string{"outcome"}),
+			Help: "Approvals by outcome: launched, launch_failed, recorded (short of the approval policy's count), conflict (409 duplicate group), invalid (409 state, 422), error."}, []string{"outcome"}),
 		SweepPasses:   prometheus.NewCounter(prometheus.CounterOpts{Name: "greatbook_sweep_passes_total", Help: "Sweep passes run by this process."}),
 		SweepLaunched: prometheus.NewCounter(prometheus.CounterOpts{Name: "greatbook_sweep_launched_total", Help: "Jobs the sweep launched."}),
 		SweepFailed:   prometheus.NewCounter(prometheus.CounterOpts{Name: "greatbook_sweep_failed_total", Help: "Launches by the sweep that failed."}),

@@ -104,6 +104,7 @@ func (w *approveWorld) approveScript(targets string) Script {
 		"BEGIN;\n" +
 		Statement(s.LockGroup, "id", "org") +
 		Statement(s.Recheck, "id") +
+		Statement(s.RecordApproval, "id", "org", "actor", "uid") +
 		Statement(s.Activate, "id", "actor") +
 		auditInsert("approve", "to", "detail") +
 		insertJob +

@@ -29,36 +29,40 @@ import (
 
 // The event types of the feed (docs/api.md, "The event feed").
 const (
-	DocumentReceived       = "document.received"
-	DocumentFiled          = "document.filed"
-	DocumentTypedIn        = "document.typed_in"
-	DocumentApproved       = "document.approved"
-	DocumentRejected       = "document.rejected"
-	DocumentMarkedDistinct = "document.marked_distinct"
-	DocumentPosted         = "document.posted"
-	JobLaunched            = "job.launched"
-	JobRetried             = "job.retried"
-	JobFailed              = "job.failed"
-	JobAbandoned           = "job.abandoned"
+	DocumentReceived = "document.received"
+	DocumentFiled    = "document.filed"
+	DocumentTypedIn  = "document.typed_in"
+	DocumentApproved = "document.approved"
+	// DocumentApprovalRecorded is an approval short of the count the org's
+	// approval policy asks: the status stays, nothing is launched.
+	DocumentApprovalRecorded = "document.approval_recorded"
+	DocumentRejected         = "document.rejected"
+	DocumentMarkedDistinct   = "document.marked_distinct"
+	DocumentPosted           = "document.posted"
+	JobLaunched              = "job.launched"
+	JobRetried               = "job.retried"
+	JobFailed                = "job.failed"
+	JobAbandoned             = "job.abandoned"
 )
 
 // Types are every event type the feed shows, in the order above.
-var Types = []string{DocumentReceived, DocumentFiled, DocumentTypedIn, DocumentApproved, DocumentRejected,
+var Types = []string{DocumentReceived, DocumentFiled, DocumentTypedIn, DocumentApprovalRecorded, DocumentApproved, DocumentRejected,
 	DocumentMarkedDistinct, DocumentPosted, JobLaunched, JobRetried, JobFailed, JobAbandoned}
 
 // The audit actions the feed projects; every other audit row (sign-ins,
 // settings, typewriter versions) is not a change of a document or job.
 const (
-	ActionReceived      = "received"
-	ActionFiled         = "filed"
-	ActionTypedIn       = "typed_in"
-	ActionApprove       = "approve"
-	ActionReject        = "reject"
-	ActionNotADuplicate = "not_a_duplicate"
-	ActionPosted        = "posted"
-	ActionJobLaunched   = "job_launched"
-	ActionLaunchFailed  = "launch_failed"
-	ActionRunFailed     = "run_failed"
+	ActionReceived         = "received"
+	ActionFiled            = "filed"
+	ActionTypedIn          = "typed_in"
+	ActionApprove          = "approve"
+	ActionApprovalRecorded = "approval_recorded"
+	ActionReject           = "reject"
+	ActionNotADuplicate    = "not_a_duplicate"
+	ActionPosted           = "posted"
+	ActionJobLaunched      = "job_launched"
+	ActionLaunchFailed     = "launch_failed"
+	ActionRunFailed        = "run_failed"
 )
 
 // RetryTriggerPrefix starts the trigger of a launch an operator asked for
@@ -78,7 +82,7 @@ const (
 )
 
 // feedActions are the audit actions Read returns, in no order.
-var feedActions = []string{ActionReceived, ActionFiled, ActionTypedIn, ActionApprove, ActionReject, ActionNotADuplicate,
+var feedActions = []string{ActionReceived, ActionFiled, ActionTypedIn, ActionApprovalRecorded, ActionApprove, ActionReject, ActionNotADuplicate,
 	ActionPosted, ActionJobLaunched, ActionLaunchFailed, ActionRunFailed}
 
 // Event is one change, as the API shows it.
@@ -237,10 +241,14 @@ func (r row) event() Event {
 		e.Type = DocumentTypedIn
 		status()
 		copyData("number", "duplicate_of")
+	case ActionApprovalRecorded:
+		e.Type = DocumentApprovalRecorded
+		status()
+		copyData("approvals", "approvals_required")
 	case ActionApprove:
 		e.Type = DocumentApproved
 		status()
-		copyData("acknowledged_invalid", "reason")
+		copyData("acknowledged_invalid", "reason", "approvals", "approvals_required")
 	case ActionReject:
 		e.Type = DocumentRejected
 		status()

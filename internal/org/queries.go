@@ -74,3 +74,12 @@ const (
 	// forgetExchangeRateSQL deletes a rate and returns what it was.
 	forgetExchangeRateSQL = `DELETE FROM exchange_rates WHERE org_id = $1 AND currency = $2 AND rate_date = $3::date RETURNING rate::text`
 )
+
+// The approval policy: one row per org that set one (none: the default).
+const (
+	approvalPolicySQL = `SELECT separate_submitter, rules FROM approval_policies WHERE org_id = $1`
+
+	setApprovalPolicySQL = `INSERT INTO approval_policies (org_id, separate_submitter, rules, updated_by) VALUES ($1, $2, $3, $4)
+	ON CONFLICT (org_id) DO UPDATE SET separate_submitter = EXCLUDED.separate_submitter, rules = EXCLUDED.rules,
+		updated_by = EXCLUDED.updated_by, updated_at = now()`
+)

@@ -10,12 +10,14 @@ import (
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/review"
 )
 
 // TypeIn files a flagged document again with the fields a person typed in
 // (a scan, or a document whose extraction failed). It validates them first:
 // when a finding is fatal it returns the findings and writes nothing;
-// warnings are filed with the document, which is pending.
+// warnings are filed with the document, which is pending. The document's
+// approvals, if it had any, are forgotten.
 func (p *Pipeline) TypeIn(ctx context.Context, orgID, docID int64, d einvoice.Document, actor audit.Actor) (intake.Document, []einvoice.Finding, error) {
 	d.Format = "manual"
 	fs := einvoice.ValidateAt(d, time.Now())
@@ -30,6 +32,10 @@ func (p *Pipeline) TypeIn(ctx context.Context, orgID, docID int64, d einvoice.Do
 		}
 		doc, err := intake.FileTyped(ctx, store, docID, filingOf(&State{Document: &d, Format: string(d.Format), Findings: fs}))
 		if err != nil {
+			return intake.Document{}, err
+		}
+		// New facts: approvals given to the old ones no longer stand.
+		if err := review.ClearApprovals(ctx, tx, docID); err != nil {
 			return intake.Document{}, err
 		}
 		return doc, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "typed_in",

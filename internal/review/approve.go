@@ -25,12 +25,27 @@ import (
 	"greatbook/internal/jobs"
 )
 
-// Approval is the outcome of an approve: the document, now active, and the
-// launch of its bookkeeper run.
+// Approval is the outcome of an approve. The approval that completes the
+// count the org's policy asks (Complete) made the document active and
+// launched its bookkeeper run (Launch); one that does not left the status
+// as it was and launched nothing.
 type Approval struct {
 	ID     int64
 	Status intake.Status
 	Launch jobs.LaunchOutcome
+	// Complete: this approval completed the count; Approvals are the ones
+	// the document has now, Required the count the policy asked of it.
+	Complete  bool
+	Approvals []Given
+	Required  int
+}
+
+// stepOutcome is what approve's transaction decided.
+type stepOutcome struct {
+	jobID     int64
+	status    intake.Status
+	approvals []Given
+	required  int
 }
 
 // Decisions are what reviewers do to documents: approve, reject, and (for
@@ -65,15 +80,23 @@ const (
 	FailpointBeforeCommit = "intake/approve/before-commit"
 	// FailpointAfterCommit is after approve's commit, before the launch.
 	FailpointAfterCommit = "intake/approve/after-commit"
+	// FailpointApprovalRecorded is inside approve's transaction, once the
+	// approval is recorded and allowed, before the count decides.
+	FailpointApprovalRecorded = "intake/approve/approval-recorded"
 )
 
 // Approve is the control that protects the ledger. In one transaction: lock
 // the document's whole duplicate group; refuse while another member is
 // accepted (duplicate_group_conflict, naming it) or when the document is not
-// pending or flagged or lacks what posting needs (invalid_state); otherwise
-// make it active, audit it, and write its outbox job. Only after the commit
-// is the bookkeeper run launched; a launch failure is recorded on the job
-// and in the audit trail and returned, and the approval stands.
+// pending or flagged or lacks what posting needs (invalid_state); record the
+// approval, refused to the document's submitter when the org's policy
+// separates them (forbidden, separation_of_duties) and to whoever approved
+// it already (invalid_state, already_approved). An approval short of the
+// count the policy asks is audited and leaves the status as it was; the one
+// that completes it makes the document active, audits it, and writes its
+// outbox job. Only after the commit is the bookkeeper run launched; a
+// launch failure is recorded on the job and in the audit trail and
+// returned, and the approval stands.
 func (d *Decisions) Approve(ctx context.Context, orgID, id int64, actor audit.Actor) (Approval, error) {
 	return d.ApproveWith(ctx, orgID, id, actor, Acknowledgement{})
 }
@@ -98,59 +121,90 @@ func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audi
 			return Approval{}, err
 		}
 	}
-	jobID, err := retryConflicts(ctx, d, func() (int64, error) {
-		return database.WithTxV(ctx, d.pool, func(tx pgx.Tx) (int64, error) {
+	step, err := retryConflicts(ctx, d, func() (stepOutcome, error) {
+		return database.WithTxV(ctx, d.pool, func(tx pgx.Tx) (stepOutcome, error) {
 			// The group lock is the first statement: every decision on any
 			// member of the group waits here, in the same order.
 			group, err := d.lock.lockGroup(ctx, tx, orgID, id)
 			if err != nil {
-				return 0, err
+				return stepOutcome{}, err
 			}
 			var me Member
 			for _, m := range group {
 				if m.ID == id {
 					me = m
 				} else if m.Accepted() {
-					return 0, groupConflict(id, m)
+					return stepOutcome{}, groupConflict(id, m)
 				}
 			}
 			if me.ID == 0 {
-				return 0, apperr.New(apperr.NotFound, "no document %d", id)
+				return stepOutcome{}, apperr.New(apperr.NotFound, "no document %d", id)
 			}
 			acknowledged, err := approvable(me, ack)
 			if err != nil {
-				return 0, err
+				return stepOutcome{}, err
+			}
+			// Who approved and when, against the policy as it is now; a
+			// refusal below rolls the record back.
+			rec, err := recordApproval(ctx, tx, orgID, id, actor)
+			if err != nil {
+				return stepOutcome{}, err
+			}
+			if err := rec.refusal(id, actor); err != nil {
+				return stepOutcome{}, err
+			}
+			if err := d.failpoints.Inject(ctx, FailpointApprovalRecorded); err != nil {
+				return stepOutcome{}, err
+			}
+			out := stepOutcome{status: me.Status, approvals: rec.approvals(), required: rec.required}
+			if len(out.approvals) < out.required {
+				// Not the last approval the policy asks: the status stays,
+				// nothing is launched.
+				return out, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: ActionApprovalRecorded, SubjectType: "intake",
+					SubjectID: id, FromStatus: string(me.Status), ToStatus: string(me.Status),
+					Detail: map[string]any{"approvals": len(out.approvals), "approvals_required": out.required}})
 			}
 			if _, err := tx.Exec(ctx, activateSQL, id, actor.Label); err != nil {
-				return 0, fmt.Errorf("review: approve document %d: %w", id, err)
+				return stepOutcome{}, fmt.Errorf("review: approve document %d: %w", id, err)
 			}
 			var detail map[string]any
 			if acknowledged != nil {
 				detail = map[string]any{"acknowledged_invalid": true, "reason": ack.Reason, "violations": acknowledged}
 			}
+			if out.required > 1 {
+				if detail == nil {
+					detail = map[string]any{}
+				}
+				detail["approvals"], detail["approvals_required"] = len(out.approvals), out.required
+			}
 			if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "approve", SubjectType: "intake",
 				SubjectID: id, FromStatus: string(me.Status), ToStatus: string(intake.Active), Detail: detail}); err != nil {
-				return 0, fmt.Errorf("review: audit approval of document %d: %w", id, err)
+				return stepOutcome{}, fmt.Errorf("review: audit approval of document %d: %w", id, err)
 			}
-			jobID, err := d.outbox.InsertTx(ctx, tx, orgID, id, actor.Label)
+			out.status = intake.Active
+			out.jobID, err = d.outbox.InsertTx(ctx, tx, orgID, id, actor.Label)
 			if err != nil {
-				return 0, err
+				return stepOutcome{}, err
 			}
 			if err := d.failpoints.Inject(ctx, FailpointBeforeCommit); err != nil {
-				return 0, err
+				return stepOutcome{}, err
 			}
-			return jobID, nil
+			return out, nil
 		})
 	})
 	if err != nil {
 		return Approval{}, err
 	}
+	a := Approval{ID: id, Status: step.status, Approvals: step.approvals, Required: step.required}
+	if step.jobID == 0 {
+		return a, nil
+	}
 	if err := d.failpoints.Inject(ctx, FailpointAfterCommit); err != nil {
 		return Approval{}, err
 	}
 	// After the commit: the run reads the document on its own connection.
-	launch := d.outbox.Launch(ctx, jobID, "approve", actor)
-	return Approval{ID: id, Status: intake.Active, Launch: launch}, nil
+	a.Complete, a.Launch = true, d.outbox.Launch(ctx, step.jobID, "approve", actor)
+	return a, nil
 }
 
 // approvable says whether a document may be approved on its own terms, and

@@ -14,7 +14,9 @@ type TestOptions struct {
 	LockRowFirst bool
 	LockEdgeOnly bool
 	SkipRecheck  bool
-	AfterLock    func(ctx context.Context, tx pgx.Tx)
+	// NoGroupLock reads the group without locking it.
+	NoGroupLock bool
+	AfterLock   func(ctx context.Context, tx pgx.Tx)
 }
 
 // lockFunc is a group lock built by a test.
@@ -35,6 +37,10 @@ func WithTestOptions(d *Decisions, o TestOptions) *Decisions {
 		}
 	}
 	switch {
+	case o.NoGroupLock: // no lock at all: the group as the statement's snapshot has it
+		c.lock = lockFunc(func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
+			return Group(ctx, tx, orgID, id)
+		})
 	case o.LockRowFirst: // wrong order: the row, then the group
 		c.lock = lockFunc(func(ctx context.Context, tx pgx.Tx, orgID, id int64) ([]Member, error) {
 			if _, err := tx.Exec(ctx, `SELECT 1 FROM intake_documents WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID); err != nil {

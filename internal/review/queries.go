@@ -94,10 +94,11 @@ var recheckSQL = `SELECT coalesce(array_agg(id), '{}') FROM (` + groupIDsSQL + `
 const activateSQL = `UPDATE intake_documents SET status = 'active', decided_by = $2, decided_at = now(), decision_reason = NULL, updated_at = now() WHERE id = $1`
 
 // The other decisions' updates: a rejection (also a close, with its fixed
-// reason), and "not a duplicate", which turns the duplicate edge into a
+// reason), which forgets the document's approvals, and "not a duplicate", which turns the duplicate edge into a
 // distinct one and a document flagged only as a duplicate pending.
 const (
-	rejectSQL = `UPDATE intake_documents SET status = 'rejected', decided_by = $2, decided_at = now(),
+	rejectSQL = `WITH cleared AS (DELETE FROM intake_approvals WHERE intake_id = $1)
+		UPDATE intake_documents SET status = 'rejected', decided_by = $2, decided_at = now(),
 			decision_reason = $3, updated_at = now() WHERE id = $1`
 	markDistinctSQL = `UPDATE intake_documents SET distinct_from = duplicate_of, duplicate_of = NULL,
 			duplicate_reason = NULL,
@@ -112,5 +113,48 @@ const (
 // (TestStatementsAreWhatApproveSends compares them with what reaches the
 // server).
 var Statements = struct {
-	LockGroup, Recheck, Activate string
-}{lockGroupSQL, recheckSQL, activateSQL}
+	LockGroup, Recheck, RecordApproval, Activate string
+}{lockGroupSQL, recheckSQL, recordApprovalSQL, activateSQL}
+
+// submittersSQL lists who submitted the document d: who uploaded it
+// (received_by, also the submitter of a typewriter version), whoever typed
+// its facts in, and the author of the typewriter version it was filed from
+// and of that typewriter document's first version.
+const submittersSQL = `ARRAY(SELECT d.received_by
+	UNION SELECT e.actor FROM audit_events e
+	      WHERE e.org_id = d.org_id AND e.subject_type = 'intake' AND e.subject_id = d.id AND e.action = 'typed_in'
+	UNION SELECT v.created_by FROM typewriter_versions v WHERE v.id = d.typewriter_version_id
+	UNION SELECT t.created_by FROM typewriter_documents t WHERE t.id = d.version_group)`
+
+// approvalsOfSQL are the approvals of the document d as two arrays (by,
+// at), oldest first.
+const approvalsOfSQL = `coalesce(ARRAY(SELECT a.approver FROM intake_approvals a WHERE a.intake_id = d.id ORDER BY a.approved_at, a.approver), '{}'),
+	coalesce(ARRAY(SELECT a.approved_at FROM intake_approvals a WHERE a.intake_id = d.id ORDER BY a.approved_at, a.approver), '{}')`
+
+// recordApprovalSQL is approve's step, after the group lock: it records
+// the approval of document $1 of org $2 by $3 (user $4, 0 for none) once
+// per person (a second is nothing: the last column is NULL), and returns
+// the org's policy (NULLs: the default), the amount payable in the base
+// currency, the submitters (when the policy separates them), and the
+// approvals given before this one: the statement's snapshot does not see
+// its own insert.
+const recordApprovalSQL = `WITH this AS (
+	INSERT INTO intake_approvals (intake_id, org_id, approver, approver_id) VALUES ($1, $2, $3, nullif($4::bigint, 0))
+	ON CONFLICT DO NOTHING
+	RETURNING approved_at
+)
+SELECT p.separate_submitter, p.rules, d.payable_base::text,
+	CASE WHEN p.separate_submitter THEN ` + submittersSQL + ` ELSE '{}' END,
+	` + approvalsOfSQL + `,
+	(SELECT approved_at FROM this)
+FROM intake_documents d LEFT JOIN approval_policies p ON p.org_id = d.org_id
+WHERE d.id = $1 AND d.org_id = $2`
+
+// approvalStateSQL reads the policy, the amount and the approvals of
+// the documents $1 (ids) of org $2 (ApprovalsOf).
+const approvalStateSQL = `SELECT d.id, p.separate_submitter, p.rules, d.payable_base::text, ` + approvalsOfSQL + `
+FROM intake_documents d LEFT JOIN approval_policies p ON p.org_id = d.org_id
+WHERE d.id = ANY ($1::bigint[]) AND d.org_id = $2`
+
+// clearApprovalsSQL forgets the approvals of document $1.
+const clearApprovalsSQL = `DELETE FROM intake_approvals WHERE intake_id = $1`

@@ -36,7 +36,7 @@ func TestStatementsAreWhatApproveSends(t *testing.T) {
 		if a.Launch.Outcome != "launched" {
 			t.Fatalf("launch: %+v", a.Launch)
 		}
-		want := []string{"BEGIN", s.LockGroup, s.Recheck, s.Activate, audit.InsertSQL, j.InsertJob, "COMMIT",
+		want := []string{"BEGIN", s.LockGroup, s.Recheck, s.RecordApproval, s.Activate, audit.InsertSQL, j.InsertJob, "COMMIT",
 			"BEGIN", j.LockJob, runs.InsertSQL, j.MarkLaunched, j.InsertAttempt, audit.InsertSQL, "COMMIT"}
 		if got := log.Take(); !slices.Equal(got, want) {
 			t.Errorf("approve sent\n%s\nthe benchmark runs\n%s", strings.Join(got, "\n--\n"), strings.Join(want, "\n--\n"))

@@ -32,7 +32,9 @@ func idAndReason(c echo.Context) (int64, string, error) {
 }
 
 // Approve is POST /api/v1/intake/{id}/approve: 200 with the launch's
-// outcome (launched or failed: the approval stands either way), 409
+// outcome (launched or failed: the approval stands either way), or, for an
+// approval short of the count the org's policy asks, the approvals so far;
+// 403 forbidden (separation_of_duties), 409
 // duplicate_group_conflict naming the blocking member, 409 invalid_state.
 // The body is optional: empty, it approves as docs/api.md's "(no body)"; an
 // invalid e-invoice needs {"acknowledge_invalid": true, "reason": "..."}.
@@ -51,6 +53,10 @@ func (h *Handlers) Approve(c echo.Context) error {
 	h.CountApprove(&a.Launch, err)
 	if err != nil {
 		return err
+	}
+	if !a.Complete {
+		// An approval short of the count the org's policy asks: no launch.
+		return c.JSON(http.StatusOK, map[string]any{"status": a.Status, "approvals": givenJSON(a.Approvals), "approvals_required": a.Required})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"status": a.Status, "launch": launchJSON(a.Launch)})
 }

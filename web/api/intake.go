@@ -140,13 +140,21 @@ func (h *Handlers) ListIntake(c echo.Context) error {
 	if err != nil {
 		return nameParameter(err)
 	}
+	ids := make([]int64, 0, len(page.Documents))
+	for _, d := range page.Documents {
+		ids = append(ids, d.ID)
+	}
+	approvals, err := review.ApprovalsOf(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID, ids)
+	if err != nil {
+		return err
+	}
 	docs := make([]map[string]any, 0, len(page.Documents))
 	for _, d := range page.Documents {
 		var job *jobs.Job
 		if j, ok := page.Jobs[d.ID]; ok {
 			job = &j
 		}
-		docs = append(docs, intakeBody(d, page.Groups[d.ID], page.Findings[d.ID], job))
+		docs = append(docs, intakeBody(d, page.Groups[d.ID], page.Findings[d.ID], job, approvals[d.ID]))
 	}
 	next := ""
 	if page.Next != 0 {
@@ -172,12 +180,24 @@ func (h *Handlers) intakeJSON(c echo.Context, d intake.Document, group []review.
 	if ok {
 		jobp = &job
 	}
-	return intakeBody(d, group, findings, jobp), nil
+	approvals, err := review.Approvals(c.Request().Context(), h.Pool, d.OrgID, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	return intakeBody(d, group, findings, jobp, approvals), nil
+}
+
+// givenJSON are a document's approvals as docs/api.md shows them.
+func givenJSON(gs []review.Given) []review.Given {
+	if gs == nil {
+		return []review.Given{}
+	}
+	return gs
 }
 
 // intakeBody is the JSON of a document from what was read of it; job is
 // nil when it has none.
-func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Finding, job *jobs.Job) map[string]any {
+func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Finding, job *jobs.Job, approvals review.ApprovalState) map[string]any {
 	members := make([]map[string]any, 0, len(group))
 	for _, m := range group {
 		members = append(members, map[string]any{"id": m.ID, "status": m.Status})
@@ -196,6 +216,7 @@ func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Fi
 		"job": jobJSON(job), "result_entry_id": nullableID(d.ResultEntryID),
 		"format": nullable(d.Format), "profile": nullable(d.Profile), "media_type": d.MediaType, "filename": d.Filename, "size_bytes": d.Size,
 		"received_at": d.ReceivedAt, "queued_at": d.QueuedAt, "run_id": nullable(d.PipelineRunID),
+		"approvals": givenJSON(approvals.Approvals), "approvals_required": approvals.Required,
 	}
 }
 

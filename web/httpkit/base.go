@@ -43,6 +43,8 @@ func (b *Base) CountApprove(launch *jobs.LaunchOutcome, err error) {
 		outcome = "invalid"
 	case err != nil:
 		outcome = "error"
+	case launch != nil && launch.Outcome == "":
+		outcome = "recorded" // an approval short of the policy's count: nothing launched
 	case launch != nil && launch.Outcome == "failed":
 		outcome = "launch_failed"
 	}

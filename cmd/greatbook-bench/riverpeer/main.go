@@ -118,7 +118,8 @@ func measure(ctx context.Context, pool *pgxpool.Pool, slug string, documents, ap
 }
 
 // approve is greatbook's approve transaction (review.Statements: the group
-// lock first, the recheck, the activation, the audit event) with River's
+// lock first, the recheck, the approval's record, the activation, the audit
+// event) with River's
 // InsertTx where greatbook writes its outbox job; River launches nothing
 // after the commit, its fetch loop finds the job.
 func approve(ctx context.Context, pool *pgxpool.Pool, client *river.Client[pgx.Tx], orgID, id int64, actor audit.Actor) error {
@@ -129,6 +130,9 @@ func approve(ctx context.Context, pool *pgxpool.Pool, client *river.Client[pgx.T
 		}
 		var group []int64
 		if err := tx.QueryRow(ctx, s.Recheck, id).Scan(&group); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, s.RecordApproval, id, orgID, actor.Label, actor.UserID); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, s.Activate, id, actor.Label)
