@@ -89,35 +89,72 @@ func (w *approveWorld) pgbenchTargets(ctx context.Context, name string, ids []in
 // Differences: pgbench takes its target and a run id with one statement
 // each (greatbook has them in memory).
 func (w *approveWorld) approveScript(targets string) Script {
-	s, j := review.Statements, jobs.Statements
+	s := w.scriptVars()
+	s.Text = targetText(targets) + completingText("actor", "uid", "detail") + launchText("actor", "uid")
+	return s
+}
+
+// twoStepScript is a document's two approvals under a policy of two, as
+// greatbook sends them: the first approver's transaction, which records the
+// approval and audits it (approval_recorded), then the second's, which
+// records it, activates the document and writes its job, and the launch.
+func (w *approveWorld) twoStepScript(targets string, second auth.User) Script {
+	s := w.scriptVars()
+	s.Vars["actor2"], s.Vars["uid2"] = second.Email, strconv.FormatInt(second.ID, 10)
+	s.Vars["recorded"], s.Vars["detail1"] = review.ActionApprovalRecorded, `{"approvals":1,"approvals_required":2}`
+	s.Vars["detail2"] = `{"approvals":2,"approvals_required":2}`
+	st := review.Statements
+	s.Text = targetText(targets) +
+		"BEGIN;\n" +
+		Statement(st.LockGroup, "id", "org") +
+		Statement(st.Recheck, "id") +
+		Statement(st.RecordApproval, "id", "org", "actor", "uid") +
+		Statement(audit.InsertSQL, "org", "uid", "actor", "recorded", "intake", "id", "from", "from", "detail1") +
+		"COMMIT;\n" +
+		completingText("actor2", "uid2", "detail2") + launchText("actor2", "uid2")
+	return s
+}
+
+// scriptVars are the -D variables of the approve scripts.
+func (w *approveWorld) scriptVars() Script {
 	data, _ := json.Marshal(map[string]any{"intake_id": 0, "job_id": 0})
-	vars := map[string]string{"org": strconv.FormatInt(w.org.ID, 10), "uid": strconv.FormatInt(w.user.ID, 10), "actor": w.user.Email,
+	return Script{Vars: map[string]string{"org": strconv.FormatInt(w.org.ID, 10), "uid": strconv.FormatInt(w.user.ID, 10), "actor": w.user.Email,
 		"approve": "approve", "intake": "intake", "from": "pending", "to": "active", "detail": "{}", "maxatt": "5",
 		"launched": "job_launched", "tolaunched": "launched", "kind": "bookkeeper", "node": "load", "rundata": string(data),
-		"trigger": "approve", "ldetail": `{"trigger":"approve"}`}
-	auditInsert := func(action, to, detail string) string {
-		return Statement(audit.InsertSQL, "org", "uid", "actor", action, "intake", "id", "from", to, detail)
-	}
-	insertJob := strings.TrimSuffix(Statement(j.InsertJob, "org", "id", "actor", "maxatt"), ";\n") + " \\gset job_\n"
-	markLaunched := strings.TrimSuffix(Statement(j.MarkLaunched, "job_id", "run_id"), ";\n") + " \\gset att_\n"
-	text := fmt.Sprintf("SELECT id FROM %[1]s WHERE n = (SELECT nextval('%[1]s_seq')) \\gset\n", targets) +
-		"BEGIN;\n" +
+		"trigger": "approve", "ldetail": `{"trigger":"approve"}`}}
+}
+
+// targetText takes the script's next target from the table targets.
+func targetText(targets string) string {
+	return fmt.Sprintf("SELECT id FROM %[1]s WHERE n = (SELECT nextval('%[1]s_seq')) \\gset\n", targets)
+}
+
+// completingText is the transaction of the approval that completes the
+// count, by the approver in the variables actor and uid, audited with
+// detail: it activates the document and writes its job.
+func completingText(actor, uid, detail string) string {
+	s, j := review.Statements, jobs.Statements
+	return "BEGIN;\n" +
 		Statement(s.LockGroup, "id", "org") +
 		Statement(s.Recheck, "id") +
-		Statement(s.RecordApproval, "id", "org", "actor", "uid") +
-		Statement(s.Activate, "id", "actor") +
-		auditInsert("approve", "to", "detail") +
-		insertJob +
-		"COMMIT;\n" +
-		"SELECT gen_random_uuid() AS run_id \\gset\n" +
-		"BEGIN;\n" +
-		Statement(j.LockJob, "job_id") +
-		Statement(runs.InsertSQL, "run_id", "org", "kind", "id", "node", "rundata") +
-		markLaunched +
-		Statement(j.InsertAttempt, "job_id", "att_attempts", "trigger", "actor", "run_id") +
-		auditInsert("launched", "tolaunched", "ldetail") +
+		Statement(s.RecordApproval, "id", "org", actor, uid) +
+		Statement(s.Activate, "id", actor) +
+		Statement(audit.InsertSQL, "org", uid, actor, "approve", "intake", "id", "from", "to", detail) +
+		strings.TrimSuffix(Statement(j.InsertJob, "org", "id", actor, "maxatt"), ";\n") + " \\gset job_\n" +
 		"COMMIT;\n"
-	return Script{Text: text, Vars: vars}
+}
+
+// launchText is the launch of the job completingText wrote, by the
+// approver in the variables actor and uid.
+func launchText(actor, uid string) string {
+	return "SELECT gen_random_uuid() AS run_id \\gset\n" +
+		"BEGIN;\n" +
+		Statement(jobs.Statements.LockJob, "job_id") +
+		Statement(runs.InsertSQL, "run_id", "org", "kind", "id", "node", "rundata") +
+		strings.TrimSuffix(Statement(jobs.Statements.MarkLaunched, "job_id", "run_id"), ";\n") + " \\gset att_\n" +
+		Statement(jobs.Statements.InsertAttempt, "job_id", "att_attempts", "trigger", actor, "run_id") +
+		Statement(audit.InsertSQL, "org", uid, actor, "launched", "intake", "id", "from", "tolaunched", "ldetail") +
+		"COMMIT;\n"
 }
 
 // Approve measures approvals (the guarded transaction and the launch after
@@ -197,6 +234,9 @@ func Approve(ctx context.Context, e *Env) error {
 		Columns: []string{"approvers", "greatbook", "pgbench", "ratio"}}
 	t1.Add("16", Rate(goRate), Rate(pg.TPS), Ratio(goRate, pg.TPS))
 	t1.Print(e.Out)
+	if err := approveTwoSteps(ctx, e, fields); err != nil {
+		return err
+	}
 
 	// Latency by group size, one approver.
 	t2 := &Table{Title: "approve: latency of one approval (approve + launch), one approver, 50 groups each",
@@ -293,6 +333,86 @@ func Approve(ctx context.Context, e *Env) error {
 		pgTime.Round(time.Millisecond).String(), Rate(pgr.TPS), Ratio(pgTime.Seconds(), sweepTime.Seconds()))
 	t3.Print(e.Out)
 	fmt.Fprintln(e.Out, "(pgbench sends each launch's statements; greatbook's sweep also finds due jobs in batches of 100)")
+	return nil
+}
+
+// approveTwoSteps measures approvals under a policy of two approvals a
+// document: 16 approvers, each taking a document of 1,000 groups of 1 to 5
+// members and approving it as two people in turn, the first approval
+// recorded, the second completing the count and launching; beside pgbench
+// sending the same statements (twoStepScript). Approvals per second count
+// both steps.
+func approveTwoSteps(ctx context.Context, e *Env, fields []byte) error {
+	o, _, err := org.Create(ctx, e.Pool, "bench-approve-two", "Bench Approve Two Steps", "EUR", ledger.SeedDefaultChart)
+	if err != nil {
+		return err
+	}
+	if _, err := org.SetApprovalPolicy(ctx, e.Pool, o.ID, org.ApprovalPolicy{Rules: []org.ApprovalRule{{MinAmount: "0.00", Approvals: 2}}},
+		audit.System("bench")); err != nil {
+		return err
+	}
+	svc := auth.NewService(e.Pool)
+	var approvers [2]auth.User
+	for i := range approvers {
+		if approvers[i], err = svc.CreateUser(ctx, o.ID, fmt.Sprintf("approver-%d@bench.test", i+1), auth.RoleReviewer, "bench password"); err != nil {
+			return err
+		}
+	}
+	w := &approveWorld{e: e, org: o, user: approvers[0], fields: fields}
+	pool, err := e.NewPool(ctx, 16)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	services := app.New(pool, app.Config{})
+	fmt.Fprintln(e.Out, "\napprove, two steps: filing groups...")
+	oneToFive := func() int { return 1 + rand.IntN(5) }
+	goTargets, err := w.makeGroups(ctx, 1000, oneToFive)
+	if err != nil {
+		return err
+	}
+	pgTargets, err := w.makeGroups(ctx, 1000, oneToFive)
+	if err != nil {
+		return err
+	}
+	if err := w.pgbenchTargets(ctx, "bench_targets_two", pgTargets); err != nil {
+		return err
+	}
+	if err := e.Analyze(ctx); err != nil {
+		return err
+	}
+	var next atomic.Int64
+	start := time.Now()
+	if _, err := Measure(ctx, 16, time.Hour, func(ctx context.Context, _, _ int) error {
+		i := next.Add(1) - 1
+		if i >= int64(len(goTargets)) {
+			return errDone
+		}
+		for step, u := range approvers {
+			a, err := services.Decisions.Approve(ctx, o.ID, goTargets[i], audit.Actor{UserID: u.ID, Label: u.Email})
+			if err != nil {
+				return err
+			}
+			if last := step == len(approvers)-1; a.Complete != last || (last && a.Launch.Outcome != "launched") {
+				return fmt.Errorf("bench: approval %d of document %d: %+v", step+1, goTargets[i], a)
+			}
+		}
+		return nil
+	}); err != nil && err != errDone {
+		return err
+	}
+	goRate := float64(len(approvers)*len(goTargets)) / time.Since(start).Seconds()
+	script := w.twoStepScript("bench_targets_two", approvers[1])
+	script.Transactions = len(pgTargets) / 16
+	pg, err := e.PGBenchRun(ctx, script, 16)
+	if err != nil {
+		return err
+	}
+	pgRate := float64(len(approvers)) * pg.TPS // a pgbench transaction is a document's two approvals
+	t := &Table{Title: "approve, two-step policy: approvals per second, 16 concurrent approvers, 1,000 groups of 1-5 members, two approvers a document (the first recorded, the second completing and launching)",
+		Columns: []string{"approvers", "greatbook", "pgbench", "ratio"}}
+	t.Add("16", Rate(goRate), Rate(pgRate), Ratio(goRate, pgRate))
+	t.Print(e.Out)
 	return nil
 }
 
