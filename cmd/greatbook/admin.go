@@ -153,7 +153,7 @@ func (e env) orgSet(ctx context.Context, args []string) error {
 }
 
 // orgPolicyUsage is how org policy is called.
-const orgPolicyUsage = `usage: greatbook org policy SLUG [--separate-submitter[=false]] [--rule MIN=N]...`
+const orgPolicyUsage = `usage: greatbook org policy SLUG [--separate-submitter[=false]] [--rule MIN=N]... (without flags: print the policy)`
 
 // orgPolicy prints the org's approval policy, after setting it when a flag
 // is given: --separate-submitter alone keeps the rules, and the --rule
