@@ -64,10 +64,14 @@ func policyOf(f views.ApprovalPolicyForm) org.ApprovalPolicy {
 }
 
 // withFaults places the faults an invalid policy names ("reasons") beside
-// the fields they are about.
+// the fields they are about, with a summary above the form (the domain's
+// message when it names no field).
 func withFaults(f views.ApprovalPolicyForm, e *apperr.Error) views.ApprovalPolicyForm {
 	f.Error = e.Message
 	reasons, _ := e.Details["reasons"].([]map[string]string)
+	if len(reasons) > 0 {
+		f.Error = "The policy was not saved: what is wrong is said beside each field."
+	}
 	for _, r := range reasons {
 		var i int
 		var name string
