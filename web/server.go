@@ -171,11 +171,12 @@ func (s *Server) routes() {
 	adm.GET("/org", s.ui.OrgSettings)
 	adm.POST("/org", s.ui.SaveOrgSettings)
 	// Org settings beyond the identity: the default expense account, the
-	// base currency and the remembered exchange rates.
+	// base currency, the remembered exchange rates and the approval policy.
 	adm.POST("/org/default-account", s.ui.SetDefaultExpenseAccount)
 	adm.POST("/org/base-currency", s.ui.SetBaseCurrency)
 	adm.POST("/org/rates/change", s.ui.ChangeExchangeRate)
 	adm.POST("/org/rates/forget", s.ui.ForgetExchangeRate)
+	adm.POST("/org/approval-policy", s.ui.SaveApprovalPolicy)
 	// Webhook endpoints, and retries of their dead deliveries.
 	adm.GET("/webhooks", s.ui.WebhooksPage)
 	adm.POST("/webhooks", s.ui.RegisterWebhook)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"greatbook/internal/audit"
@@ -149,6 +150,81 @@ func (e env) orgSet(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// orgPolicyUsage is how org policy is called.
+const orgPolicyUsage = `usage: greatbook org policy SLUG [--separate-submitter[=false]] [--rule MIN=N]... (without flags: print the policy)`
+
+// orgPolicy prints the org's approval policy, after setting it when a flag
+// is given: --separate-submitter alone keeps the rules, and the --rule
+// flags, in the order of their amounts, replace them all. The policy is
+// validated and audited as the API's PUT is.
+func (e env) orgPolicy(ctx context.Context, args []string) error {
+	c := e.subcommand("org policy")
+	separate := c.flags.Bool("separate-submitter", false, "whoever submitted a document may not approve it")
+	var rules []org.ApprovalRule
+	c.flags.Func("rule", "MIN=N: a document of at least MIN in the base currency needs N approvals (repeat; the first MIN is 0)", func(v string) error {
+		rule, err := parseApprovalRule(v)
+		if err != nil {
+			return err
+		}
+		rules = append(rules, rule)
+		return nil
+	})
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New(orgPolicyUsage)
+	}
+	d, err := c.open(ctx, e.cliLogger())
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	o, err := org.BySlug(ctx, d.pool, pos[0])
+	if err != nil {
+		return errors.New(message(err))
+	}
+	policy, err := org.ApprovalPolicyOf(ctx, d.pool, o.ID)
+	if err != nil {
+		return err
+	}
+	var set bool
+	c.flags.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "separate-submitter":
+			policy.SeparateSubmitter, set = *separate, true
+		case "rule":
+			policy.Rules, set = rules, true
+		}
+	})
+	if set {
+		if policy, err = org.SetApprovalPolicy(ctx, d.pool, o.ID, policy, audit.System("cli")); err != nil {
+			return errors.New(message(err))
+		}
+	}
+	fmt.Fprintf(e.stdout, "org %s: separate submitter %t\n", o.Slug, policy.SeparateSubmitter)
+	for _, r := range policy.Rules {
+		noun := "approvals"
+		if r.Approvals == 1 {
+			noun = "approval"
+		}
+		fmt.Fprintf(e.stdout, "org %s: from %s %s, %d %s\n", o.Slug, r.MinAmount, o.BaseCurrency, r.Approvals, noun)
+	}
+	return nil
+}
+
+// parseApprovalRule reads a rule written MIN=N (1000.00=2); the policy's
+// check judges the values.
+func parseApprovalRule(v string) (org.ApprovalRule, error) {
+	amount, n, ok := strings.Cut(v, "=")
+	approvals, err := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err != nil || strings.TrimSpace(amount) == "" {
+		return org.ApprovalRule{}, fmt.Errorf("want MIN=N, such as 1000.00=2 (N approvals from the amount MIN), not %q", v)
+	}
+	return org.ApprovalRule{MinAmount: strings.TrimSpace(amount), Approvals: approvals}, nil
 }
 
 func (e env) userAdd(ctx context.Context, args []string) error {

@@ -62,7 +62,7 @@ func loadDemo(ctx context.Context, d *db) error {
 		return err
 	}
 	svc := auth.NewService(d.pool)
-	var reviewer auth.User
+	var reviewer, admin auth.User
 	for _, u := range []struct {
 		org   int64
 		email string
@@ -72,8 +72,11 @@ func loadDemo(ctx context.Context, d *db) error {
 		if err != nil {
 			return fmt.Errorf("demo user %s: %w", u.email, err)
 		}
-		if u.email == demoReviewer {
+		switch u.email {
+		case demoReviewer:
 			reviewer = created
+		case demoAdmin:
+			admin = created
 		}
 	}
 	if err := loadDemoDocuments(ctx, d, o, reviewer); err != nil {
@@ -90,7 +93,16 @@ func loadDemo(ctx context.Context, d *db) error {
 	if err := loadDemoDeadLetter(ctx, a, o, reviewer); err != nil {
 		return err
 	}
-	return loadDemoPostedEntry(ctx, d, o)
+	if err := loadDemoPostedEntry(ctx, d, o); err != nil {
+		return err
+	}
+	// The policy comes after the approvals above, which it would otherwise
+	// leave short of their count (the duplicate's first copy is above the
+	// threshold).
+	if err := loadDemoApprovalPolicy(ctx, d, o); err != nil {
+		return err
+	}
+	return loadDemoHalfApproved(ctx, a, o, admin)
 }
 
 // The demo org's identity, as its documents' buyer states it: the invalid
@@ -149,7 +161,10 @@ func loadDemoDocuments(ctx context.Context, d *db, o org.Org, reviewer auth.User
 	}
 	a := app.New(d.pool, app.Config{Logger: slog.New(slog.DiscardHandler)})
 	defer a.Close()
-	actor := audit.Actor{UserID: reviewer.ID, Label: reviewer.Email}
+	// The documents arrive from the demo, not from a demo user: under the
+	// demo's separation of submitters, the reviewer may approve them all.
+	actor := demoSubmitter
+	approver := audit.Actor{UserID: reviewer.ID, Label: reviewer.Email}
 	parse := func(name string) (einvoice.Document, error) {
 		doc, err := ownjson.Parse([]byte(demoDocuments[name]))
 		if err != nil {
@@ -209,7 +224,7 @@ func loadDemoDocuments(ctx context.Context, d *db, o org.Org, reviewer auth.User
 	if _, err := submit(again); err != nil {
 		return err
 	}
-	if _, err := a.Decisions.Approve(ctx, o.ID, first, actor); err != nil {
+	if _, err := a.Decisions.Approve(ctx, o.ID, first, approver); err != nil {
 		return fmt.Errorf("demo: approve: %w", err)
 	}
 
@@ -296,11 +311,11 @@ func loadDemoDeadLetter(ctx context.Context, a *app.App, o org.Org, reviewer aut
 		if err != nil {
 			return fmt.Errorf("demo: dead letter document: %w", err)
 		}
-		td, err := a.Typewriter.Compose(ctx, o.ID, doc, actor)
+		td, err := a.Typewriter.Compose(ctx, o.ID, doc, demoSubmitter)
 		if err != nil {
 			return fmt.Errorf("demo: compose %s: %w", doc.Number, err)
 		}
-		filed, err := a.Typewriter.Submit(ctx, o.ID, td.Versions[len(td.Versions)-1].ID, actor)
+		filed, err := a.Typewriter.Submit(ctx, o.ID, td.Versions[len(td.Versions)-1].ID, demoSubmitter)
 		if err != nil {
 			return fmt.Errorf("demo: submit %s: %w", doc.Number, err)
 		}
@@ -312,6 +327,52 @@ func loadDemoDeadLetter(ctx context.Context, a *app.App, o org.Org, reviewer aut
 	staged := review.NewDecisions(a.Pool, &jobs.Outbox{Pool: a.Pool, Starter: unreachableBookkeeper{}}, nil)
 	if _, err := staged.Approve(ctx, o.ID, id, actor); err != nil {
 		return fmt.Errorf("demo: approve the dead letter's document: %w", err)
+	}
+	return nil
+}
+
+// demoSubmitter files the demo's documents: someone other than the demo
+// users, so that the separation of submitters lets each of them approve.
+var demoSubmitter = audit.System("demo")
+
+// The demo's approval policy: two approvals from demoThreshold EUR, and
+// the submitter of a document may not approve it. demoHalfApproved is
+// above the threshold and waits with the admin's approval, for the
+// reviewer's.
+const (
+	demoThreshold    = "1000.00"
+	demoHalfApproved = "AL-5531"
+)
+
+// loadDemoApprovalPolicy sets the demo org's approval policy, once: a
+// policy set already (by an admin, or an earlier run) is left as it is.
+func loadDemoApprovalPolicy(ctx context.Context, d *db, o org.Org) error {
+	var set bool
+	if err := d.pool.QueryRow(ctx, orgHasApprovalPolicySQL, o.ID).Scan(&set); err != nil || set {
+		return err
+	}
+	_, err := org.SetApprovalPolicy(ctx, d.pool, o.ID, org.ApprovalPolicy{SeparateSubmitter: true,
+		Rules: []org.ApprovalRule{{MinAmount: "0.00", Approvals: 1}, {MinAmount: demoThreshold, Approvals: 2}}}, demoSubmitter)
+	if err != nil {
+		return fmt.Errorf("demo: approval policy: %w", err)
+	}
+	return nil
+}
+
+// loadDemoHalfApproved gives demoHalfApproved the admin's approval, once
+// (while it waits without any): one of the two its amount needs, so that
+// the reviewer's completes it.
+func loadDemoHalfApproved(ctx context.Context, a *app.App, o org.Org, admin auth.User) error {
+	id, status, err := demoDocumentID(ctx, a, o, demoHalfApproved)
+	if err != nil || id == 0 || status != intake.Pending {
+		return err
+	}
+	state, err := review.Approvals(ctx, a.Pool, o.ID, id)
+	if err != nil || len(state.Approvals) > 0 {
+		return err
+	}
+	if _, err := a.Decisions.Approve(ctx, o.ID, id, audit.Actor{UserID: admin.ID, Label: admin.Email}); err != nil {
+		return fmt.Errorf("demo: the admin's approval of %s: %w", demoHalfApproved, err)
 	}
 	return nil
 }

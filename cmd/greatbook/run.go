@@ -31,6 +31,10 @@ const usage = `usage: greatbook <command> [flags]
                                                    the org's identity as a buyer, for the AP checks; its base
                                                    currency (only while the ledger is empty); the account a
                                                    bill goes to when no supplier rule says (each audited)
+  org policy SLUG [--separate-submitter[=false]] [--rule MIN=N]...
+                                                   print the org's approval policy; set first when flags are
+                                                   given: whether a submitter may approve, and N approvals
+                                                   from the amount MIN (the --rule flags replace every rule)
   user add --org SLUG --email EMAIL --role reviewer|admin --password-stdin
   user add --role operator --email EMAIL --password-stdin
                                                    an instance operator: no org; every org's runs,
@@ -71,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.orgAdd(ctx, rest[1:])
 	case cmd == "org" && sub == "set":
 		return e.orgSet(ctx, rest[1:])
+	case cmd == "org" && sub == "policy":
+		return e.orgPolicy(ctx, rest[1:])
 	case cmd == "user" && sub == "add":
 		return e.userAdd(ctx, rest[1:])
 	case cmd == "token" && sub == "add":

@@ -18,16 +18,22 @@ func (h *Handlers) OrgSettings(c echo.Context) error {
 	return h.renderOrgSettings(c, http.StatusOK, nil)
 }
 
-// renderOrgSettings shows the settings as stored; typed, when not nil,
-// replaces the identity form's values by what was typed (with its error).
+// renderOrgSettings shows the settings as stored; edit, when not nil,
+// replaces a form's values by what was typed (with its errors).
 func (h *Handlers) renderOrgSettings(c echo.Context, status int, edit func(*views.OrgSettingsProps)) error {
-	st, err := org.ReadSettings(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID)
+	ctx, orgID := c.Request().Context(), httpkit.CurrentUser(c).OrgID
+	st, err := org.ReadSettings(ctx, h.Pool, orgID)
+	if err != nil {
+		return err
+	}
+	policy, err := org.ApprovalPolicyOf(ctx, h.Pool, orgID)
 	if err != nil {
 		return err
 	}
 	id := st.Org.Identity
 	p := views.OrgSettingsProps{LegalName: id.LegalName, VATID: id.VATID, MaxIssueAgeMonths: id.MaxIssueAgeMonths, Address: id.Address,
-		BaseCurrency: st.Org.BaseCurrency, DefaultExpenseAccount: st.Org.DefaultExpenseAccount, ExpenseAccounts: st.ExpenseAccounts, Rates: st.Rates}
+		BaseCurrency: st.Org.BaseCurrency, DefaultExpenseAccount: st.Org.DefaultExpenseAccount, ExpenseAccounts: st.ExpenseAccounts, Rates: st.Rates,
+		Policy: approvalPolicyForm(policy)}
 	if edit != nil {
 		edit(&p)
 	}
