@@ -26,7 +26,7 @@ type DeskProps struct {
 }
 
 var tabLabels = map[desk.Tab]string{
-	desk.TabNeedsReview: "Needs review", desk.TabFlagged: "Flagged", desk.TabApproved: "Approved",
+	desk.TabNeedsReview: "Needs review", desk.TabMine: "Waiting for my approval", desk.TabFlagged: "Flagged", desk.TabApproved: "Approved",
 	desk.TabPosted: "Posted", desk.TabReversed: "Reversed", desk.TabRejected: "Rejected", desk.TabAll: "All",
 }
 
