@@ -54,7 +54,7 @@ func TestBrowserTwoReviewersGiveTheTwoApprovalsThePolicyAsks(t *testing.T) {
 	// Ann's approval and next: recorded, and on to the next document.
 	webtest.Must(t, pa.GetByTestId("approve-next").Click())
 	webtest.Must(t, expect.Page(pa).ToHaveURL(regexp.MustCompile(`/intake/`+webtest.Itoa(older)+`\?`)))
-	webtest.Must(t, expect.Locator(pa.Locator("#flash")).ToContainText("Document " + webtest.Itoa(id) + ": Your approval is recorded: 1 of 2."))
+	webtest.Must(t, expect.Locator(pa.Locator("#flash")).ToContainText("Document "+webtest.Itoa(id)+": Your approval is recorded: 1 of 2."))
 	if n := jobsOf(); n != 0 {
 		t.Fatalf("the first of two approvals wrote %d jobs", n)
 	}
