@@ -70,6 +70,13 @@ func TestBrowserTwoReviewersGiveTheTwoApprovalsThePolicyAsks(t *testing.T) {
 	_, err = pa.Goto("/desk")
 	webtest.Must(t, err)
 	webtest.Must(t, expect.Locator(pa.GetByTestId("tab-mine").Locator(".count")).ToHaveText("1"))
+	// The queue's rows say their approvals of the count asked.
+	approvalsOf := func(doc int64) string {
+		return `[data-testid=queue-row][data-document-id="` + webtest.Itoa(doc) + `"] [data-testid=queue-approvals]`
+	}
+	webtest.Must(t, expect.Locator(pa.Locator(approvalsOf(id))).ToHaveText("1/2 approvals"))
+	webtest.Must(t, expect.Locator(pa.Locator(approvalsOf(older))).ToHaveText("0/2 approvals"))
+	assertAccessible(t, pa)
 
 	// Bob, in a browser of his own, sees Ann's approval and gives the second.
 	pb := signedIn(t, a, bob)

@@ -72,6 +72,24 @@ func TestTheMineTabHoldsWhatTheReaderMayApprove(t *testing.T) {
 			}
 		}
 	}
+	// Every row says its approvals of the count the policy asks; a decided
+	// one, none.
+	all, err := desk.Queue(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: desk.TabAll, Approver: bob.Label})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all.Rows {
+		want := [2]int{0, 2}
+		switch r.ID {
+		case approved:
+			want = [2]int{1, 2}
+		case rejected:
+			want = [2]int{0, 0}
+		}
+		if got := [2]int{r.Approvals, r.ApprovalsRequired}; got != want {
+			t.Errorf("row %d: approvals %v, want %v", r.ID, got, want)
+		}
+	}
 	pos, err := desk.Position(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: desk.TabMine, Approver: alice.Label}, flagged)
 	if err != nil || pos != (desk.QueuePosition{Next: open}) {
 		t.Fatalf("alice's next after %d: %+v %v, want %d", flagged, pos, err, open)

@@ -41,15 +41,20 @@ const (
 )
 
 // queueRowsSQL selects the desk's columns of the rows a page (the first
-// %s) gives, in an order (the second).
+// %s) gives, in an order (the second). An undecided row carries its count
+// of approvals (a lookup of intake_approvals' key) and the org's policy
+// (NULLs: the default), which says how many it needs.
 var queueRowsSQL = `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
 	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), d.payable_base::text, o.base_currency, coalesce(d.flag_reason, ''),
 	        coalesce(d.duplicate_of, 0), d.received_at, coalesce(d.fields->>'issue_date', ''), coalesce(d.fields->>'due_date', ''),
 	        g.members, g.accepted, coalesce(v.number, 0),
 	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0),
-	        d.status = 'posted' AND ` + reversedSQL + `
+	        d.status = 'posted' AND ` + reversedSQL + `,
+	        CASE WHEN d.status IN ('pending', 'flagged') THEN (SELECT count(*) FROM intake_approvals a WHERE a.intake_id = d.id) ELSE 0 END,
+	        p.separate_submitter, p.rules
 	FROM (%s) d
 	JOIN orgs o ON o.id = d.org_id
+	LEFT JOIN approval_policies p ON p.org_id = d.org_id
 	` + review.GroupSummarySQL + `
 	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
 	ORDER BY %s`

@@ -21,6 +21,7 @@ import (
 
 	"greatbook/internal/database"
 	"greatbook/internal/intake"
+	"greatbook/internal/org"
 	"greatbook/internal/storable"
 )
 
@@ -210,6 +211,9 @@ type QueueRow struct {
 	Versions     int
 	// Reversed: the document was posted and its entry reversed since.
 	Reversed bool
+	// Approvals an undecided document has been given, of ApprovalsRequired,
+	// the count the org's policy asks of it (0 once decided).
+	Approvals, ApprovalsRequired int
 }
 
 // QueuePage is one page of the queue.
@@ -380,10 +384,23 @@ func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) strin
 func scanQueueRow(r pgx.CollectableRow) (QueueRow, error) {
 	var x QueueRow
 	var payable, base *string
+	var separate *bool
+	var rules []byte
 	err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &base, &x.BaseCurrency,
-		&x.FlagReason, &x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions, &x.Reversed)
+		&x.FlagReason, &x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions, &x.Reversed,
+		&x.Approvals, &separate, &rules)
+	if err != nil {
+		return x, err
+	}
 	x.Payable, x.PayableBase = decimalOrNil(payable), decimalOrNil(base)
-	return x, err
+	if x.Status == intake.Pending || x.Status == intake.Flagged {
+		policy, err := org.ScanApprovalPolicy(separate, rules)
+		if err != nil {
+			return x, err
+		}
+		x.ApprovalsRequired = policy.Required(x.PayableBase)
+	}
+	return x, nil
 }
 
 // decimalOrNil reads a numeric sent as text, nil for NULL.
