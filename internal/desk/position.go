@@ -71,7 +71,7 @@ func sortedPosition(ctx context.Context, q database.Executor, orgID int64, f Que
 	where, arg, argsOf := queueWhere(orgID, f)
 	self := arg(id)
 	if f.Tab != TabAll {
-		where = append(where, "((d.status = ANY("+arg(f.Tab.statuses())+"::text[])"+f.Tab.condition()+") OR d.id = "+self+")")
+		where = append(where, "((d.status = ANY("+arg(f.Tab.statuses())+"::text[])"+f.condition(arg)+") OR d.id = "+self+")")
 	}
 	sql := fmt.Sprintf(sortedPositionSQL, strings.Join(where, " AND "), sortedOrderBy(f.Order), self)
 	var p QueuePosition

@@ -41,15 +41,20 @@ const (
 )
 
 // queueRowsSQL selects the desk's columns of the rows a page (the first
-// %s) gives, in an order (the second).
+// %s) gives, in an order (the second). An undecided row carries its count
+// of approvals (a lookup of intake_approvals' key) and the org's policy
+// (NULLs: the default), which says how many it needs.
 var queueRowsSQL = `SELECT d.id, d.status, coalesce(d.doc_type, ''), coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''),
 	        coalesce(d.source_ref, ''), d.payable::text, coalesce(d.currency, ''), d.payable_base::text, o.base_currency, coalesce(d.flag_reason, ''),
 	        coalesce(d.duplicate_of, 0), d.received_at, coalesce(d.fields->>'issue_date', ''), coalesce(d.fields->>'due_date', ''),
 	        g.members, g.accepted, coalesce(v.number, 0),
 	        coalesce((SELECT count(*) FROM typewriter_versions w WHERE w.document_id = d.version_group), 0),
-	        d.status = 'posted' AND ` + reversedSQL + `
+	        d.status = 'posted' AND ` + reversedSQL + `,
+	        CASE WHEN d.status IN ('pending', 'flagged') THEN (SELECT count(*) FROM intake_approvals a WHERE a.intake_id = d.id) ELSE 0 END,
+	        p.separate_submitter, p.rules
 	FROM (%s) d
 	JOIN orgs o ON o.id = d.org_id
+	LEFT JOIN approval_policies p ON p.org_id = d.org_id
 	` + review.GroupSummarySQL + `
 	LEFT JOIN typewriter_versions v ON v.id = d.typewriter_version_id
 	ORDER BY %s`
@@ -61,18 +66,42 @@ const sortedPositionSQL = `SELECT coalesce(prev, 0), coalesce(next, 0) FROM (
 		WHERE %s
 		WINDOW w AS (ORDER BY %s)) x WHERE x.id = %s`
 
-// The tabs' counts: each status's rows up to a cap (an index-only scan of
-// at most that many entries each), and the posted documents whose entry was
-// reversed, found from the reversals (few, in the partial index
-// journal_entries_reverses_idx) by their source key.
+// The tabs' counts (tabCounts), in one statement of rows (key, count):
+// each status's rows up to a cap $2 (an index-only scan of at most that
+// many entries each) for the statuses $3; the posted documents whose entry
+// was reversed (countReversed), found from the reversals (few, in the
+// partial index journal_entries_reverses_idx) by their source key; and
+// those approver $4 may approve (countMine) among the first $2 rows of each
+// status $5, read through (org_id, status, id).
 const (
-	statusCountsSQL = `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM intake_documents
-		WHERE org_id = $1 AND status = s LIMIT $2) x) FROM unnest($3::text[]) s`
-	reversedCountSQL = `SELECT count(*) FROM (SELECT 1 FROM journal_entries r
+	countReversed = "reversed"
+	countMine     = "mine"
+)
+
+var tabCountsSQL = `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM intake_documents
+		WHERE org_id = $1 AND status = s LIMIT $2) x) FROM unnest($3::text[]) s
+	UNION ALL
+	SELECT '` + countReversed + `', (SELECT count(*) FROM (SELECT 1 FROM journal_entries r
 		JOIN intake_documents d ON d.org_id = r.org_id AND d.status = 'posted' AND d.result_entry_id = r.reverses_id
 		     AND d.id = CASE WHEN r.source_id ~ '^[0-9]{1,18}$' THEN r.source_id::bigint END
-		WHERE r.reverses_id IS NOT NULL AND r.org_id = $1 AND r.source_type = 'intake' LIMIT $2) x`
-)
+		WHERE r.reverses_id IS NOT NULL AND r.org_id = $1 AND r.source_type = 'intake' LIMIT $2) x)
+	UNION ALL
+	SELECT '` + countMine + `', (SELECT count(*) FROM unnest($5::text[]) s CROSS JOIN LATERAL (
+		SELECT d.id, d.org_id, d.received_by, d.typewriter_version_id, d.version_group FROM intake_documents d
+		WHERE d.org_id = $1 AND d.status = s LIMIT $2) d
+		WHERE ` + mayApproveSQL("$4") + `)`
+
+// mayApproveSQL holds for a document d the approver (the placeholder of
+// their label) may approve now, by approve's rules: they have not approved
+// it already, and they did not submit it when the org's policy separates
+// submitters (review.SubmittersSQL, approve's own definition). The
+// approval is a lookup of intake_approvals' key; the submitters are read
+// only under a separating policy.
+func mayApproveSQL(approver string) string {
+	return `NOT EXISTS (SELECT 1 FROM intake_approvals a WHERE a.intake_id = d.id AND a.approver = ` + approver + `::text)
+		AND NOT (coalesce((SELECT p.separate_submitter FROM approval_policies p WHERE p.org_id = d.org_id), false)
+		         AND ` + approver + `::text = ANY (` + review.SubmittersSQL + `))`
+}
 
 // listSQL reads a page of the API's listing, newest first: conditions,
 // limit.

@@ -21,6 +21,7 @@ import (
 
 	"greatbook/internal/database"
 	"greatbook/internal/intake"
+	"greatbook/internal/org"
 	"greatbook/internal/storable"
 )
 
@@ -30,16 +31,18 @@ type Tab string
 // The desk's tabs.
 const (
 	TabNeedsReview Tab = "review" // pending and flagged
-	TabFlagged     Tab = "flagged"
-	TabApproved    Tab = "approved" // active
-	TabPosted      Tab = "posted"   // posted, its entry standing
-	TabReversed    Tab = "reversed" // posted, its entry reversed in the ledger since
-	TabRejected    Tab = "rejected"
-	TabAll         Tab = "all"
+	// TabMine: pending and flagged documents the reader may approve now.
+	TabMine     Tab = "mine"
+	TabFlagged  Tab = "flagged"
+	TabApproved Tab = "approved" // active
+	TabPosted   Tab = "posted"   // posted, its entry standing
+	TabReversed Tab = "reversed" // posted, its entry reversed in the ledger since
+	TabRejected Tab = "rejected"
+	TabAll      Tab = "all"
 )
 
 // Tabs in the order the desk shows them.
-var Tabs = []Tab{TabNeedsReview, TabFlagged, TabApproved, TabPosted, TabReversed, TabRejected, TabAll}
+var Tabs = []Tab{TabNeedsReview, TabMine, TabFlagged, TabApproved, TabPosted, TabReversed, TabRejected, TabAll}
 
 func (t Tab) statuses() []string {
 	switch t {
@@ -57,14 +60,18 @@ func (t Tab) statuses() []string {
 	return []string{"pending", "flagged"}
 }
 
-// condition is what a tab asks of its rows beyond their status: Posted
-// and Reversed split the posted documents by whether their entry stands.
-func (t Tab) condition() string {
-	switch t {
+// condition is what f's tab asks of its rows beyond their status: Posted
+// and Reversed split the posted documents by whether their entry stands;
+// Mine keeps those f's approver may approve (arg adds the approver as an
+// argument of the statement).
+func (f QueueFilter) condition(arg func(any) string) string {
+	switch f.Tab {
 	case TabPosted:
 		return " AND NOT " + reversedSQL
 	case TabReversed:
 		return " AND " + reversedSQL
+	case TabMine:
+		return " AND " + mayApproveSQL(arg(f.Approver))
 	}
 	return ""
 }
@@ -133,6 +140,9 @@ type QueueFilter struct {
 	Before, After int64
 	Offset        int
 	PageSize      int
+	// Approver is the signed-in reader's label (their email): the Mine tab
+	// holds what they may approve. The server sets it; no URL carries it.
+	Approver string
 }
 
 // ParseQueueFilter reads the desk's URL parameters (tab, q, type, flag,
@@ -201,6 +211,9 @@ type QueueRow struct {
 	Versions     int
 	// Reversed: the document was posted and its entry reversed since.
 	Reversed bool
+	// Approvals an undecided document has been given, of ApprovalsRequired,
+	// the count the org's policy asks of it (0 once decided).
+	Approvals, ApprovalsRequired int
 }
 
 // QueuePage is one page of the queue.
@@ -266,7 +279,7 @@ func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter)
 		}
 	}
 	var err2 error
-	p.Counts, err2 = tabCounts(ctx, q, orgID)
+	p.Counts, err2 = tabCounts(ctx, q, orgID, f.Approver)
 	return p, err2
 }
 
@@ -296,11 +309,11 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 	}
 	inner := page("")
 	if statuses := f.Tab.statuses(); f.Tab != TabAll && len(statuses) == 1 {
-		inner = page(" AND d.status = " + arg(statuses[0]) + f.Tab.condition())
+		inner = page(" AND d.status = " + arg(statuses[0]) + f.condition(arg))
 	} else if f.Tab != TabAll {
 		var branches []string
 		for _, st := range statuses {
-			branches = append(branches, "("+page(" AND d.status = "+arg(st))+")")
+			branches = append(branches, "("+page(" AND d.status = "+arg(st)+f.condition(arg))+")")
 		}
 		inner = fmt.Sprintf(queueMergeSQL, strings.Join(branches, " UNION ALL "), "d.id "+order, limit)
 	}
@@ -362,7 +375,7 @@ func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) strin
 	var branches []string
 	statuses := f.Tab.statuses()
 	for _, st := range statuses {
-		branches = append(branches, "("+page(" AND d.status = "+arg(st)+f.Tab.condition())+")")
+		branches = append(branches, "("+page(" AND d.status = "+arg(st)+f.condition(arg))+")")
 	}
 	inner := fmt.Sprintf(queueMergeOffsetSQL, strings.Join(branches, " UNION ALL "), orderBy, arg(f.Offset), arg(f.PageSize+1))
 	return fmt.Sprintf(queueRowsSQL, inner, orderBy)
@@ -371,10 +384,23 @@ func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) strin
 func scanQueueRow(r pgx.CollectableRow) (QueueRow, error) {
 	var x QueueRow
 	var payable, base *string
+	var separate *bool
+	var rules []byte
 	err := r.Scan(&x.ID, &x.Status, &x.DocType, &x.Supplier, &x.Number, &x.SourceRef, &payable, &x.Currency, &base, &x.BaseCurrency,
-		&x.FlagReason, &x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions, &x.Reversed)
+		&x.FlagReason, &x.DuplicateOf, &x.ReceivedAt, &x.IssueDate, &x.DueDate, &x.GroupSize, &x.GroupAccepts, &x.Version, &x.Versions, &x.Reversed,
+		&x.Approvals, &separate, &rules)
+	if err != nil {
+		return x, err
+	}
 	x.Payable, x.PayableBase = decimalOrNil(payable), decimalOrNil(base)
-	return x, err
+	if x.Status == intake.Pending || x.Status == intake.Flagged {
+		policy, err := org.ScanApprovalPolicy(separate, rules)
+		if err != nil {
+			return x, err
+		}
+		x.ApprovalsRequired = policy.Required(x.PayableBase)
+	}
+	return x, nil
 }
 
 // decimalOrNil reads a numeric sent as text, nil for NULL.
@@ -433,15 +459,20 @@ func (c TabCount) String() string {
 	return fmt.Sprint(c.N)
 }
 
-// TabCounts counts the rows of each of the desk's tabs, as Queue does.
-func TabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
-	return tabCounts(ctx, q, orgID)
+// TabCounts counts the rows of each of the desk's tabs, as Queue does;
+// the Mine tab's are those approver may approve.
+func TabCounts(ctx context.Context, q database.Executor, orgID int64, approver string) (map[Tab]TabCount, error) {
+	return tabCounts(ctx, q, orgID, approver)
 }
 
-// tabCounts counts each status up to countCap rows (an index-only scan of
-// at most that many entries each) and adds them up by tab.
-func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]TabCount, error) {
-	rows, err := q.Query(ctx, statusCountsSQL, orgID, countCap, TabAll.statuses())
+// tabCounts counts, in one statement, each status up to countCap rows (an
+// index-only scan of at most that many entries each), the posted documents
+// whose entry was reversed (from the reversals, few, in the partial index
+// journal_entries_reverses_idx, each one's document found by its source
+// key), and the documents approver may approve among at most countCap of
+// each status of the Mine tab; and adds them up by tab.
+func tabCounts(ctx context.Context, q database.Executor, orgID int64, approver string) (map[Tab]TabCount, error) {
+	rows, err := q.Query(ctx, tabCountsSQL, orgID, countCap, TabAll.statuses(), approver, TabMine.statuses())
 	if err != nil {
 		return nil, fmt.Errorf("desk: counts: %w", err)
 	}
@@ -451,18 +482,14 @@ func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]T
 		var s string
 		var n int
 		if err := rows.Scan(&s, &n); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("desk: counts: %w", err)
 		}
 		by[s] = n
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("desk: counts: %w", err)
 	}
-	rows.Close()
-	reversed, err := reversedCount(ctx, q, orgID)
-	if err != nil {
-		return nil, err
-	}
+	reversed := by[countReversed]
 	counts := map[Tab]TabCount{}
 	for _, t := range Tabs {
 		var c TabCount
@@ -475,21 +502,12 @@ func tabCounts(ctx context.Context, q database.Executor, orgID int64) (map[Tab]T
 			c.N = max(c.N-reversed, 0)
 		case TabReversed:
 			c = TabCount{N: reversed, More: reversed >= countCap}
+		case TabMine:
+			// Counted among the first countCap rows of each status: past
+			// them, there may be more.
+			c.N = by[countMine]
 		}
 		counts[t] = c
 	}
 	return counts, nil
-}
-
-// reversedCount counts, up to countCap, the org's posted documents whose
-// entry was reversed. It starts from the reversals (few, in the partial
-// index journal_entries_reverses_idx) and finds each one's document by its
-// source key: no posted document is read that was not reversed.
-func reversedCount(ctx context.Context, q database.Executor, orgID int64) (int, error) {
-	var n int
-	err := q.QueryRow(ctx, reversedCountSQL, orgID, countCap).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("desk: counts: %w", err)
-	}
-	return n, nil
 }

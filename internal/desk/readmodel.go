@@ -82,6 +82,10 @@ type DecisionPanel struct {
 	// ledger since; nil while it stands. The document stays posted (its
 	// status is intake's); the ledger's link says it was reversed.
 	Reversal *ledger.Entry
+	// Approval is where an undecided document stands towards the org's
+	// approval policy for this reader: the approvals given, how many it
+	// needs, and why approve would refuse the reader's; nil once decided.
+	Approval *review.Standing
 }
 
 // ReadDocument gathers a document's page for a reader of its org.
@@ -146,6 +150,11 @@ func decisionPanel(ctx context.Context, q database.Executor, r Reader, doc intak
 		for _, m := range group {
 			v.CanCloseNothingToPost = v.CanCloseNothingToPost || (m.ID == doc.ID && review.Closable(m) == nil)
 		}
+		st, err := review.StandingOf(ctx, q, r.OrgID, doc.ID, r.Label)
+		if err != nil {
+			return v, err
+		}
+		v.Approval = &st
 	}
 	if doc.Status == intake.Posted && doc.ResultEntryID != 0 {
 		rev, reversed, err := ledger.ReversalOf(ctx, q, r.OrgID, doc.ResultEntryID)

@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -100,15 +101,32 @@ func givens(by []string, at []time.Time) []Given {
 // refusal refuses an approval the policy does not allow: the submitter's,
 // when the policy separates them, and a second one by the same person.
 func (r approvalRecord) refusal(id int64, actor audit.Actor) error {
-	if r.policy.SeparateSubmitter && slices.Contains(r.submitters, actor.Label) {
+	reason := refusalReason(r.policy.SeparateSubmitter, r.submitters, r.before, actor.Label)
+	if reason == "" && r.this == nil {
+		reason = ReasonAlreadyApproved
+	}
+	switch reason {
+	case ReasonSeparationOfDuties:
 		return apperr.New(apperr.Forbidden, "you submitted document %d; the org's approval policy has someone else approve it", id).
 			With("reason", ReasonSeparationOfDuties)
-	}
-	if r.this == nil || slices.ContainsFunc(r.before, func(g Given) bool { return g.By == actor.Label }) {
+	case ReasonAlreadyApproved:
 		return apperr.New(apperr.InvalidState, "you approved document %d already; its next approval is someone else's", id).
 			With("reason", ReasonAlreadyApproved)
 	}
 	return nil
+}
+
+// refusalReason is why the policy refuses approver's approval of a document
+// with submitters and approvals given (separate: the policy separates
+// submitters), in the order approve checks them; "" when it allows it.
+func refusalReason(separate bool, submitters []string, approvals []Given, approver string) string {
+	if separate && slices.Contains(submitters, approver) {
+		return ReasonSeparationOfDuties
+	}
+	if slices.ContainsFunc(approvals, func(g Given) bool { return g.By == approver }) {
+		return ReasonAlreadyApproved
+	}
+	return ""
 }
 
 // approvals are the document's approvals with this one.
@@ -166,6 +184,42 @@ func ApprovalsOf(ctx context.Context, q database.Executor, orgID int64, ids []in
 		out[id] = ApprovalState{Approvals: givens(by, at), Required: n}
 	}
 	return out, rows.Err()
+}
+
+// Standing is where a document stands towards its approval for one
+// approver: its approval state, and why approve would refuse this
+// approver's approval now (ReasonSeparationOfDuties, ReasonAlreadyApproved;
+// "" when it would count it).
+type Standing struct {
+	ApprovalState
+	Refusal string
+}
+
+// StandingOf reads document id's approval state and whether approver (an
+// actor's label) may give it an approval now, by the rules approve applies.
+func StandingOf(ctx context.Context, q database.Executor, orgID, id int64, approver string) (Standing, error) {
+	var separate *bool
+	var rules []byte
+	var payable *string
+	var submitters, by []string
+	var at []time.Time
+	err := q.QueryRow(ctx, standingSQL, id, orgID).Scan(&separate, &rules, &payable, &submitters, &by, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Standing{}, apperr.New(apperr.NotFound, "no document %d", id)
+	}
+	if err != nil {
+		return Standing{}, fmt.Errorf("review: approval standing of document %d: %w", id, err)
+	}
+	policy, err := org.ScanApprovalPolicy(separate, rules)
+	if err != nil {
+		return Standing{}, err
+	}
+	st := Standing{ApprovalState: ApprovalState{Approvals: givens(by, at)}}
+	if st.Required, err = required(policy, payable); err != nil {
+		return Standing{}, fmt.Errorf("review: amount of document %d: %w", id, err)
+	}
+	st.Refusal = refusalReason(policy.SeparateSubmitter, submitters, st.Approvals, approver)
+	return st, nil
 }
 
 // ClearApprovals forgets the approvals of document id, inside the caller's

@@ -308,3 +308,47 @@ func TestTheSamePersonApprovingTwiceAtOnceCountsOnce(t *testing.T) {
 		})
 	}
 }
+
+// StandingOf tells an approver before they press approve what approve
+// would answer them: separation for the submitter, already approved for
+// whoever gave an approval, nothing for anyone else.
+func TestStandingSaysWhatApproveWouldAnswer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	id := w.Doc(t, 0)
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE intake_documents SET received_by = $2 WHERE id = $1`, id, alice.Label); err != nil {
+		t.Fatal(err)
+	}
+	standing := func(who audit.Actor) review.Standing {
+		t.Helper()
+		st, err := review.StandingOf(ctx, w.DB.Pool, w.Org.ID, id, who.Label)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	// The default policy: one approval, and the uploader may give it.
+	if st := standing(alice); st.Refusal != "" || st.Required != 1 || len(st.Approvals) != 0 {
+		t.Fatalf("default policy, the uploader: %+v", st)
+	}
+	w.setPolicy(t, true, "0.00", 2)
+	if st := standing(alice); st.Refusal != review.ReasonSeparationOfDuties || st.Required != 2 {
+		t.Fatalf("separated, the uploader: %+v", st)
+	}
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, alice); reasonOf(err) != review.ReasonSeparationOfDuties {
+		t.Fatalf("approve disagrees with the standing: %v", err)
+	}
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, id, bob); err != nil {
+		t.Fatal(err)
+	}
+	if st := standing(bob); st.Refusal != review.ReasonAlreadyApproved || len(st.Approvals) != 1 || st.Approvals[0].By != bob.Label {
+		t.Fatalf("bob after his approval: %+v", st)
+	}
+	if st := standing(carol); st.Refusal != "" {
+		t.Fatalf("carol: %+v", st)
+	}
+	if _, err := review.StandingOf(ctx, w.DB.Pool, w.Org.ID+1000, id, carol.Label); !apperr.Is(err, apperr.NotFound) {
+		t.Fatalf("another org's document: %v", err)
+	}
+}

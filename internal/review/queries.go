@@ -116,11 +116,13 @@ var Statements = struct {
 	LockGroup, Recheck, RecordApproval, Activate string
 }{lockGroupSQL, recheckSQL, recordApprovalSQL, activateSQL}
 
-// submittersSQL lists who submitted the document d: who uploaded it
+// SubmittersSQL lists who submitted the document d: who uploaded it
 // (received_by, also the submitter of a typewriter version), whoever typed
 // its facts in, and the author of the typewriter version it was filed from
-// and of that typewriter document's first version.
-const submittersSQL = `ARRAY(SELECT d.received_by
+// and of that typewriter document's first version. Approve refuses them when
+// the org's policy separates submitters; the desk leaves their documents out
+// of the queue of what they may approve, with the same definition.
+const SubmittersSQL = `ARRAY(SELECT d.received_by
 	UNION SELECT e.actor FROM audit_events e
 	      WHERE e.org_id = d.org_id AND e.subject_type = 'intake' AND e.subject_id = d.id AND e.action = 'typed_in'
 	UNION SELECT v.created_by FROM typewriter_versions v WHERE v.id = d.typewriter_version_id
@@ -144,7 +146,7 @@ const recordApprovalSQL = `WITH this AS (
 	RETURNING approved_at
 )
 SELECT p.separate_submitter, p.rules, d.payable_base::text,
-	CASE WHEN p.separate_submitter THEN ` + submittersSQL + ` ELSE '{}' END,
+	CASE WHEN p.separate_submitter THEN ` + SubmittersSQL + ` ELSE '{}' END,
 	` + approvalsOfSQL + `,
 	(SELECT approved_at FROM this)
 FROM intake_documents d LEFT JOIN approval_policies p ON p.org_id = d.org_id
@@ -155,6 +157,15 @@ WHERE d.id = $1 AND d.org_id = $2`
 const approvalStateSQL = `SELECT d.id, p.separate_submitter, p.rules, d.payable_base::text, ` + approvalsOfSQL + `
 FROM intake_documents d LEFT JOIN approval_policies p ON p.org_id = d.org_id
 WHERE d.id = ANY ($1::bigint[]) AND d.org_id = $2`
+
+// standingSQL reads approvalStateSQL's columns of document $1 of org $2,
+// with whether the policy separates submitters and, when it does, the
+// document's submitters (StandingOf).
+const standingSQL = `SELECT p.separate_submitter, p.rules, d.payable_base::text,
+	CASE WHEN p.separate_submitter THEN ` + SubmittersSQL + ` ELSE '{}' END,
+	` + approvalsOfSQL + `
+FROM intake_documents d LEFT JOIN approval_policies p ON p.org_id = d.org_id
+WHERE d.id = $1 AND d.org_id = $2`
 
 // clearApprovalsSQL forgets the approvals of document $1.
 const clearApprovalsSQL = `DELETE FROM intake_approvals WHERE intake_id = $1`

@@ -26,7 +26,7 @@ import (
 func (h *Handlers) decisionView(c echo.Context, p desk.DecisionPanel, out *views.Outcome) (views.DecisionView, error) {
 	v := views.DecisionView{Doc: p.Document, Job: p.Job, Verdict: p.Verdict, Outcome: out,
 		CanMarkDistinct: p.CanMarkDistinct, CanRetry: p.CanRetry, SeesDeadLetters: p.SeesDeadLetters, Reversal: p.Reversal,
-		CanCloseNothingToPost: p.CanCloseNothingToPost}
+		CanCloseNothingToPost: p.CanCloseNothingToPost, Approval: p.Approval}
 	if out == nil && p.Blocking != nil {
 		v.Outcome = &views.Outcome{Kind: "conflict", Blocking: p.Blocking}
 	}
@@ -100,6 +100,11 @@ func asOutcome(err error) (*views.Outcome, int, bool) {
 	if !ok {
 		return nil, 0, false
 	}
+	// The org's approval policy refused this reviewer's approval (403
+	// separation_of_duties, 409 already_approved): the panel says why.
+	if reason, _ := e.Details["reason"].(string); reason == review.ReasonSeparationOfDuties || reason == review.ReasonAlreadyApproved {
+		return &views.Outcome{Kind: reason, Message: e.Message}, httpkit.Status(e.Code), true
+	}
 	switch e.Code {
 	case apperr.DuplicateGroupConflict:
 		b, _ := e.Details["blocking"].(review.Blocking)
@@ -140,9 +145,10 @@ func (h *Handlers) decide(c echo.Context, do func(ctx context.Context, u *auth.U
 	if err != nil {
 		return h.refused(c, id, err)
 	}
-	// "And next" moves on only when the decision went through cleanly: a
-	// launch that failed stays on the page, where its alert says what to do.
-	if advances(c) && (out.Kind == "launched" || out.Kind == "rejected") {
+	// "And next" moves on only when the decision went through cleanly (an
+	// approval short of the policy's count did): a launch that failed stays
+	// on the page, where its alert says what to do.
+	if advances(c) && (out.Kind == "launched" || out.Kind == views.OutcomeApprovalRecorded || out.Kind == "rejected") {
 		return h.advance(c, id, out)
 	}
 	return h.decided(c, id, http.StatusOK, out)
@@ -160,6 +166,10 @@ func (h *Handlers) Approve(c echo.Context) error {
 		h.CountApprove(&a.Launch, err)
 		if err != nil {
 			return nil, err
+		}
+		if !a.Complete {
+			// Recorded towards the count; nothing was launched.
+			return &views.Outcome{Kind: views.OutcomeApprovalRecorded, Message: views.ApprovalRecordedMessage(len(a.Approvals), a.Required)}, nil
 		}
 		out := &views.Outcome{Kind: "launched", Launch: &a.Launch, Message: "Approved; bookkeeping launched."}
 		if a.Launch.Outcome == "failed" {

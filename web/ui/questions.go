@@ -67,7 +67,7 @@ func (h *Handlers) AnswerOnDesk(c echo.Context) error {
 		}
 		// The desk's tabs come along: the bookkeeper posts the document a
 		// moment later, and the tabs follow it until it has.
-		counts, err := desk.TabCounts(c.Request().Context(), h.Pool, u.OrgID)
+		counts, err := desk.TabCounts(c.Request().Context(), h.Pool, u.OrgID, u.Actor().Label)
 		if err != nil {
 			return err
 		}

@@ -24,7 +24,9 @@ const maxQueueContext = 4096
 func (h *Handlers) Desk(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := httpkit.CurrentUser(c)
-	p, err := desk.Queue(ctx, h.Pool, u.OrgID, queueFilter(c.QueryParams()))
+	f := queueFilter(c.QueryParams())
+	f.Approver = u.Actor().Label
+	p, err := desk.Queue(ctx, h.Pool, u.OrgID, f)
 	if err != nil {
 		return err
 	}
@@ -37,7 +39,8 @@ func (h *Handlers) Desk(c echo.Context) error {
 
 // DeskTabs answers the desk's tabs reading their counts again.
 func (h *Handlers) DeskTabs(c echo.Context) error {
-	counts, err := desk.TabCounts(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID)
+	u := httpkit.CurrentUser(c)
+	counts, err := desk.TabCounts(c.Request().Context(), h.Pool, u.OrgID, u.Actor().Label)
 	if err != nil {
 		return err
 	}
@@ -82,7 +85,10 @@ func (h *Handlers) queueNavigation(c echo.Context, id int64) (views.QueueNav, er
 // default queue: it must fail neither the document's page nor a decision
 // already made.
 func (h *Handlers) position(c echo.Context, f desk.QueueFilter, query string, id int64) (desk.QueuePosition, string, error) {
-	ctx, orgID := c.Request().Context(), httpkit.CurrentUser(c).OrgID
+	ctx, u := c.Request().Context(), httpkit.CurrentUser(c)
+	orgID := u.OrgID
+	// The Mine tab is the signed-in reviewer's.
+	f.Approver = u.Actor().Label
 	pos, err := desk.Position(ctx, h.Pool, orgID, f, id)
 	if e, ok := apperr.As(err); ok && e.Code == apperr.Invalid {
 		query = ""
