@@ -101,7 +101,7 @@ func Check(d einvoice.Document, rows []Row, chart Chart) error {
 	}
 	targets := Targets(d)
 	sums := make(map[int]decimal.Decimal, len(targets)) // by line; 0: the remainder
-	first := map[int]int{}                             // the first row of each target
+	first := map[int]int{}                              // the first row of each target
 	for i, r := range rows {
 		field := fmt.Sprintf("coding[%d]", i)
 		line := 0
