@@ -13,8 +13,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
-	"greatbook/internal/desk"
 	"greatbook/internal/coding"
+	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
