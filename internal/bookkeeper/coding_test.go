@@ -42,9 +42,9 @@ func addCostCentres(t *testing.T, db *testkit.DB, orgID int64) {
 // A document whose coding covers it posts one debit line per coding row
 // (its account, its dimensions and the supplier's, its amount), the VAT by
 // the breakdown, the rounding on the first row's account, and the payable,
-// without the expense account question the
-// org (no rule, no default) would otherwise ask; a coding that leaves a
-// line uncovered posts as before: the question is asked.
+// without the expense account question the org (no rule, no default) would
+// otherwise ask; a coding that leaves a line uncovered posts as before: the
+// question is asked.
 func TestACodedDocumentPostsRowByRowWithoutAQuestion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
