@@ -100,6 +100,7 @@ func (s *Server) routes() {
 	v1.PUT("/approval-policy", s.api.SetApprovalPolicy, httpkit.RequireAdmin)
 	v1.POST("/documents", s.api.UploadDocument)
 	v1.GET("/intake/:id", s.api.GetIntake)
+	v1.PUT("/intake/:id/coding", s.api.SetCoding, httpkit.RequireOrgMember)
 	v1.POST("/intake/:id/approve", s.api.Approve)
 	v1.POST("/intake/:id/reject", s.api.Reject)
 	v1.POST("/intake/:id/close-nothing-to-post", s.api.CloseNothingToPost)

@@ -23,6 +23,7 @@ import (
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
+	"greatbook/internal/coding"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
@@ -62,6 +63,9 @@ type State struct {
 	Remembered   bool       `json:"remembered,omitempty"`
 	Rate         string     `json:"rate,omitempty"`
 	RateFrom     string     `json:"rate_from,omitempty"`
+	// Coded says the document's coding covers it when load read it: the
+	// entry posts by the coding and no expense account is chosen.
+	Coded bool `json:"coded,omitempty"`
 }
 
 // AccountAnswer answers an expense_account question.
@@ -144,6 +148,7 @@ func (b *Bookkeeper) document(ctx context.Context, r *runs.Run[State]) (intake.D
 const (
 	fieldsKey  = "fields"
 	lookupsKey = "account lookups"
+	codingKey  = "coding"
 )
 
 // accountLookups are the accounts a rule and the default give, as load read
@@ -161,8 +166,9 @@ func (b *Bookkeeper) load(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 	var sourceRef, baseCurrency string
 	var raw []byte
 	var l accountLookups
+	var rows []coding.Row
 	err := b.pool.QueryRow(ctx, loadSQL, r.OrgID, r.State.IntakeID).Scan(&status, &entryID, &sourceRef, &raw, &baseCurrency,
-		&l.rule, &l.ruleSetBy, &l.ruleSetAt, &l.defaultAcct)
+		&l.rule, &l.ruleSetBy, &l.ruleSetAt, &l.defaultAcct, &rows)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return runs.Step{}, apperr.New(apperr.NotFound, "no document %d", r.State.IntakeID)
 	}
@@ -184,6 +190,12 @@ func (b *Bookkeeper) load(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 		r.Scratch = map[string]any{}
 	}
 	r.Scratch[fieldsKey], r.Scratch[lookupsKey] = fields, l
+	// A coding that does not cover the document (none yet, or one made
+	// before its facts changed) leaves the account to the rules below.
+	r.State.Coded = coding.Covers(fields, rows)
+	if r.State.Coded {
+		r.Scratch[codingKey] = rows
+	}
 	supplier, _, _ := strings.Cut(sourceRef, "/")
 	r.State.Supplier, r.State.SupplierName = supplier, fields.Seller.Name
 	r.State.Currency, r.State.BaseCurrency, r.State.IssueDate = fields.Currency, baseCurrency, fields.IssueDate
@@ -191,6 +203,10 @@ func (b *Bookkeeper) load(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 }
 
 func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
+	if r.State.Coded {
+		// Each coding row names its account: nothing to choose or ask.
+		return runs.Step{Next: "rate", Chain: true, Note: "accounts from the coding"}, nil
+	}
 	if r.Answer != nil {
 		var a AccountAnswer
 		if err := json.Unmarshal(r.Answer, &a); err != nil {
@@ -321,12 +337,16 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 			return runs.Step{}, err
 		}
 	}
+	rows, err := b.coding(ctx, r, fields)
+	if err != nil {
+		return runs.Step{}, err
+	}
 	rate, err := decimal.NewFromString(r.State.Rate)
 	if err != nil {
 		return runs.Step{}, retry.MarkPermanent(fmt.Errorf("bookkeeper: rate %q: %w", r.State.Rate, err))
 	}
 	req, err := Bill{OrgID: r.OrgID, IntakeID: r.State.IntakeID, Document: fields, Supplier: r.State.Supplier, Expense: r.State.Account,
-		BaseCurrency: r.State.BaseCurrency, Rate: rate}.Entry()
+		Coding: rows, BaseCurrency: r.State.BaseCurrency, Rate: rate}.Entry()
 	if err != nil {
 		return runs.Step{}, retry.MarkPermanent(err)
 	}
@@ -354,11 +374,34 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 			return nil, fmt.Errorf("bookkeeper: encode audit detail: %w", err)
 		}
 		batch := &pgx.Batch{}
-		queueChoice(batch, r.OrgID, res.Entry.ID, *s)
+		if !s.Coded { // a coded bill has no one account to record the choice of
+			queueChoice(batch, r.OrgID, res.Entry.ID, *s)
+		}
 		batch.Queue(markPostedSQL, s.IntakeID, res.Entry.ID, r.OrgID, audit.System("bookkeeper").Label, detail)
 		batch.Queue(finishJobSQL, s.JobID)
 		return batch, nil
 	}}, nil
+}
+
+// coding is the coding a coded run posts by (nil for a run that chose an
+// account): load's, or read again for a run resumed after it. A coding
+// that no longer covers the document is refused for good: the document is
+// active, and nothing changes its coding now but a hand in the database.
+func (b *Bookkeeper) coding(ctx context.Context, r *runs.Run[State], fields einvoice.Document) ([]coding.Row, error) {
+	if !r.State.Coded {
+		return nil, nil
+	}
+	rows, ok := r.Scratch[codingKey].([]coding.Row)
+	if !ok {
+		var err error
+		if rows, err = coding.Read(ctx, b.pool, r.OrgID, r.State.IntakeID); err != nil {
+			return nil, err
+		}
+	}
+	if !coding.Covers(fields, rows) {
+		return nil, retry.MarkPermanent(fmt.Errorf("bookkeeper: the coding of document %d no longer covers it", r.State.IntakeID))
+	}
+	return rows, nil
 }
 
 // finishJob marks the job done.

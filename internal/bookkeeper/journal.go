@@ -8,6 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"greatbook/internal/coding"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/ledger"
 	"greatbook/internal/money"
@@ -19,11 +20,14 @@ const EntrySet = "bill"
 
 // Bill is what the bookkeeper posts for a supplier document.
 type Bill struct {
-	OrgID        int64
-	IntakeID     int64
-	Document     einvoice.Document
-	Supplier     string // the seller identity of the source ref
-	Expense      string // expense account code
+	OrgID    int64
+	IntakeID int64
+	Document einvoice.Document
+	Supplier string // the seller identity of the source ref
+	Expense  string // expense account code
+	// Coding, when set, covers the document (coding.Covers): the entry
+	// debits each row's account with its amount instead of Expense.
+	Coding       []coding.Row
 	BaseCurrency string
 	// Rate converts one unit of the document's currency to base currency
 	// (1 when they are the same).
@@ -39,6 +43,13 @@ type Bill struct {
 // goes on the same accounts without a rate; the rounding amount (BT-114) is
 // an expense. It credits prepaid expenses with the paid amount (BT-113) and
 // accounts payable with the amount due (BT-115). A credit note mirrors it.
+//
+// A coded bill debits, instead of the expense account by VAT rate, each
+// coding row's account with its amount and dimensions: the rows cover the
+// lines' nets and the document-level allowances and charges (rows without
+// a line, allowances negative), so they sum to the total without VAT.
+// Tax is never coded: input VAT posts per the breakdown as above. The
+// rounding amount and any discrepancy go to the first row's account.
 //
 // The entry balances to the amount due to the cent whatever the document
 // says: when its stated amounts do not add up (an invalid e-invoice a
@@ -117,24 +128,38 @@ func (b Bill) amounts(minor int32) []billAmount {
 	}
 	subtotals := append([]einvoice.TaxSubtotal(nil), d.TaxSubtotals...)
 	sort.SliceStable(subtotals, func(i, j int) bool { return subtotals[i].Rate.LessThan(subtotals[j].Rate) })
-	expensed := decimal.Zero
-	for _, st := range subtotals {
-		add(b.Expense, true, st.Taxable, dims("vat_rate", money.Canonical(st.Rate)))
-		expensed = expensed.Add(round(st.Taxable))
+	expense := b.Expense
+	if len(b.Coding) > 0 {
+		expense = b.Coding[0].Account
+		for _, r := range b.Coding {
+			m := dims()
+			for k, v := range r.Dimensions {
+				if _, own := m[k]; !own { // the bookkeeper's supplier dimension stays its own
+					m[k] = v
+				}
+			}
+			add(r.Account, true, r.Amount, m)
+		}
+	} else {
+		expensed := decimal.Zero
+		for _, st := range subtotals {
+			add(b.Expense, true, st.Taxable, dims("vat_rate", money.Canonical(st.Rate)))
+			expensed = expensed.Add(round(st.Taxable))
+		}
+		add(b.Expense, true, round(d.Totals.Net).Sub(expensed), dims())
 	}
-	add(b.Expense, true, round(d.Totals.Net).Sub(expensed), dims())
 	taxed := decimal.Zero
 	for _, st := range subtotals {
 		add(ledger.InputVAT, true, st.Tax, map[string]string{"vat_rate": money.Canonical(st.Rate)})
 		taxed = taxed.Add(round(st.Tax))
 	}
 	add(ledger.InputVAT, true, round(d.Totals.Tax).Sub(taxed), nil)
-	add(b.Expense, true, d.Totals.Rounding, map[string]string{"kind": "rounding"})
+	add(expense, true, d.Totals.Rounding, map[string]string{"kind": "rounding"})
 	add("1500", false, d.Totals.Prepaid, nil)
 	add(ledger.AccountsPayable, false, d.Totals.Payable, dims())
 	if !balance.IsZero() {
 		// The stated amounts do not add up: see Entry's doc comment.
-		add(b.Expense, true, balance.Neg(), dims("kind", "discrepancy"))
+		add(expense, true, balance.Neg(), dims("kind", "discrepancy"))
 	}
 	return amounts
 }

@@ -7,10 +7,11 @@ package bookkeeper
 // A run's nodes.
 const (
 	// loadSQL reads in one statement what a run needs before it posts: the
-	// document, the org's base currency, and the accounts a supplier rule
-	// and the org's default would give (when active).
+	// document, the org's base currency, the accounts a supplier rule and
+	// the org's default would give (when active), and the document's
+	// coding rows in order (codingRowsSQL).
 	loadSQL = `SELECT d.status, coalesce(d.result_entry_id, 0), coalesce(d.source_ref, ''), d.fields, o.base_currency,
-	       r.code, r.created_by, r.created_at, dflt.code
+	       r.code, r.created_by, r.created_at, dflt.code, ` + codingRowsSQL + `
 	FROM intake_documents d
 	JOIN orgs o ON o.id = d.org_id
 	LEFT JOIN LATERAL (SELECT a.code, s.created_by, s.created_at FROM supplier_accounts s JOIN accounts a ON a.id = s.account_id
@@ -27,6 +28,12 @@ const (
 	                   WHERE s.org_id = o.id AND s.supplier_key = $2 AND a.active) r ON true
 	LEFT JOIN accounts dflt ON dflt.id = o.default_expense_account_id AND dflt.active
 	WHERE o.id = $1`
+
+	// codingRowsSQL is the coding of document d as one JSON array of
+	// coding.Row, in order ([] when it has none).
+	codingRowsSQL = `(SELECT coalesce(jsonb_agg(jsonb_build_object('line', c.line, 'account', a.code, 'dimensions', c.dimensions,
+	                         'amount', c.amount::text, 'source', c.source) ORDER BY c.row_no), '[]')
+	        FROM intake_coding c JOIN accounts a ON a.id = c.account_id WHERE c.intake_id = d.id AND c.org_id = d.org_id)`
 
 	accountActiveSQL = `SELECT active FROM accounts WHERE org_id = $1 AND code = $2`
 

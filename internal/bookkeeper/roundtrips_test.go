@@ -12,6 +12,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
 	"greatbook/internal/bookkeeper"
+	"greatbook/internal/coding"
 	"greatbook/internal/intake"
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
@@ -19,13 +20,14 @@ import (
 
 // maxRoundTripsPerRun bounds the exchanges with the database of one
 // bookkeeper run of a base-currency document whose account comes from a
-// supplier rule or the org's default: about 20 before the run kept its first
+// supplier rule or the org's default, or from each row of its coding
+// (read in load's statement): about 20 before the run kept its first
 // read for its later steps and sent its last writes in one batch.
 const maxRoundTripsPerRun = 5
 
 func TestABookkeeperRunsRoundTripsStayBounded(t *testing.T) {
 	t.Parallel()
-	for _, from := range []string{"supplier rule", "default account"} {
+	for _, from := range []string{"supplier rule", "default account", "coding"} {
 		t.Run(from, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
@@ -33,11 +35,14 @@ func TestABookkeeperRunsRoundTripsStayBounded(t *testing.T) {
 			o := testkit.OrgWith(t, db, "rt", "SEK") // the invoice's own currency
 			f := &fixture{db: db, org: o, actor: audit.Actor{Label: "ann@example.test"}}
 			f.doc = sampleInvoice(t)
-			if from == "default account" {
+			switch from {
+			case "coding":
+				addCostCentres(t, db, o.ID)
+			case "default account":
 				if _, err := db.Pool.Exec(ctx, `UPDATE orgs SET default_expense_account_id = (SELECT id FROM accounts WHERE org_id = $1 AND code = '6000') WHERE id = $1`, o.ID); err != nil {
 					t.Fatal(err)
 				}
-			} else {
+			default:
 				if _, err := db.Pool.Exec(ctx, `INSERT INTO supplier_accounts (org_id, supplier_key, account_id, created_by)
 					SELECT $1, $2, id, 't' FROM accounts WHERE org_id = $1 AND code = '6200'`, o.ID, strings.SplitN(f.doc.SourceRef(), "/", 2)[0]); err != nil {
 					t.Fatal(err)
@@ -58,6 +63,11 @@ func TestABookkeeperRunsRoundTripsStayBounded(t *testing.T) {
 			post := func(measured bool) {
 				t.Helper()
 				id := f.insertPending(t)
+				if from == "coding" {
+					if _, err := coding.Replace(ctx, db.Pool, o.ID, id, codingOf(f.doc, "6100"), f.actor); err != nil {
+						t.Fatal(err)
+					}
+				}
 				a, err := f.app.Decisions.Approve(ctx, o.ID, id, f.actor)
 				if err != nil || a.Launch.RunID == "" {
 					t.Fatalf("approve: %+v %v", a, err)

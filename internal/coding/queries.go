@@ -31,3 +31,9 @@ const (
 	JOIN accounts a ON a.org_id = $2 AND a.code = r.code
 	ORDER BY r.ord`
 )
+
+// codingOfSQL reads the coding rows of the documents $2 (ids) of org $1,
+// each document's in order (a listing's page in one statement).
+const codingOfSQL = `SELECT c.intake_id, c.line, a.code, c.dimensions, c.amount::text, c.source
+	FROM intake_coding c JOIN accounts a ON a.id = c.account_id
+	WHERE c.org_id = $1 AND c.intake_id = ANY ($2::bigint[]) ORDER BY c.intake_id, c.row_no`

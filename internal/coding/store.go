@@ -52,6 +52,34 @@ func scanRow(r pgx.CollectableRow) (Row, error) {
 	return row, nil
 }
 
+// ReadOf returns the coding of the org's documents ids, by document, in one
+// statement (a listing's page); a document without rows has none in the map.
+func ReadOf(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64][]Row, error) {
+	rows, err := q.Query(ctx, codingOfSQL, orgID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("coding: read documents: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64][]Row{}
+	for rows.Next() {
+		var id int64
+		var row Row
+		var amount, source string
+		if err := rows.Scan(&id, &row.Line, &row.Account, &row.Dimensions, &amount, &source); err != nil {
+			return nil, fmt.Errorf("coding: read documents: %w", err)
+		}
+		if row.Amount, err = decimal.NewFromString(amount); err != nil {
+			return nil, fmt.Errorf("coding: read documents: %w", err)
+		}
+		row.Source = Source(source)
+		if row.Dimensions == nil {
+			row.Dimensions = map[string]string{}
+		}
+		out[id] = append(out[id], row)
+	}
+	return out, rows.Err()
+}
+
 // ChartOf reads the accounts and dimension values of the org.
 func ChartOf(ctx context.Context, q database.Executor, orgID int64) (Chart, error) {
 	rows, err := q.Query(ctx, chartSQL, orgID)

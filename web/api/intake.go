@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/coding"
 	"greatbook/internal/desk"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
@@ -148,13 +149,17 @@ func (h *Handlers) ListIntake(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	codings, err := coding.ReadOf(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID, ids)
+	if err != nil {
+		return err
+	}
 	docs := make([]map[string]any, 0, len(page.Documents))
 	for _, d := range page.Documents {
 		var job *jobs.Job
 		if j, ok := page.Jobs[d.ID]; ok {
 			job = &j
 		}
-		docs = append(docs, intakeBody(d, page.Groups[d.ID], page.Findings[d.ID], job, approvals[d.ID]))
+		docs = append(docs, intakeBody(d, page.Groups[d.ID], page.Findings[d.ID], job, approvals[d.ID], codings[d.ID]))
 	}
 	next := ""
 	if page.Next != 0 {
@@ -184,7 +189,11 @@ func (h *Handlers) intakeJSON(c echo.Context, d intake.Document, group []review.
 	if err != nil {
 		return nil, err
 	}
-	return intakeBody(d, group, findings, jobp, approvals), nil
+	rows, err := coding.Read(c.Request().Context(), h.Pool, d.OrgID, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	return intakeBody(d, group, findings, jobp, approvals, rows), nil
 }
 
 // givenJSON are a document's approvals as docs/api.md shows them.
@@ -197,7 +206,7 @@ func givenJSON(gs []review.Given) []review.Given {
 
 // intakeBody is the JSON of a document from what was read of it; job is
 // nil when it has none.
-func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Finding, job *jobs.Job, approvals review.ApprovalState) map[string]any {
+func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Finding, job *jobs.Job, approvals review.ApprovalState, rows []coding.Row) map[string]any {
 	members := make([]map[string]any, 0, len(group))
 	for _, m := range group {
 		members = append(members, map[string]any{"id": m.ID, "status": m.Status})
@@ -217,6 +226,7 @@ func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Fi
 		"format": nullable(d.Format), "profile": nullable(d.Profile), "media_type": d.MediaType, "filename": d.Filename, "size_bytes": d.Size,
 		"received_at": d.ReceivedAt, "queued_at": d.QueuedAt, "run_id": nullable(d.PipelineRunID),
 		"approvals": givenJSON(approvals.Approvals), "approvals_required": approvals.Required,
+		"coding": codingJSON(rows, currencyOf(d.Fields)),
 	}
 }
 

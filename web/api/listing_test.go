@@ -148,6 +148,14 @@ func TestIntakeListingShowsEachDocumentExactlyAsItsOwnRoute(t *testing.T) {
 		WHERE id = $1`, second); err != nil {
 		t.Fatal(err)
 	}
+	// Coding rows on two documents (the listing reads a page's in one statement).
+	if _, err := a.DB.Pool.Exec(ctx, `INSERT INTO intake_coding (intake_id, org_id, row_no, line, account_id, dimensions, amount, source)
+		SELECT v.id, $3, v.n, v.line, a.id, v.dims::jsonb, v.amount, v.source FROM accounts a,
+		(VALUES ($1::bigint, 0, 1, '{"cost_center": "OPS"}', 80.5, 'history'), ($1, 1, NULL, '{}', -2, 'default'),
+		        ($2, 0, NULL, '{}', 100, 'reviewer')) AS v (id, n, line, dims, amount, source)
+		WHERE a.org_id = $3 AND a.code = '6000'`, second, third, u.OrgID); err != nil {
+		t.Fatal(err)
+	}
 	p := c.Page("/api/v1/intake")
 	if len(p.Documents) != 4 {
 		t.Fatalf("listed %d documents, want 4", len(p.Documents))
@@ -169,7 +177,7 @@ func TestIntakeListingShowsEachDocumentExactlyAsItsOwnRoute(t *testing.T) {
 		t.Fatalf("the active document's job: %v", doc)
 	}
 	_ = json.Unmarshal(p.Documents[2], &doc)
-	if len(doc["group"].([]any)) != 2 || len(doc["findings"].([]any)) != 1 {
+	if len(doc["group"].([]any)) != 2 || len(doc["findings"].([]any)) != 1 || len(doc["coding"].([]any)) != 2 {
 		t.Fatalf("the duplicate's group and findings: %v", doc)
 	}
 }
