@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"greatbook/internal/coding"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/failpoint"
@@ -38,6 +39,9 @@ type Options struct {
 	ExtractTimeLimit time.Duration
 	Model            *ModelExtractor
 	Logger           *slog.Logger
+	// NoSuggestions files documents without suggesting their coding (the
+	// benchmark's comparison; the product always suggests).
+	NoSuggestions bool
 }
 
 // Pipeline files arriving documents through durable runs.
@@ -131,8 +135,13 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 			note = "filed flagged: " + r.State.Flag
 		}
 		return runs.Step{Note: note, Commit: func(ctx context.Context, tx pgx.Tx) error {
-			_, err := queue(ctx, intake.NewPGStoreTx(tx), &r.State)
-			return err
+			doc, err := queue(ctx, intake.NewPGStoreTx(tx), &r.State)
+			if err != nil || p.opts.NoSuggestions || r.State.Document == nil {
+				return err
+			}
+			// Its coding is suggested with the filing, in the same
+			// transaction (intake_coding, not the intake row).
+			return coding.SuggestTx(ctx, tx, doc.OrgID, doc.ID, doc.SourceRef, *r.State.Document)
 		}}, nil
 	}
 	return runs.Graph[State]{
