@@ -37,17 +37,24 @@ func suggestionArgs(d einvoice.Document, targets []Target) (lines []*int32, desc
 	return lines, descriptions, nets
 }
 
-// SuggestTx writes the suggested coding of document id of the org, just
-// filed with facts d and source_ref sourceRef, in the caller's transaction
-// and in one statement for all of its targets: for each, history, the
+// QueueSuggestions queues on b the statement that writes the suggested
+// coding of document id of the org, filed with facts d and source_ref
+// sourceRef, for all of its targets at once: for each, history, the
 // supplier's rule or the org's default, or no row. A target that has rows
 // already keeps them.
-func SuggestTx(ctx context.Context, tx pgx.Tx, orgID, id int64, sourceRef string, d einvoice.Document) error {
-	lines, descriptions, nets := suggestionArgs(d, Targets(d))
-	if _, err := tx.Exec(ctx, insertSuggestionsSQL, orgID, SupplierKey(sourceRef), lines, descriptions, nets, id); err != nil {
-		return fmt.Errorf("coding: suggest document %d: %w", id, err)
+func QueueSuggestions(b *pgx.Batch, orgID, id int64, sourceRef string, d einvoice.Document) {
+	queueSuggestions(b, orgID, id, sourceRef, d, Targets(d))
+}
+
+// queueSuggestions queues the suggestions of targets of document id.
+func queueSuggestions(b *pgx.Batch, orgID, id int64, sourceRef string, d einvoice.Document, targets []Target) {
+	lines, descriptions, nets := suggestionArgs(d, targets)
+	b.Queue(insertSuggestionsSQL, orgID, SupplierKey(sourceRef), lines, descriptions, nets, id).Fn = func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("coding: suggest document %d: %w", id, err)
+		}
+		return nil
 	}
-	return nil
 }
 
 // RefitTx fits the coding of document id to its new facts d (typed in by a
@@ -82,11 +89,9 @@ func RefitTx(ctx context.Context, tx pgx.Tx, orgID, id int64, sourceRef string, 
 	if len(open) == 0 {
 		return nil
 	}
-	lines, descriptions, nets := suggestionArgs(d, open)
-	if _, err := tx.Exec(ctx, insertSuggestionsSQL, orgID, SupplierKey(sourceRef), lines, descriptions, nets, id); err != nil {
-		return fmt.Errorf("coding: suggest document %d: %w", id, err)
-	}
-	return nil
+	b := &pgx.Batch{}
+	queueSuggestions(b, orgID, id, sourceRef, d, open)
+	return tx.SendBatch(ctx, b).Close()
 }
 
 func lineKey(line *int) int {

@@ -43,7 +43,9 @@ func suggest(t *testing.T, w *apptest.World, id int64, d einvoice.Document) []co
 	t.Helper()
 	ctx := context.Background()
 	if err := database.WithTx(ctx, w.DB.Pool, func(tx pgx.Tx) error {
-		return coding.SuggestTx(ctx, tx, w.Org.ID, id, "vat:SE1/X", d)
+		b := &pgx.Batch{}
+		coding.QueueSuggestions(b, w.Org.ID, id, "vat:SE1/X", d)
+		return tx.SendBatch(ctx, b).Close()
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -128,20 +128,23 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 			return runs.Step{Next: next, Note: note, Chain: cheap}, err
 		}
 	}
-	// The terminal write point: the filing commits with the run's last checkpoint.
+	// The terminal write point: the filing commits with the run's last
+	// checkpoint, in a pipelined transaction: BEGIN travels with the
+	// filing's first batch, and the suggested coding (intake_coding, not
+	// the intake row) with the checkpoint and the COMMIT.
 	nodes[nodeQueue] = func(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
 		note := "filed"
 		if r.State.Flag != "" {
 			note = "filed flagged: " + r.State.Flag
 		}
-		return runs.Step{Note: note, Commit: func(ctx context.Context, tx pgx.Tx) error {
+		return runs.Step{Note: note, CommitBatched: func(ctx context.Context, tx pgx.Tx) (*pgx.Batch, error) {
 			doc, err := queue(ctx, intake.NewPGStoreTx(tx), &r.State)
 			if err != nil || p.opts.NoSuggestions || r.State.Document == nil {
-				return err
+				return nil, err
 			}
-			// Its coding is suggested with the filing, in the same
-			// transaction (intake_coding, not the intake row).
-			return coding.SuggestTx(ctx, tx, doc.OrgID, doc.ID, doc.SourceRef, *r.State.Document)
+			b := &pgx.Batch{}
+			coding.QueueSuggestions(b, doc.OrgID, doc.ID, doc.SourceRef, *r.State.Document)
+			return b, nil
 		}}, nil
 	}
 	return runs.Graph[State]{
