@@ -51,10 +51,10 @@ const (
 //     bookkeeper's answer with remember), when active, for the whole net.
 //   - default: the org's default expense account, when active.
 //
-// A target none applies to has no row. Only approved documents teach, so
-// learning costs approval nothing: the lookup is an ordered scan of
-// intake_supplier_listing_idx within the supplier, bounded by those 20,
-// and the coding rows by their primary key; no trigram index is needed
+// A target none applies to has no row. Only approved documents teach, and
+// approval writes nothing for it but an index entry: the lookup is an ordered scan of
+// intake_approved_supplier_idx within the supplier, bounded by those 20,
+// and of their coding rows by its primary key; no trigram index is needed
 // because descriptions are compared only within that bounded set.
 const suggestionsCTE = `WITH t AS (
 	SELECT t.ord, t.line, coalesce(t.descr, '') AS descr, t.net
