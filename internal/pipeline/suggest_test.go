@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
@@ -12,6 +13,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/app/apptest"
 	"greatbook/internal/bench"
+	"greatbook/internal/bookkeeper"
 	"greatbook/internal/coding"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
@@ -156,5 +158,72 @@ func TestSuggestionsFallBackToTheSupplierRuleThenTheDefaultThenNone(t *testing.T
 	off := pipeline.New(w.DB.Pool, runs.NewEngine(w.DB.Pool, runs.Options{Logger: testkit.Logger(t)}), pipeline.Options{NoSuggestions: true})
 	if rows := readCoding(t, w, file(t, off, w.DB.Pool, w.Org.ID, supplierInvoice(4)).ID); len(rows) != 0 {
 		t.Errorf("suggestions off: %+v, want no rows", rows)
+	}
+}
+
+// A bookkeeper's answer remembered for the supplier is the next invoice's
+// suggestion (supplier_rule), end to end: an invoice filed with nothing to
+// suggest is approved, the bookkeeper asks for its expense account, the
+// answer is remembered, and the supplier's next invoice is filed with that
+// account suggested for every line.
+func TestARememberedAnswerIsTheNextInvoicesSuggestion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := apptest.NewWorld(t, app.Config{Workers: 1})
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE orgs SET default_expense_account_id = NULL WHERE id = $1`, w.Org.ID); err != nil {
+		t.Fatal(err)
+	}
+	filed := func(n int64) intake.Document {
+		t.Helper()
+		res, err := w.App.Pipeline.Ingest(ctx, intake.Arrival{OrgID: w.Org.ID, Content: supplierInvoice(n), MediaType: "application/xml", Via: "api", Actor: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc intake.Document
+		testkit.Eventually(t, 60*time.Second, "not filed", func() (bool, error) {
+			doc, err = intake.NewPGStore(w.DB.Pool).Get(ctx, w.Org.ID, res.Document.ID)
+			return doc.Status != intake.Received, err
+		})
+		return doc
+	}
+	first := filed(1)
+	if rows := readCoding(t, w, first.ID); first.Status != intake.Pending || len(rows) != 0 {
+		t.Fatalf("first invoice %s with %+v, want pending with nothing suggested", first.Status, rows)
+	}
+	if _, err := w.App.Decisions.Approve(ctx, w.Org.ID, first.ID, w.Actor); err != nil {
+		t.Fatal(err)
+	}
+	asked := false
+	testkit.Eventually(t, 60*time.Second, "the first invoice not posted", func() (bool, error) {
+		qs, err := w.App.Bookkeeper.Questions(ctx, w.Org.ID)
+		if err != nil {
+			return false, err
+		}
+		for _, q := range qs {
+			switch q.Kind {
+			case bookkeeper.AskExpenseAccount:
+				asked = true
+				err = w.App.Bookkeeper.Answer(ctx, w.Org.ID, q.RunID, map[string]string{"account": "6200"}, true, w.Actor)
+			case bookkeeper.AskExchangeRate: // the world's books are not in the invoice's currency
+				err = w.App.Bookkeeper.Answer(ctx, w.Org.ID, q.RunID, map[string]string{"rate": "11"}, true, w.Actor)
+			}
+			if err != nil {
+				return false, err
+			}
+		}
+		doc, err := intake.NewPGStore(w.DB.Pool).Get(ctx, w.Org.ID, first.ID)
+		return doc.Status == intake.Posted, err
+	})
+	if !asked {
+		t.Fatal("the bookkeeper did not ask for the expense account")
+	}
+	rows := readCoding(t, w, filed(2).ID)
+	if len(rows) != 10 {
+		t.Fatalf("second invoice: %+v, want a row a line", rows)
+	}
+	for _, r := range rows {
+		if r.Source != coding.SupplierRule || r.Account != "6200" {
+			t.Errorf("second invoice: %+v, want the remembered 6200 as supplier_rule", r)
+		}
 	}
 }
