@@ -72,56 +72,45 @@ func Pipeline(ctx context.Context, e *Env) error {
 		return err
 	}
 	table := &Table{
-		Title:   fmt.Sprintf("pipeline: documents per second, UBL invoice with 10 lines, 4 checkpointed nodes (%s each)", e.Duration),
+		Title: fmt.Sprintf("pipeline: documents per second, UBL invoice with 10 lines, 4 checkpointed nodes (%s each; on and off alternate, on off off on)",
+			e.Duration),
 		Columns: []string{"workers", "suggestions", "documents/s", "ms/document", "round trips/document", "nodes", "checkpoints", "ingest and leases", "checkpoint share"},
 	}
 	rates := map[bool]map[int]float64{true: {}, false: {}}
 	for _, workers := range []int{1, 4} {
+		// The machine's load drifts: the two halves of each measurement
+		// run in the order on, off, off, on, so a steady drift weighs on
+		// both alike.
+		var got [2]pipelineMeasurement // off, on
+		if err := e.ResetStatements(ctx); err != nil {
+			return err
+		}
+		for _, suggest := range []bool{true, false, false, true} {
+			m, err := measurePipeline(ctx, e, o.ID, workers, suggest, e.Duration/2, &next)
+			if err != nil {
+				return err
+			}
+			got[b2i(suggest)].add(m)
+		}
+		if err := e.PrintStatements(ctx, fmt.Sprintf("pipeline, %d workers, suggestions on and off", workers), "document",
+			int(got[0].documents+got[1].documents)); err != nil {
+			return err
+		}
 		for _, suggest := range []bool{true, false} {
-			trips := &roundTrips{}
-			pool, err := e.NewTracedPool(ctx, workers+2, trips)
-			if err != nil {
-				return err
-			}
-			var documents atomic.Int64
-			if err := e.ResetStatements(ctx); err != nil {
-				pool.Close()
-				return err
-			}
-			engine := runs.NewEngine(pool, runs.Options{})
-			p := pipeline.New(pool, engine, pipeline.Options{NoSuggestions: !suggest})
-			rate, err := Measure(ctx, workers, e.Duration, func(ctx context.Context, _, _ int) error {
-				res, err := p.Ingest(ctx, intake.Arrival{OrgID: o.ID, Content: UBLInvoice(next.Add(1)), MediaType: "application/xml", Via: "api", Actor: "bench"})
-				if err != nil {
-					return err
-				}
-				if err := p.Process(ctx, res.RunID); err != nil {
-					return err
-				}
-				documents.Add(1)
-				return nil
-			})
-			pool.Close()
-			if err != nil {
-				return err
-			}
+			m := got[b2i(suggest)]
+			rate := float64(m.documents) / m.elapsed.Seconds()
 			rates[suggest][workers] = rate
 			if workers == 1 && suggest {
 				e.pipelineRate = rate
 			}
-			onOff := map[bool]string{true: "on", false: "off"}[suggest]
-			if err := e.PrintStatements(ctx, fmt.Sprintf("pipeline, %d workers, suggestions %s", workers, onOff), "document", int(documents.Load())); err != nil {
-				return err
-			}
-			st := engine.Stats()
-			wall := time.Duration(workers) * e.Duration // time the workers spent, all of it
+			wall := time.Duration(workers) * m.elapsed // time the workers spent, all of it
 			share := func(d time.Duration) string { return fmt.Sprintf("%.0f%%", 100*float64(d)/float64(wall)) }
 			perDocument := "-"
-			if n := documents.Load(); n > 0 {
-				perDocument = fmt.Sprintf("%.1f", float64(trips.n.Load())/float64(n))
+			if m.documents > 0 {
+				perDocument = fmt.Sprintf("%.1f", float64(m.trips)/float64(m.documents))
 			}
-			table.Add(strconv.Itoa(workers), onOff, Rate(rate), fmt.Sprintf("%.1f", 1000*float64(workers)/rate), perDocument,
-				share(st.Nodes), share(st.Checkpoints), share(wall-st.Nodes-st.Checkpoints), share(st.Checkpoints))
+			table.Add(strconv.Itoa(workers), map[bool]string{true: "on", false: "off"}[suggest], Rate(rate), fmt.Sprintf("%.1f", 1000*float64(workers)/rate),
+				perDocument, share(m.stats.Nodes), share(m.stats.Checkpoints), share(wall-m.stats.Nodes-m.stats.Checkpoints), share(m.stats.Checkpoints))
 		}
 	}
 	var pending, suggested int
@@ -145,6 +134,58 @@ func Pipeline(ctx context.Context, e *Env) error {
 	fmt.Fprintln(e.Out, "with the queue's filing and the suggested coding in the last), ingest and leases (the first write, claiming the run);")
 	fmt.Fprintln(e.Out, "round trips: exchanges with the server per filed document (a statement, a prepare, or a batch, which counts once)")
 	return nil
+}
+
+// pipelineMeasurement is what one measurement of the pipeline counted.
+type pipelineMeasurement struct {
+	documents, trips int64
+	elapsed          time.Duration
+	stats            runs.Stats
+}
+
+func (m *pipelineMeasurement) add(o pipelineMeasurement) {
+	m.documents, m.trips, m.elapsed = m.documents+o.documents, m.trips+o.trips, m.elapsed+o.elapsed
+	m.stats.Nodes, m.stats.Checkpoints = m.stats.Nodes+o.stats.Nodes, m.stats.Checkpoints+o.stats.Checkpoints
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// measurePipeline files the benchmark's invoices into org orgID through a
+// pipeline of its own at workers, for d, with or without suggestions.
+func measurePipeline(ctx context.Context, e *Env, orgID int64, workers int, suggest bool, d time.Duration, next *atomic.Int64) (pipelineMeasurement, error) {
+	trips := &roundTrips{}
+	pool, err := e.NewTracedPool(ctx, workers+2, trips)
+	if err != nil {
+		return pipelineMeasurement{}, err
+	}
+	defer pool.Close()
+	var documents atomic.Int64
+	engine := runs.NewEngine(pool, runs.Options{})
+	p := pipeline.New(pool, engine, pipeline.Options{NoSuggestions: !suggest})
+	rate, err := Measure(ctx, workers, d, func(ctx context.Context, _, _ int) error {
+		res, err := p.Ingest(ctx, intake.Arrival{OrgID: orgID, Content: UBLInvoice(next.Add(1)), MediaType: "application/xml", Via: "api", Actor: "bench"})
+		if err != nil {
+			return err
+		}
+		if err := p.Process(ctx, res.RunID); err != nil {
+			return err
+		}
+		documents.Add(1)
+		return nil
+	})
+	if err != nil {
+		return pipelineMeasurement{}, err
+	}
+	elapsed := d
+	if rate > 0 {
+		elapsed = time.Duration(float64(documents.Load()) / rate * float64(time.Second))
+	}
+	return pipelineMeasurement{documents: documents.Load(), trips: trips.n.Load(), elapsed: elapsed, stats: engine.Stats()}, nil
 }
 
 // teachCoding files invoice n of the benchmark's supplier, codes it as a
