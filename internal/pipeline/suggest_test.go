@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"greatbook/internal/bench"
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/coding"
+	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/pipeline"
 	"greatbook/internal/runs"
@@ -224,6 +226,43 @@ func TestARememberedAnswerIsTheNextInvoicesSuggestion(t *testing.T) {
 	for _, r := range rows {
 		if r.Source != coding.SupplierRule || r.Account != "6200" {
 			t.Errorf("second invoice: %+v, want the remembered 6200 as supplier_rule", r)
+		}
+	}
+}
+
+// Facts typed in (pipeline.TypeIn) are suggested a coding where none fits
+// yet, and keep a reviewer's rows of the lines whose nets are unchanged.
+func TestTypedInFactsAreSuggestedWhereNoReviewerCoded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := apptest.NewWorld(t, app.Config{Workers: -1})
+	var d einvoice.Document
+	if err := json.Unmarshal(w.Fields, &d); err != nil {
+		t.Fatal(err)
+	}
+	bare, coded := w.Doc(t, 0), w.Doc(t, 0)
+	reviewed := []coding.Row{codingRow(1, "6400", "12000.00", nil), codingRow(2, "6100", "225.00", nil), codingRow(3, "6300", "2900.00", nil),
+		codingRow(4, "6200", "747.00", nil), codingRow(5, "6400", "5000.00", nil)}
+	if _, err := coding.Replace(ctx, w.DB.Pool, w.Org.ID, coded, reviewed, w.Actor); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'flagged', flag_reason = 'invalid_einvoice' WHERE id = ANY($1)`, []int64{bare, coded}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{bare, coded} {
+		if _, findings, err := w.App.Pipeline.TypeIn(ctx, w.Org.ID, id, d, w.Actor); err != nil || einvoice.HasFatal(findings) {
+			t.Fatalf("type in %d: %v %v", id, findings, err)
+		}
+	}
+	for id, want := range map[int64]coding.Source{bare: coding.Default, coded: coding.Reviewer} {
+		rows := readCoding(t, w, id)
+		if len(rows) != len(reviewed) {
+			t.Fatalf("document %d typed in: %+v, want a row a line", id, rows)
+		}
+		for i, r := range rows {
+			if r.Source != want || (want == coding.Reviewer && r.Account != reviewed[i].Account) {
+				t.Errorf("document %d typed in, row %d: %+v, want %s", id, i, r, want)
+			}
 		}
 	}
 }
