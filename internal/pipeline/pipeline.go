@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"greatbook/internal/coding"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/failpoint"
@@ -38,6 +39,9 @@ type Options struct {
 	ExtractTimeLimit time.Duration
 	Model            *ModelExtractor
 	Logger           *slog.Logger
+	// NoSuggestions files documents without suggesting their coding (the
+	// benchmark's comparison; the product always suggests).
+	NoSuggestions bool
 }
 
 // Pipeline files arriving documents through durable runs.
@@ -124,15 +128,23 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 			return runs.Step{Next: next, Note: note, Chain: cheap}, err
 		}
 	}
-	// The terminal write point: the filing commits with the run's last checkpoint.
+	// The terminal write point: the filing commits with the run's last
+	// checkpoint, in a pipelined transaction: BEGIN travels with the
+	// filing's first batch, and the suggested coding (intake_coding, not
+	// the intake row) with the checkpoint and the COMMIT.
 	nodes[nodeQueue] = func(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
 		note := "filed"
 		if r.State.Flag != "" {
 			note = "filed flagged: " + r.State.Flag
 		}
-		return runs.Step{Note: note, Commit: func(ctx context.Context, tx pgx.Tx) error {
-			_, err := queue(ctx, intake.NewPGStoreTx(tx), &r.State)
-			return err
+		return runs.Step{Note: note, CommitBatched: func(ctx context.Context, tx pgx.Tx) (*pgx.Batch, error) {
+			doc, err := queue(ctx, intake.NewPGStoreTx(tx), &r.State)
+			if err != nil || p.opts.NoSuggestions || r.State.Document == nil {
+				return nil, err
+			}
+			b := &pgx.Batch{}
+			coding.QueueSuggestions(b, doc.OrgID, doc.ID, doc.SourceRef, *r.State.Document)
+			return b, nil
 		}}, nil
 	}
 	return runs.Graph[State]{

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/audit"
+	"greatbook/internal/coding"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
@@ -17,7 +18,9 @@ import (
 // (a scan, or a document whose extraction failed). It validates them first:
 // when a finding is fatal it returns the findings and writes nothing;
 // warnings are filed with the document, which is pending. The document's
-// approvals, if it had any, are forgotten.
+// approvals, if it had any, are forgotten, and its coding is fitted to the
+// new facts: a reviewer's rows of a line whose net is unchanged stay, the
+// rest go, and what is left uncoded is suggested afresh.
 func (p *Pipeline) TypeIn(ctx context.Context, orgID, docID int64, d einvoice.Document, actor audit.Actor) (intake.Document, []einvoice.Finding, error) {
 	d.Format = "manual"
 	fs := einvoice.ValidateAt(d, time.Now())
@@ -36,6 +39,9 @@ func (p *Pipeline) TypeIn(ctx context.Context, orgID, docID int64, d einvoice.Do
 		}
 		// New facts: approvals given to the old ones no longer stand.
 		if err := review.ClearApprovals(ctx, tx, docID); err != nil {
+			return intake.Document{}, err
+		}
+		if err := coding.RefitTx(ctx, tx, orgID, docID, doc.SourceRef, d); err != nil {
 			return intake.Document{}, err
 		}
 		return doc, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "typed_in",
