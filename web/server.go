@@ -96,6 +96,10 @@ func (s *Server) routes() {
 	v1.GET("/me", s.api.Me)
 	v1.GET("/users/:id", s.api.User)
 	v1.GET("/accounts", s.api.Accounts)
+	// The chart an org's documents are coded to: accounts and dimensions.
+	v1.POST("/accounts", s.api.CreateAccount, httpkit.RequireAdmin)
+	v1.GET("/dimensions", s.api.Dimensions)
+	v1.PUT("/dimensions/:name", s.api.PutDimension, httpkit.RequireAdmin)
 	v1.GET("/approval-policy", s.api.ApprovalPolicy)
 	v1.PUT("/approval-policy", s.api.SetApprovalPolicy, httpkit.RequireAdmin)
 	v1.POST("/documents", s.api.UploadDocument)
