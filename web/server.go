@@ -172,6 +172,15 @@ func (s *Server) routes() {
 	adm.GET("/supplier-rules", s.ui.SupplierRules)
 	adm.POST("/supplier-rules/change", s.ui.ChangeSupplierRule)
 	adm.POST("/supplier-rules/forget", s.ui.ForgetSupplierRule)
+	// The chart: accounts and dimensions, and their CSV imports.
+	adm.GET("/accounts", s.ui.AccountsPage)
+	adm.POST("/accounts", s.ui.CreateAccount)
+	adm.POST("/accounts/active", s.ui.SetAccountActive)
+	adm.POST("/accounts/import", s.ui.ImportAccounts)
+	adm.GET("/dimensions", s.ui.DimensionsPage)
+	adm.POST("/dimensions", s.ui.CreateDimension)
+	adm.POST("/dimensions/import", s.ui.ImportValues)
+	adm.POST("/dimensions/:name/values", s.ui.SetValue)
 	adm.GET("/org", s.ui.OrgSettings)
 	adm.POST("/org", s.ui.SaveOrgSettings)
 	// Org settings beyond the identity: the default expense account, the
