@@ -5,9 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/chart"
+	"greatbook/internal/coding"
+	"greatbook/internal/einvoice"
 	"greatbook/internal/ledger"
 	"greatbook/internal/testkit"
 )
@@ -224,4 +228,98 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// What a coding is checked against follows the chart: a deactivated
+// account or value is refused by coding.Check as inactive, by its row, and
+// is accepted again once reactivated.
+func TestACodingRefusesWhatIsDeactivated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	if _, err := chart.PutValues(ctx, db.Pool, o.ID, "cost_center", []chart.ValueChange{{Code: "OPS", Name: "Operations", Active: new(false)}}, admin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chart.SetAccountActive(ctx, db.Pool, o.ID, "6300", false, admin); err != nil {
+		t.Fatal(err)
+	}
+	doc := einvoice.Document{Totals: einvoice.Totals{Net: decimal.RequireFromString("100.00")}}
+	rows := []coding.Row{{Account: "6300", Dimensions: map[string]string{"cost_center": "OPS"}, Amount: decimal.RequireFromString("100.00")}}
+	c, err := coding.ChartOf(ctx, db.Pool, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = coding.Check(doc, rows, c)
+	e, _ := apperr.As(err)
+	if e == nil || e.Code != apperr.Invalid {
+		t.Fatalf("want invalid, got %v", err)
+	}
+	var fields []string
+	for _, f := range e.Details["reasons"].([]coding.Fault) {
+		fields = append(fields, f.Field+": "+f.Message)
+	}
+	if got := strings.Join(fields, "; "); got != "coding[0].account: account 6300 is inactive; coding[0].dimensions.cost_center: value OPS of cost_center is inactive" {
+		t.Fatalf("reasons: %s", got)
+	}
+	if _, err := chart.SetAccountActive(ctx, db.Pool, o.ID, "6300", true, admin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chart.PutValues(ctx, db.Pool, o.ID, "cost_center", []chart.ValueChange{{Code: "OPS", Name: "Operations", Active: new(true)}}, admin); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = coding.ChartOf(ctx, db.Pool, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := coding.Check(doc, rows, c); err != nil {
+		t.Fatalf("reactivated: %v", err)
+	}
+}
+
+// Two changes of one dimension's values come one after the other: a change
+// waits for the dimension's row another holds (pg_blocking_pids), and then
+// builds on what the other wrote rather than on what it read before.
+func TestChangesOfOneDimensionWaitForEachOther(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	if _, err := chart.PutValues(ctx, db.Pool, o.ID, "project", []chart.ValueChange{{Code: "P1", Name: "Apollo"}}, admin); err != nil {
+		t.Fatal(err)
+	}
+	holder := db.Conn(t)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT id FROM dimensions WHERE org_id = $1 AND name = 'project' FOR UPDATE`, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE dimension_values SET active = false WHERE code = 'P1'`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan chart.Dimension, 1)
+	failed := make(chan error, 1)
+	go func() {
+		d, err := chart.PutValues(ctx, db.Pool, o.ID, "project", []chart.ValueChange{{Code: "P1", Name: "Apollo 11"}}, admin)
+		if err != nil {
+			failed <- err
+			return
+		}
+		done <- d
+	}()
+	testkit.WaitForLockWaiter(t, db.Conn(t))
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-failed:
+		t.Fatal(err)
+	case d := <-done:
+		// The waiting change kept the state the other wrote (inactive):
+		// it read the values only once it held the dimension.
+		if len(d.Values) != 1 || d.Values[0] != (chart.Value{Code: "P1", Name: "Apollo 11", Active: false}) {
+			t.Fatalf("values after both: %+v", d.Values)
+		}
+	}
 }
