@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/chart"
 	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/ledger"
 	"greatbook/internal/testkit"
@@ -110,6 +111,11 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		SELECT $1, 'SE556677889901', id, 'test' FROM accounts WHERE org_id = $1 AND code = '6200'`, o.ID); err != nil {
 		t.Fatal(err)
 	}
+	// A dimension with an active and an inactive value (the dimensions page lists them).
+	if _, err := chart.PutValues(ctx, a.DB.Pool, o.ID, "cost_center", []chart.ValueChange{{Code: "OPS", Name: "Operations"},
+		{Code: "OLD", Name: "Closed", Active: new(false)}}, admin.Actor()); err != nil {
+		t.Fatal(err)
+	}
 	// A remembered exchange rate (the org settings page lists it).
 	if _, err := a.DB.Pool.Exec(ctx, `INSERT INTO exchange_rates (org_id, currency, rate_date, rate, created_by)
 		VALUES ($1, 'GBP', '2026-01-02', 13.1, 'test') ON CONFLICT DO NOTHING`, o.ID); err != nil {
@@ -171,7 +177,8 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		pages = append(pages, "/intake/"+webtest.Itoa(id))
 	}
 	pages = append(pages, "/intake/"+webtest.Itoa(pending)+"/type-in", "/typewriter/"+webtest.Itoa(tw.ID)+"/revise",
-		"/ledger/entries/"+webtest.Itoa(usd.Entry.ID), "/admin/supplier-rules", "/admin/org")
+		"/ledger/entries/"+webtest.Itoa(usd.Entry.ID), "/admin/supplier-rules", "/admin/org",
+		"/admin/accounts", "/admin/dimensions")
 	pages = append(pages, "/upload", "/typewriter", "/typewriter/new", "/typewriter/"+webtest.Itoa(tw.ID),
 		"/ledger", "/ledger/trial-balance", "/ledger/source-keys", "/ledger/entries/"+webtest.Itoa(int64(entryID)),
 		"/admin/dead-letters", "/admin/jobs/"+webtest.Itoa(int64(jobID)), "/admin/runs", "/no-such-page", "/intake/999999")
@@ -187,6 +194,8 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		"/ledger/trial-balance":                         {"tb-totals"},
 		"/admin/runs":                                   {"run-counts"},
 		"/admin/supplier-rules":                         {"supplier-rule"},
+		"/admin/accounts":                               {"account", "account-create-form", "accounts-import-form"},
+		"/admin/dimensions":                             {"dimension-value", "dimension-create-form", "values-import-form", "value-add-form"},
 		"/admin/org":                                    {"org-settings-form", "default-account-form", "base-currency-form", "exchange-rate", "supplier-rules-link"},
 	}
 	for _, path := range pages {

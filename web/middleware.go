@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/chart"
 	"greatbook/web/api"
 	"greatbook/web/ui"
 )
@@ -53,6 +54,8 @@ func (s *Server) bodyLimit(route string) int64 {
 		return document
 	case route == "/upload":
 		return document * ui.MaxUploadFiles
+	case route == "/admin/accounts/import" || route == "/admin/dimensions/import":
+		return chart.MaxImportBytes + 64<<10
 	case strings.HasPrefix(route, "/api/"):
 		return api.MaxJSONBody
 	}

@@ -96,6 +96,10 @@ func (s *Server) routes() {
 	v1.GET("/me", s.api.Me)
 	v1.GET("/users/:id", s.api.User)
 	v1.GET("/accounts", s.api.Accounts)
+	// The chart an org's documents are coded to: accounts and dimensions.
+	v1.POST("/accounts", s.api.CreateAccount, httpkit.RequireAdmin)
+	v1.GET("/dimensions", s.api.Dimensions)
+	v1.PUT("/dimensions/:name", s.api.PutDimension, httpkit.RequireAdmin)
 	v1.GET("/approval-policy", s.api.ApprovalPolicy)
 	v1.PUT("/approval-policy", s.api.SetApprovalPolicy, httpkit.RequireAdmin)
 	v1.POST("/documents", s.api.UploadDocument)
@@ -169,6 +173,15 @@ func (s *Server) routes() {
 	adm.GET("/supplier-rules", s.ui.SupplierRules)
 	adm.POST("/supplier-rules/change", s.ui.ChangeSupplierRule)
 	adm.POST("/supplier-rules/forget", s.ui.ForgetSupplierRule)
+	// The chart: accounts and dimensions, and their CSV imports.
+	adm.GET("/accounts", s.ui.AccountsPage)
+	adm.POST("/accounts", s.ui.CreateAccount)
+	adm.POST("/accounts/active", s.ui.SetAccountActive)
+	adm.POST("/accounts/import", s.ui.ImportAccounts)
+	adm.GET("/dimensions", s.ui.DimensionsPage)
+	adm.POST("/dimensions", s.ui.CreateDimension)
+	adm.POST("/dimensions/import", s.ui.ImportValues)
+	adm.POST("/dimensions/:name/values", s.ui.SetValue)
 	adm.GET("/org", s.ui.OrgSettings)
 	adm.POST("/org", s.ui.SaveOrgSettings)
 	// Org settings beyond the identity: the default expense account, the

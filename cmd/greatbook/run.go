@@ -40,6 +40,10 @@ const usage = `usage: greatbook <command> [flags]
                                                    an instance operator: no org; every org's runs,
                                                    dead letters and /metrics
   token add --org SLUG --email EMAIL               print a new API token for that user
+  accounts import --org SLUG FILE                  import a chart of accounts CSV (code,name,type[,active];
+                                                   docs/chart.md): all or nothing, every bad row by its line
+  dimensions import --org SLUG --dimension NAME FILE
+                                                   import a dimension's values CSV (code,name[,active])
   sweep                                            one recovery pass; print what it launched
   ingest --org SLUG FILE...                        run the intake pipeline on files; one line per file: id and status
 
@@ -81,6 +85,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.userAdd(ctx, rest[1:])
 	case cmd == "token" && sub == "add":
 		return e.tokenAdd(ctx, rest[1:])
+	case cmd == "accounts" && sub == "import":
+		return e.accountsImport(ctx, rest[1:])
+	case cmd == "dimensions" && sub == "import":
+		return e.dimensionsImport(ctx, rest[1:])
 	case cmd == "ingest":
 		return e.ingest(ctx, rest)
 	case cmd == "sweep":
