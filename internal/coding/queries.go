@@ -31,3 +31,10 @@ const (
 	JOIN accounts a ON a.org_id = $2 AND a.code = r.code
 	ORDER BY r.ord`
 )
+
+// valuesSQL lists the org's dimensions with their values (name, code,
+// value name, active), a dimension without values as one row of NULLs,
+// for a coding form's choices.
+const valuesSQL = `SELECT d.name, v.code, v.name, v.active
+	FROM dimensions d LEFT JOIN dimension_values v ON v.dimension_id = d.id
+	WHERE d.org_id = $1 ORDER BY d.name, v.code`
