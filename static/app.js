@@ -324,6 +324,13 @@ function enhanceCoding(form) {
     const frac = minor > 0 ? "." + String(a % scale).padStart(minor, "0") : "";
     return sign + whole + frac;
   };
+  // shown is an amount as the pages show them, thousands separated.
+  const shown = function (u) {
+    const t = text(u);
+    const sign = t.startsWith("-") ? "-" : "";
+    const parts = t.replace("-", "").split(".");
+    return sign + parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (parts.length > 1 ? "." + parts[1] : "");
+  };
   const netOf = function (line) {
     const check = form.querySelector('[data-testid=coding-line-check][data-line="' + line + '"]');
     return check ? units(check.dataset.net) || 0 : 0;
@@ -338,8 +345,8 @@ function enhanceCoding(form) {
     form.querySelectorAll("[data-testid=coding-line-check]").forEach(function (c) {
       const net = units(c.dataset.net) || 0;
       const coded = sumOf(c.dataset.line, null);
-      c.querySelector("[data-testid=coding-line-coded]").textContent = text(coded);
-      c.querySelector("[data-testid=coding-line-status]").textContent = coded === net ? "✓ sums to its net" : "off by " + text(net - coded);
+      c.querySelector("[data-testid=coding-line-coded]").textContent = shown(coded);
+      c.querySelector("[data-testid=coding-line-status]").textContent = coded === net ? "✓ sums to its net" : "off by " + shown(net - coded);
       c.dataset.off = String(coded !== net);
       if (coded !== net) off++;
     });
