@@ -302,3 +302,156 @@ document.addEventListener("htmx:afterSettle", function (e) {
   decided = false;
   focusWasInPanel = false;
 });
+
+// Coding grid: type-ahead that settles on the one account or value a
+// fragment matches, percentages of a line's net, copy the row above,
+// split a line, and each line's sum checked as the reviewer types.
+function enhanceCoding(form) {
+  const minor = parseInt(form.dataset.minorUnits || "2", 10);
+  const scale = Math.pow(10, minor);
+  const body = form.querySelector("[data-testid=coding-grid] tbody");
+  const rows = function () { return Array.from(body.querySelectorAll("tr[data-testid=coding-row]")); };
+  const rowsOf = function (line) { return rows().filter(function (r) { return r.dataset.line === line; }); };
+  // Amounts are whole minor units here, so that sums are exact.
+  const units = function (s) {
+    const v = parseFloat(String(s).trim());
+    return isFinite(v) && /^-?\d+(\.\d+)?$/.test(String(s).trim()) ? Math.round(v * scale) : null;
+  };
+  const text = function (u) {
+    const sign = u < 0 ? "-" : "";
+    const a = Math.abs(u);
+    const whole = Math.floor(a / scale);
+    const frac = minor > 0 ? "." + String(a % scale).padStart(minor, "0") : "";
+    return sign + whole + frac;
+  };
+  // shown is an amount as the pages show them, thousands separated.
+  const shown = function (u) {
+    const t = text(u);
+    const sign = t.startsWith("-") ? "-" : "";
+    const parts = t.replace("-", "").split(".");
+    return sign + parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (parts.length > 1 ? "." + parts[1] : "");
+  };
+  const netOf = function (line) {
+    const check = form.querySelector('[data-testid=coding-line-check][data-line="' + line + '"]');
+    return check ? units(check.dataset.net) || 0 : 0;
+  };
+  const amountOf = function (row) { return row.querySelector("[data-field=amount]"); };
+  const sumOf = function (line, except) {
+    return rowsOf(line).reduce(function (s, r) { return r === except ? s : s + (units(amountOf(r).value) || 0); }, 0);
+  };
+
+  function check() {
+    let off = 0;
+    form.querySelectorAll("[data-testid=coding-line-check]").forEach(function (c) {
+      const net = units(c.dataset.net) || 0;
+      const coded = sumOf(c.dataset.line, null);
+      c.querySelector("[data-testid=coding-line-coded]").textContent = shown(coded);
+      c.querySelector("[data-testid=coding-line-status]").textContent = coded === net ? "✓ sums to its net" : "off by " + shown(net - coded);
+      c.dataset.off = String(coded !== net);
+      if (coded !== net) off++;
+    });
+    form.querySelector("[data-testid=coding-summary]").textContent =
+      off === 0 ? "Every line is coded to its net." : off + (off === 1 ? " line does" : " lines do") + " not sum to its net.";
+  }
+
+  function byReviewer(row) {
+    row.dataset.source = "reviewer";
+    const badge = row.querySelector("[data-testid=coding-source]");
+    badge.textContent = "reviewer";
+    badge.title = "Set by a reviewer";
+  }
+
+  // "40%": that share of the line's net, to the minor unit; the last row
+  // of the line (when it is another) takes the rest.
+  function percentage(row, input) {
+    const m = /^\s*(-?\d+(?:\.\d+)?)\s*%\s*$/.exec(input.value);
+    if (!m) return;
+    const net = netOf(row.dataset.line);
+    const share = net * parseFloat(m[1]) / 100;
+    input.value = text(Math.sign(share) * Math.round(Math.abs(share)));
+    const same = rowsOf(row.dataset.line);
+    const last = same[same.length - 1];
+    if (last !== row) {
+      amountOf(last).value = text(net - sumOf(row.dataset.line, last));
+      byReviewer(last);
+    }
+  }
+
+  // Type-ahead: a fragment that is not a code settles on the one option
+  // whose code starts with it or whose name contains it.
+  function settle(input) {
+    const list = input.list;
+    const typed = input.value.trim().toLowerCase();
+    if (!list || typed === "") return;
+    const options = Array.from(list.options);
+    if (options.some(function (o) { return o.value.toLowerCase() === typed; })) {
+      input.value = options.find(function (o) { return o.value.toLowerCase() === typed; }).value;
+      return;
+    }
+    const hits = options.filter(function (o) {
+      return o.value.toLowerCase().startsWith(typed) || o.textContent.toLowerCase().includes(typed);
+    });
+    if (hits.length === 1) input.value = hits[0].value;
+  }
+
+  function clean(row) {
+    row.querySelectorAll(".error").forEach(function (e) { e.remove(); });
+    row.querySelectorAll("[aria-invalid]").forEach(function (i) { i.removeAttribute("aria-invalid"); i.removeAttribute("aria-describedby"); });
+  }
+
+  form.addEventListener("input", function (e) {
+    const row = e.target.closest("tr[data-testid=coding-row]");
+    if (row) byReviewer(row);
+    check();
+  });
+  form.addEventListener("change", function (e) {
+    const row = e.target.closest("tr[data-testid=coding-row]");
+    if (!row) return;
+    if (e.target.dataset.field === "amount") percentage(row, e.target);
+    else if (e.target.list) settle(e.target);
+    check();
+  });
+  form.addEventListener("click", function (e) {
+    const button = e.target.closest("button[data-action]");
+    if (!button) return;
+    const row = button.closest("tr[data-testid=coding-row]");
+    const all = rows();
+    const i = all.indexOf(row);
+    switch (button.dataset.action) {
+      case "copy-above": {
+        const above = all[i - 1];
+        if (!above) return;
+        const from = above.querySelectorAll("[data-field=account], [data-field=dimension]");
+        row.querySelectorAll("[data-field=account], [data-field=dimension]").forEach(function (input, k) { input.value = from[k].value; });
+        byReviewer(row);
+        row.querySelector("[data-field=amount]").focus();
+        break;
+      }
+      case "split": {
+        const same = rowsOf(row.dataset.line);
+        const last = same[same.length - 1];
+        const copy = row.cloneNode(true);
+        clean(copy);
+        amountOf(copy).value = text(netOf(row.dataset.line) - sumOf(row.dataset.line, null));
+        byReviewer(copy);
+        last.after(copy);
+        copy.querySelector("[data-field=account]").focus();
+        break;
+      }
+      case "remove": {
+        if (rowsOf(row.dataset.line).length < 2) return;
+        const focus = all[i - 1] || all[i + 1];
+        row.remove();
+        if (focus) amountOf(focus).focus();
+        break;
+      }
+    }
+    check();
+  });
+  check();
+}
+
+document.addEventListener("DOMContentLoaded", function () {
+  const coding = document.querySelector("[data-testid=coding-form]");
+  if (coding) enhanceCoding(coding);
+});

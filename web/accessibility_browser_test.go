@@ -70,6 +70,8 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	admin := testkit.User(t, a.DB, o, auth.RoleAdmin)
 	c := a.APIFor(t, admin)
 	ctx := context.Background()
+	// A dimension of the org: the coding grid's columns and the ledger's filters.
+	costCentres(t, a, o.ID)
 
 	// A posted document and a flagged copy of it (the group diagram).
 	posted, duplicate := webtest.TwoCopies(t, c)
@@ -180,7 +182,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		"/ledger/entries/"+webtest.Itoa(usd.Entry.ID), "/admin/supplier-rules", "/admin/org",
 		"/admin/accounts", "/admin/dimensions")
 	pages = append(pages, "/upload", "/typewriter", "/typewriter/new", "/typewriter/"+webtest.Itoa(tw.ID),
-		"/ledger", "/ledger/trial-balance", "/ledger/source-keys", "/ledger/entries/"+webtest.Itoa(int64(entryID)),
+		"/ledger", "/ledger/trial-balance", "/ledger/trial-balance?dimension=cost_center", "/ledger/source-keys", "/ledger/entries/"+webtest.Itoa(int64(entryID)),
 		"/admin/dead-letters", "/admin/jobs/"+webtest.Itoa(int64(jobID)), "/admin/runs", "/no-such-page", "/intake/999999")
 	if runID != "" {
 		pages = append(pages, "/admin/runs/"+runID)
@@ -192,6 +194,8 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		"/intake/" + webtest.Itoa(ibanChanged): {"iban-alert", "ap-checks"},
 		"/ledger/entries/" + webtest.Itoa(usd.Entry.ID): {"entry-rate"},
 		"/ledger/trial-balance":                         {"tb-totals"},
+		"/intake/" + webtest.Itoa(pending):              {"coding-form", "coding-dimension", "coding-check"},
+		"/intake/" + webtest.Itoa(posted):               {"coding-none"},
 		"/admin/runs":                                   {"run-counts"},
 		"/admin/supplier-rules":                         {"supplier-rule"},
 		"/admin/accounts":                               {"account", "account-create-form", "accounts-import-form"},

@@ -151,6 +151,7 @@ func (s *Server) routes() {
 	u.POST("/intake/:id/reject", s.ui.Reject)
 	u.POST("/intake/:id/close-nothing-to-post", s.ui.CloseNothingToPost)
 	u.POST("/intake/:id/answer", s.ui.Answer)
+	u.POST("/intake/:id/coding", s.ui.SaveCoding)
 	u.POST("/desk/questions/:run/answer", s.ui.AnswerOnDesk)
 	u.POST("/intake/:id/not-a-duplicate", s.ui.NotADuplicate, httpkit.RequireAdmin)
 	u.POST("/jobs/:id/retry", s.ui.RetryJob, httpkit.RequireAdmin)

@@ -124,3 +124,10 @@ const (
 	// reviewer's rows of the lines $2 (0: the remainder).
 	unfitCodingSQL = `DELETE FROM intake_coding WHERE intake_id = $1 AND (source <> 'reviewer' OR coalesce(line, 0) <> ALL($2::int[]))`
 )
+
+// valuesSQL lists the org's dimensions with their values (name, code,
+// value name, active), a dimension without values as one row of NULLs,
+// for a coding form's choices.
+const valuesSQL = `SELECT d.name, v.code, v.name, v.active
+	FROM dimensions d LEFT JOIN dimension_values v ON v.dimension_id = d.id
+	WHERE d.org_id = $1 ORDER BY d.name, v.code`

@@ -94,15 +94,19 @@ FROM journal_entries e`
 // conditions a filter asks for joined by " AND ", then the order. Each %s
 // is the placeholder of a bound value.
 const (
-	listEntriesWhere       = entrySelect + " WHERE "
-	listEntriesOfOrg       = "e.org_id = $1"
-	listEntriesSourceType  = "e.source_type = %s"
-	listEntriesSourceID    = "e.source_id = %s"
-	listEntriesAccount     = "EXISTS (SELECT 1 FROM journal_lines l JOIN accounts a ON a.id = l.account_id WHERE l.entry_id = e.id AND a.code = %s)"
-	listEntriesFrom        = "e.entry_date >= %s::date"
-	listEntriesTo          = "e.entry_date <= %s::date"
-	listEntriesBefore      = "(e.entry_date, e.id) < (%s::date, %s)"
-	listEntriesOrderLimits = " ORDER BY e.entry_date DESC, e.id DESC LIMIT %s OFFSET %s"
+	listEntriesWhere      = entrySelect + " WHERE "
+	listEntriesOfOrg      = "e.org_id = $1"
+	listEntriesSourceType = "e.source_type = %s"
+	listEntriesSourceID   = "e.source_id = %s"
+	listEntriesAccount    = "EXISTS (SELECT 1 FROM journal_lines l JOIN accounts a ON a.id = l.account_id WHERE l.entry_id = e.id AND a.code = %s)"
+	listEntriesFrom       = "e.entry_date >= %s::date"
+	// An entry with a line that carries the dimension (any value), or the
+	// dimension's value.
+	listEntriesDimension      = "EXISTS (SELECT 1 FROM journal_lines l WHERE l.entry_id = e.id AND l.dimensions ? %s)"
+	listEntriesDimensionValue = "EXISTS (SELECT 1 FROM journal_lines l WHERE l.entry_id = e.id AND l.dimensions @> jsonb_build_object(%s::text, %s::text))"
+	listEntriesTo             = "e.entry_date <= %s::date"
+	listEntriesBefore         = "(e.entry_date, e.id) < (%s::date, %s)"
+	listEntriesOrderLimits    = " ORDER BY e.entry_date DESC, e.id DESC LIMIT %s OFFSET %s"
 )
 
 // The trial balance, of every date or up to one.
@@ -121,6 +125,20 @@ const (
 	JOIN journal_entries e ON e.id = l.entry_id
 	WHERE a.org_id = $1 AND e.entry_date <= $2::date
 	GROUP BY a.id ORDER BY a.code`
+
+	// trialBalanceByDimensionSQL sums every account's lines per value of
+	// dimension $2 ('' for lines without it), up to date $3 (every date
+	// when NULL), of value $4 only unless it is ''. The lines of an org's
+	// accounts are read through their account index either way: no index
+	// on the dimensions would narrow them further.
+	trialBalanceByDimensionSQL = `SELECT a.id, a.code, a.name, a.type, a.active, coalesce(l.dimensions ->> $2::text, ''),
+		coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
+	FROM accounts a
+	JOIN journal_lines l ON l.account_id = a.id
+	JOIN journal_entries e ON e.id = l.entry_id
+	WHERE a.org_id = $1 AND ($3::date IS NULL OR e.entry_date <= $3::date)
+		AND ($4::text = '' OR l.dimensions @> jsonb_build_object($2::text, $4::text))
+	GROUP BY a.id, 6 ORDER BY a.code, 6`
 )
 
 // What writers saw under a source key (the source-key explorer).

@@ -57,6 +57,9 @@ type Filter struct {
 	SourceID   string
 	Account    string
 	From, To   string // YYYY-MM-DD, inclusive
+	// Dimension keeps the entries with a line that carries it, of Value
+	// when that is not empty.
+	Dimension, Value string
 	// Before is a keyset position in the list's order (date, then id, both
 	// newest first): only entries after it in that order. Nil: from the top.
 	Before *Position
@@ -79,7 +82,8 @@ func List(ctx context.Context, q database.Executor, orgID int64, f Filter) ([]En
 		}
 	}
 	if err := storable.CheckParameters(storable.Param{Name: "source_type", Value: f.SourceType, Max: MaxKeyText},
-		storable.Param{Name: "source_id", Value: f.SourceID, Max: MaxKeyText}, storable.Param{Name: "account", Value: f.Account, Max: MaxKeyText}); err != nil {
+		storable.Param{Name: "source_id", Value: f.SourceID, Max: MaxKeyText}, storable.Param{Name: "account", Value: f.Account, Max: MaxKeyText},
+		storable.Param{Name: "dimension", Value: f.Dimension, Max: MaxKeyText}, storable.Param{Name: "value", Value: f.Value, Max: MaxKeyText}); err != nil {
 		return nil, err
 	}
 	where := []string{listEntriesOfOrg}
@@ -93,6 +97,12 @@ func List(ctx context.Context, q database.Executor, orgID int64, f Filter) ([]En
 	}
 	if f.Account != "" {
 		where = append(where, fmt.Sprintf(listEntriesAccount, arg(f.Account)))
+	}
+	switch {
+	case f.Dimension != "" && f.Value != "":
+		where = append(where, fmt.Sprintf(listEntriesDimensionValue, arg(f.Dimension), arg(f.Value)))
+	case f.Dimension != "":
+		where = append(where, fmt.Sprintf(listEntriesDimension, arg(f.Dimension)))
 	}
 	if f.From != "" {
 		where = append(where, fmt.Sprintf(listEntriesFrom, arg(f.From)))
@@ -156,9 +166,13 @@ func reversedBy(ctx context.Context, q database.Executor, orgID int64, entries [
 	return rows.Err()
 }
 
-// BalanceRow is one account of a trial balance, in base currency.
+// BalanceRow is one account of a trial balance, in base currency: all of
+// its lines, or (by a dimension) those of one value of the dimension.
 type BalanceRow struct {
 	Account
+	// Value is the dimension's value of the lines summed ("" for lines
+	// without it) in a trial balance by dimension.
+	Value   string
 	Debit   decimal.Decimal
 	Credit  decimal.Decimal
 	Balance decimal.Decimal // debit − credit
@@ -182,6 +196,43 @@ func TrialBalance(ctx context.Context, q database.Executor, orgID int64, asOf st
 		var b BalanceRow
 		var d, c string
 		if err := r.Scan(&b.ID, &b.Code, &b.Name, &b.Type, &b.Active, &d, &c); err != nil {
+			return b, err
+		}
+		b.Debit, _ = decimal.NewFromString(d)
+		b.Credit, _ = decimal.NewFromString(c)
+		b.Balance = b.Debit.Sub(b.Credit)
+		return b, nil
+	})
+}
+
+// TrialBalanceBy is the trial balance with each account's lines grouped by
+// their value of dimension (a row per account and value, "" for the lines
+// without it), of value only when it is not empty; without a dimension it
+// is TrialBalance. Filtered by a value, it sums only the lines carrying it,
+// which need not balance (the payable and VAT lines carry no cost centre).
+func TrialBalanceBy(ctx context.Context, q database.Executor, orgID int64, asOf, dimension, value string) ([]BalanceRow, error) {
+	if dimension == "" {
+		return TrialBalance(ctx, q, orgID, asOf)
+	}
+	if err := checkDate("as_of", asOf); err != nil {
+		return nil, err
+	}
+	if err := storable.CheckParameters(storable.Param{Name: "dimension", Value: dimension, Max: MaxKeyText},
+		storable.Param{Name: "value", Value: value, Max: MaxKeyText}); err != nil {
+		return nil, err
+	}
+	var date *string
+	if asOf != "" {
+		date = &asOf
+	}
+	rows, err := q.Query(ctx, trialBalanceByDimensionSQL, orgID, dimension, date, value)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: trial balance by %s: %w", dimension, err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (BalanceRow, error) {
+		var b BalanceRow
+		var d, c string
+		if err := r.Scan(&b.ID, &b.Code, &b.Name, &b.Type, &b.Active, &b.Value, &d, &c); err != nil {
 			return b, err
 		}
 		b.Debit, _ = decimal.NewFromString(d)

@@ -156,6 +156,11 @@ func (h *Handlers) documentView(c echo.Context, id int64) (views.DocumentView, e
 	if v.Queue, err = h.queueNavigation(c, id); err != nil {
 		return v, err
 	}
+	if p.Fields != nil {
+		if v.Coding, err = h.codingGrid(c, p.Document, *p.Fields); err != nil {
+			return v, err
+		}
+	}
 	if p.Document.VersionGroup != 0 {
 		chain, err := h.App.Typewriter.Get(ctx, p.Document.OrgID, p.Document.VersionGroup)
 		if err != nil {
