@@ -205,7 +205,33 @@ func (b *Bookkeeper) load(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 func (b *Bookkeeper) account(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
 	if r.State.Coded {
 		// Each coding row names its account: nothing to choose or ask.
-		return runs.Step{Next: "rate", Chain: true, Note: "accounts from the coding"}, nil
+		step := runs.Step{Next: "rate", Chain: true, Note: "accounts from the coding"}
+		rows, ok := r.Scratch[codingKey].([]coding.Row)
+		if !ok {
+			return step, nil
+		}
+		account, source, one := oneSuggestedAccount(rows)
+		if !one || (source != coding.SupplierRule && source != coding.Default) {
+			return step, nil
+		}
+		// The whole document on the one account a supplier rule or the
+		// org's default suggested: recorded as the rule's choice, as when
+		// the bookkeeper chooses it, so the document and its entry say why.
+		l, ok := r.Scratch[lookupsKey].(accountLookups)
+		if !ok {
+			var err error
+			if l, err = b.lookupAccounts(ctx, r); err != nil {
+				return runs.Step{}, err
+			}
+		}
+		switch {
+		case source == coding.SupplierRule && l.rule != nil && *l.rule == account:
+			r.State.Account, r.State.AccountFrom = account, "supplier"
+			r.State.ChosenBy, r.State.AccountSetBy, r.State.AccountSetAt = ChosenByRule, *l.ruleSetBy, l.ruleSetAt
+		case source == coding.Default && l.defaultAcct != nil && *l.defaultAcct == account:
+			r.State.Account, r.State.AccountFrom, r.State.ChosenBy = account, "default", ChosenByDefault
+		}
+		return step, nil
 	}
 	if r.Answer != nil {
 		var a AccountAnswer
@@ -374,7 +400,7 @@ func (b *Bookkeeper) post(ctx context.Context, r *runs.Run[State]) (runs.Step, e
 			return nil, fmt.Errorf("bookkeeper: encode audit detail: %w", err)
 		}
 		batch := &pgx.Batch{}
-		if !s.Coded { // a coded bill has no one account to record the choice of
+		if s.Account != "" { // a coded bill records a choice only when one rule chose its one account
 			queueChoice(batch, r.OrgID, res.Entry.ID, *s)
 		}
 		batch.Queue(markPostedSQL, s.IntakeID, res.Entry.ID, r.OrgID, audit.System("bookkeeper").Label, detail)
@@ -514,4 +540,18 @@ func clip(s string) string {
 		s = s[:40] + "..."
 	}
 	return storable.Clean(s, 0)
+}
+
+// oneSuggestedAccount reports whether every coding row is on the same
+// account from the same source, and which.
+func oneSuggestedAccount(rows []coding.Row) (string, coding.Source, bool) {
+	if len(rows) == 0 {
+		return "", "", false
+	}
+	for _, r := range rows[1:] {
+		if r.Account != rows[0].Account || r.Source != rows[0].Source {
+			return "", "", false
+		}
+	}
+	return rows[0].Account, rows[0].Source, true
 }

@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"time"
+
 	"testing"
 
 	"greatbook/internal/auth"
@@ -95,13 +97,24 @@ func TestApproveUnderAPolicyAPI(t *testing.T) {
 		t.Fatalf("the completing approval: %d %v", status, body)
 	}
 	r2.WaitStatus(float64(id), "posted")
+	// The feed shows a transaction's events once every transaction begun
+	// before it has ended (in the whole cluster, which other tests share):
+	// read it until the document's posting is there.
 	var recorded int
-	_, events := r2.Get("/api/v1/events")
-	for _, e := range events["events"].([]any) {
-		if e.(map[string]any)["type"] == "document.approval_recorded" {
-			recorded++
+	testkit.Eventually(t, 30*time.Second, "the feed never showed document.posted", func() (bool, error) {
+		_, events := r2.Get("/api/v1/events")
+		recorded = 0
+		posted := false
+		for _, e := range events["events"].([]any) {
+			switch e.(map[string]any)["type"] {
+			case "document.approval_recorded":
+				recorded++
+			case "document.posted":
+				posted = true
+			}
 		}
-	}
+		return posted, nil
+	})
 	if recorded != 1 {
 		t.Fatalf("%d document.approval_recorded events", recorded)
 	}

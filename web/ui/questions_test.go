@@ -195,7 +195,15 @@ func TestTheRuleThatChoseTheAccountIsShownAndAdminsChangeOrForgetIt(t *testing.T
 	}
 
 	// Asked again: the account used before is offered, not preselected.
-	third := webtest.ApprovedBill(t, a, o, reviewer, "R-3", 3)
+	// The second bill's coding would teach the third (a history suggestion,
+	// posted without a question): the third is one nothing is suggested for.
+	third := webtest.Filed(t, a.APIFor(t, reviewer), webtest.BillContent(t, "R-3", 3), "pending")
+	if _, err := a.DB.Pool.Exec(ctx, `DELETE FROM intake_coding WHERE intake_id = $1`, third); err != nil {
+		t.Fatal(err)
+	}
+	if ap, err := a.App.Decisions.Approve(ctx, o.ID, third, audit.Actor{Label: reviewer.Email}); err != nil || ap.Launch.Outcome != "launched" {
+		t.Fatalf("approve: %+v %v", ap, err)
+	}
 	q = webtest.OpenQuestion(t, a, o, third)
 	desk := webtest.Doc(t, webtest.Get(t, rc, a.URL+"/desk"))
 	use := desk.Find("[data-testid=desk-question] [data-testid=use-suggested]")

@@ -167,15 +167,20 @@ func SeedDeadLetter(t *testing.T, a *Site, o org.Org, number string) int64 {
 // supplier, many bills) and approves it.
 func ApprovedBill(t *testing.T, a *Site, o org.Org, u auth.User, number string, day int) int64 {
 	t.Helper()
-	c := a.APIFor(t, u)
-	content := strings.Replace(string(Sample(t, "ubl-invoice-multirate.xml")), "<cbc:ID>NK-2026-0042</cbc:ID>", "<cbc:ID>"+number+"</cbc:ID>", 1)
-	// Another day too: same supplier, amount and day would be a same-content duplicate.
-	content = strings.Replace(content, "<cbc:IssueDate>2026-11-20</cbc:IssueDate>", fmt.Sprintf("<cbc:IssueDate>2026-11-%02d</cbc:IssueDate>", day), 1)
-	id := Filed(t, c, []byte(content), "pending")
+	id := Filed(t, a.APIFor(t, u), BillContent(t, number, day), "pending")
 	if ap, err := a.App.Decisions.Approve(context.Background(), o.ID, id, audit.Actor{Label: u.Email}); err != nil || ap.Launch.Outcome != "launched" {
 		t.Fatalf("approve: %+v %v", ap, err)
 	}
 	return id
+}
+
+// BillContent is the multi-rate UBL sample numbered number and dated the
+// day-th of November 2026: another day too, since the same supplier,
+// amount and day would be a same-content duplicate.
+func BillContent(t *testing.T, number string, day int) []byte {
+	t.Helper()
+	content := strings.Replace(string(Sample(t, "ubl-invoice-multirate.xml")), "<cbc:ID>NK-2026-0042</cbc:ID>", "<cbc:ID>"+number+"</cbc:ID>", 1)
+	return []byte(strings.Replace(content, "<cbc:IssueDate>2026-11-20</cbc:IssueDate>", fmt.Sprintf("<cbc:IssueDate>2026-11-%02d</cbc:IssueDate>", day), 1))
 }
 
 // OpenQuestion waits for the bookkeeper's question about document id.
