@@ -1,9 +1,8 @@
 package api_test
 
 import (
-	"time"
-
 	"testing"
+	"time"
 
 	"greatbook/internal/auth"
 	"greatbook/internal/testkit"
