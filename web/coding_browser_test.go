@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,4 +135,27 @@ func TestBrowserCodingAnInvoiceByKeyboard(t *testing.T) {
 	webtest.Must(t, expect.Locator(entry).ToHaveCount(1))
 	webtest.Must(t, expect.Locator(entry).ToContainText(fmt.Sprintf("#%d", entryID)))
 	webtest.Must(t, expect.Locator(p.GetByTestId("coding-form")).ToHaveCount(0))
+
+	// The entry debits the coding row by row: each row's account, cost
+	// centre and amount is a line of its own (and the invoice's rounding of
+	// -0.07 is a third line on the first row's account, 6400).
+	_, err = p.Goto("/ledger/entries/" + webtest.Itoa(int64(entryID)))
+	webtest.Must(t, err)
+	for _, want := range []struct {
+		account string
+		lines   int
+	}{{"6400", 3}, {"6100", 2}, {"6300", 2}} {
+		account := p.GetByTestId("entry-line").Filter(playwright.LocatorFilterOptions{
+			Has: p.Locator("td:first-child", playwright.PageLocatorOptions{HasText: regexp.MustCompile(`^\s*` + want.account + `\b`)})})
+		webtest.Must(t, expect.Locator(account).ToHaveCount(want.lines))
+	}
+	for _, line := range []struct {
+		account, cost, debit string
+	}{{"6400", "OPS", "12000.0000"}, {"6100", "OPS", "90.0000"}, {"6100", "RND", "135.0000"}, {"6300", "OPS", "2900.0000"}, {"6300", "OPS", "747.0000"}, {"6400", "", "5000.0000"}} {
+		if n := testkit.Count(t, a.DB, `SELECT count(*) FROM journal_lines l JOIN accounts c ON c.id = l.account_id
+			WHERE l.entry_id = $1 AND c.code = $2 AND coalesce(l.dimensions ->> 'cost_center', '') = $3 AND l.debit = $4::numeric`,
+			entryID, line.account, line.cost, line.debit); n != 1 {
+			t.Errorf("entry lines on %s %s debiting %s: %d, want 1", line.account, line.cost, line.debit, n)
+		}
+	}
 }
