@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/app"
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
+	"greatbook/internal/chart"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/intake"
@@ -78,6 +79,12 @@ func loadDemo(ctx context.Context, d *db) error {
 		case demoAdmin:
 			admin = created
 		}
+	}
+	// Cost centres to code the demo's lines to: a first visit's coding grid
+	// offers them (setting the same values again changes nothing).
+	if _, err := chart.PutValues(ctx, d.pool, o.ID, "cost_center", []chart.ValueChange{
+		{Code: "OPS", Name: "Operations"}, {Code: "SALES", Name: "Sales"}, {Code: "MKT", Name: "Marketing"}}, demoSubmitter); err != nil {
+		return fmt.Errorf("demo cost centres: %w", err)
 	}
 	if err := loadDemoDocuments(ctx, d, o, reviewer); err != nil {
 		return err
