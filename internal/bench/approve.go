@@ -195,19 +195,8 @@ func Approve(ctx context.Context, e *Env) error {
 		return err
 	}
 	fmt.Fprintln(e.Out, "\napprove: filing groups...")
-	oneToFive := func() int { return 1 + rand.IntN(5) }
-	goTargets, err := w.makeGroups(ctx, 1000, oneToFive)
+	goTargets, err := w.targets(ctx, "bench_targets")
 	if err != nil {
-		return err
-	}
-	pgTargets, err := w.makeGroups(ctx, 1000, oneToFive)
-	if err != nil {
-		return err
-	}
-	if err := w.pgbenchTargets(ctx, "bench_targets", pgTargets); err != nil {
-		return err
-	}
-	if err := e.Analyze(ctx); err != nil {
 		return err
 	}
 
@@ -225,7 +214,7 @@ func Approve(ctx context.Context, e *Env) error {
 	}
 	goRate := float64(len(goTargets)) / time.Since(start).Seconds()
 	script := w.approveScript("bench_targets")
-	script.Transactions = len(pgTargets) / 16
+	script.Transactions = len(goTargets) / 16 // pgbench has as many groups
 	pg, err := e.PGBenchRun(ctx, script, 16)
 	if err != nil {
 		return err
@@ -366,19 +355,8 @@ func approveTwoSteps(ctx context.Context, e *Env, fields []byte) error {
 	defer pool.Close()
 	services := app.New(pool, app.Config{})
 	fmt.Fprintln(e.Out, "\napprove, two steps: filing groups...")
-	oneToFive := func() int { return 1 + rand.IntN(5) }
-	goTargets, err := w.makeGroups(ctx, 1000, oneToFive)
+	goTargets, err := w.targets(ctx, "bench_targets_two")
 	if err != nil {
-		return err
-	}
-	pgTargets, err := w.makeGroups(ctx, 1000, oneToFive)
-	if err != nil {
-		return err
-	}
-	if err := w.pgbenchTargets(ctx, "bench_targets_two", pgTargets); err != nil {
-		return err
-	}
-	if err := e.Analyze(ctx); err != nil {
 		return err
 	}
 	var next atomic.Int64
@@ -403,7 +381,7 @@ func approveTwoSteps(ctx context.Context, e *Env, fields []byte) error {
 	}
 	goRate := float64(len(approvers)*len(goTargets)) / time.Since(start).Seconds()
 	script := w.twoStepScript("bench_targets_two", approvers[1])
-	script.Transactions = len(pgTargets) / 16
+	script.Transactions = len(goTargets) / 16 // pgbench has as many groups
 	pg, err := e.PGBenchRun(ctx, script, 16)
 	if err != nil {
 		return err
@@ -450,4 +428,23 @@ func (w *approveWorld) pendingJobIDs(ctx context.Context, n int) ([]int64, error
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// targets files 1,000 groups of 1-5 members for greatbook's approvers and
+// as many for pgbench's, whose first members go into the table named
+// table, and analyzes them: greatbook's groups' first members are returned.
+func (w *approveWorld) targets(ctx context.Context, table string) ([]int64, error) {
+	oneToFive := func() int { return 1 + rand.IntN(5) }
+	goTargets, err := w.makeGroups(ctx, 1000, oneToFive)
+	if err != nil {
+		return nil, err
+	}
+	pgTargets, err := w.makeGroups(ctx, 1000, oneToFive)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.pgbenchTargets(ctx, table, pgTargets); err != nil {
+		return nil, err
+	}
+	return goTargets, w.e.Analyze(ctx)
 }
