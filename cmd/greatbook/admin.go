@@ -83,15 +83,11 @@ func (e env) orgSet(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return errors.New(orgSetUsage)
 	}
-	d, err := c.open(ctx, e.cliLogger())
+	d, o, err := c.openOrg(ctx, e.cliLogger(), pos[0])
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	o, err := org.BySlug(ctx, d.pool, pos[0])
-	if err != nil {
-		return errors.New(message(err))
-	}
 	id := o.Identity
 	var setIdentity, setCurrency, setAccount bool
 	c.flags.Visit(func(f *flag.Flag) {
@@ -178,15 +174,11 @@ func (e env) orgPolicy(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return errors.New(orgPolicyUsage)
 	}
-	d, err := c.open(ctx, e.cliLogger())
+	d, o, err := c.openOrg(ctx, e.cliLogger(), pos[0])
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	o, err := org.BySlug(ctx, d.pool, pos[0])
-	if err != nil {
-		return errors.New(message(err))
-	}
 	policy, err := org.ApprovalPolicyOf(ctx, d.pool, o.ID)
 	if err != nil {
 		return err

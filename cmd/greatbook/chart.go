@@ -14,7 +14,6 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/chart"
-	"greatbook/internal/org"
 )
 
 // accountsImport imports a chart of accounts file into an org (docs/chart.md).
@@ -64,15 +63,11 @@ func (e env) importChart(ctx context.Context, c *subcommand, slug, path string, 
 	if err != nil {
 		return err
 	}
-	d, err := c.open(ctx, e.cliLogger())
+	d, o, err := c.openOrg(ctx, e.cliLogger(), slug)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	o, err := org.BySlug(ctx, d.pool, slug)
-	if err != nil {
-		return errors.New(message(err))
-	}
 	res, err := run(d.pool, o.ID, data, filepath.Base(path))
 	if err != nil {
 		return errors.New(faultLines(err))

@@ -15,6 +15,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/database"
 	"greatbook/internal/embeddedpg"
+	"greatbook/internal/org"
 )
 
 const usage = `usage: greatbook <command> [flags]
@@ -136,6 +137,22 @@ func (c *subcommand) parse(args []string) ([]string, error) { return parse(c.fla
 // cluster, logging with logger. The caller closes it.
 func (c *subcommand) open(ctx context.Context, logger *slog.Logger) (*db, error) {
 	return c.openDatabase(ctx, c.db, embeddedpg.RoleClient, logger)
+}
+
+// openOrg opens the command's database, as open does, and reads the org
+// slug names; an org that is not there is one line saying so. The caller
+// closes the database.
+func (c *subcommand) openOrg(ctx context.Context, logger *slog.Logger, slug string) (*db, org.Org, error) {
+	d, err := c.open(ctx, logger)
+	if err != nil {
+		return nil, org.Org{}, err
+	}
+	o, err := org.BySlug(ctx, d.pool, slug)
+	if err != nil {
+		d.Close()
+		return nil, org.Org{}, errors.New(message(err))
+	}
+	return d, o, nil
 }
 
 // openWithoutFlags is the whole preamble of a command that takes no
