@@ -195,7 +195,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		"/ledger/entries/" + webtest.Itoa(usd.Entry.ID): {"entry-rate"},
 		"/ledger/trial-balance":                         {"tb-totals"},
 		"/intake/" + webtest.Itoa(pending):              {"coding-form", "coding-dimension", "coding-check"},
-		"/intake/" + webtest.Itoa(posted):               {"coding-none"},
+		"/intake/" + webtest.Itoa(posted):               {"coding-grid"},
 		"/admin/runs":                                   {"run-counts"},
 		"/admin/supplier-rules":                         {"supplier-rule"},
 		"/admin/accounts":                               {"account", "account-create-form", "accounts-import-form"},
