@@ -54,11 +54,13 @@ func (e env) orgAdd(ctx context.Context, args []string) error {
 
 // orgSetUsage is how org set is called.
 const orgSetUsage = `usage: greatbook org set SLUG [--legal-name NAME] [--vat-id ID] [--address-line LINE]... [--city CITY]
-       [--postcode CODE] [--country CC] [--max-issue-age-months 18] [--base-currency EUR] [--default-expense-account CODE]`
+       [--postcode CODE] [--country CC] [--max-issue-age-months 18] [--base-currency EUR] [--default-expense-account CODE]
+       [--bank-iban IBAN] [--bank-bic BIC]`
 
 // orgSet sets the org's identity as a buyer (name, VAT id, postal address),
 // the age of an old invoice, its base currency and its default expense
-// account; a flag left out keeps its value, an empty one clears it. Each
+// account, and its own bank account; a flag left out keeps its value, an
+// empty one clears it. Each
 // kind of setting is its own audited change: the base currency first, as
 // the one refused by the state of the books (while entries exist).
 func (e env) orgSet(ctx context.Context, args []string) error {
@@ -76,6 +78,8 @@ func (e env) orgSet(ctx context.Context, args []string) error {
 	maxAge := c.flags.Int("max-issue-age-months", 0, "warn of invoices issued longer ago than this (1-120)")
 	baseCurrency := c.flags.String("base-currency", "", "the base currency (ISO 4217); only while the ledger is empty")
 	defaultAccount := c.flags.String("default-expense-account", "", "code of the active expense account a bill goes to when no rule says otherwise")
+	bankIBAN := c.flags.String("bank-iban", "", "the IBAN of the org's own bank account, the debtor of its payment files (empty clears it)")
+	bankBIC := c.flags.String("bank-bic", "", "the BIC of the org's bank")
 	pos, err := c.parse(args)
 	if err != nil {
 		return err
@@ -89,7 +93,8 @@ func (e env) orgSet(ctx context.Context, args []string) error {
 	}
 	defer d.Close()
 	id := o.Identity
-	var setIdentity, setCurrency, setAccount bool
+	var setIdentity, setCurrency, setAccount, setBank, setBIC bool
+	iban, bic := o.BankIBAN, o.BankBIC
 	c.flags.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "legal-name":
@@ -115,6 +120,12 @@ func (e env) orgSet(ctx context.Context, args []string) error {
 		case "default-expense-account":
 			setAccount = true
 			return
+		case "bank-iban":
+			iban, setBank = *bankIBAN, true
+			return
+		case "bank-bic":
+			bic, setBank, setBIC = *bankBIC, true, true
+			return
 		}
 		setIdentity = true
 	})
@@ -135,7 +146,23 @@ func (e env) orgSet(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "org %s: default expense account %s\n", o.Slug, account)
 	}
-	if setIdentity || (!setCurrency && !setAccount) {
+	if setBank {
+		if iban == "" && !setBIC {
+			bic = "" // clearing the account clears its bank, which names nothing without it
+		}
+		if o, err = org.SetBankAccount(ctx, d.pool, o.ID, iban, bic, by); err != nil {
+			return errors.New(message(err))
+		}
+		account := "none"
+		if o.BankIBAN != "" {
+			account = o.BankIBAN
+			if o.BankBIC != "" {
+				account += " (BIC " + o.BankBIC + ")"
+			}
+		}
+		fmt.Fprintf(e.stdout, "org %s: bank account %s\n", o.Slug, account)
+	}
+	if setIdentity || (!setCurrency && !setAccount && !setBank) {
 		if o, err = org.SetIdentity(ctx, d.pool, o.ID, id, by); err != nil {
 			return errors.New(message(err))
 		}

@@ -105,3 +105,46 @@ func TestOrgSetSetsAddressCurrencyAndDefaultAccount(t *testing.T) {
 		t.Fatalf("unset printed %q", out)
 	}
 }
+
+// greatbook org set --bank-iban --bank-bic sets the org's bank account,
+// normalized and audited; an invalid IBAN (a Cyrillic look-alike among
+// them) is refused and the account stays; an empty IBAN clears it.
+func TestOrgSetSetsBankAccount(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	ctx := context.Background()
+	runCLI(t, db.URL, "", "org", "add", "acme", "--name", "Acme")
+	out := runCLI(t, db.URL, "", "org", "set", "acme", "--bank-iban", "de89 3704 0044 0532 0130 00", "--bank-bic", "cobadeffxxx")
+	if !strings.Contains(out, "bank account DE89370400440532013000 (BIC COBADEFFXXX)") {
+		t.Fatalf("org set printed %q", out)
+	}
+	account := func() (iban, bic string) {
+		t.Helper()
+		if err := db.Pool.QueryRow(ctx, `SELECT bank_iban, bank_bic FROM orgs WHERE slug = 'acme'`).Scan(&iban, &bic); err != nil {
+			t.Fatal(err)
+		}
+		return iban, bic
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM audit_events WHERE action = 'org.bank_account_set' AND actor = 'system:cli'`); n != 1 {
+		t.Fatalf("%d org.bank_account_set audit events, want 1", n)
+	}
+	for _, args := range [][]string{{"--bank-iban", "DЕ89370400440532013000"}, {"--bank-iban", "DE89370400440532013001"}, {"--bank-bic", "COBA"}} {
+		var stdout, stderr strings.Builder
+		getenv := func(k string) string {
+			if k == "DATABASE_URL" {
+				return db.URL
+			}
+			return ""
+		}
+		if err := run(ctx, append([]string{"org", "set", "acme"}, args...), getenv, strings.NewReader(""), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "not a") {
+			t.Fatalf("org set %v: %v, want refused", args, err)
+		}
+	}
+	if iban, bic := account(); iban != "DE89370400440532013000" || bic != "COBADEFFXXX" {
+		t.Fatalf("a refused change changed the account to %q %q", iban, bic)
+	}
+	runCLI(t, db.URL, "", "org", "set", "acme", "--bank-iban", "")
+	if iban, bic := account(); iban != "" || bic != "" {
+		t.Fatalf("cleared account is %q %q", iban, bic)
+	}
+}

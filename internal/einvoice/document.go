@@ -192,6 +192,9 @@ type Document struct {
 	// PayeeIBAN is the account the seller asks to be paid to (EN 16931 BT-84, the first credit transfer
 	// account the document states), as it states it: the AP checks compare it with earlier invoices'.
 	PayeeIBAN string `json:"payee_iban,omitempty"`
+	// PayeeBIC is the payee's bank (EN 16931 BT-86) of the account PayeeIBAN names, as the document
+	// states it. In JSON it is payment.bic (see Payment); payment.iban is PayeeIBAN itself.
+	PayeeBIC string `json:"-"`
 	// Specification is the specification identifier the document states (EN 16931 BT-24: CII's
 	// GuidelineSpecifiedDocumentContextParameter/ID, UBL's CustomizationID), as it states it.
 	Specification string `json:"specification,omitempty"`

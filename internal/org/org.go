@@ -27,6 +27,11 @@ type Org struct {
 	// DefaultExpenseAccount is the code of the account a supplier's costs go
 	// to when no rule and nobody says otherwise ("" when not set).
 	DefaultExpenseAccount string
+	// BankIBAN and BankBIC are the org's own bank account, the debtor of its
+	// payment files: the IBAN in its electronic form (upper case, no
+	// spaces) and the bank's BIC, "" when not set.
+	BankIBAN string
+	BankBIC  string
 }
 
 // Identity is how the org appears as the buyer on its suppliers' invoices,
@@ -52,7 +57,7 @@ const (
 func scanOrg(row pgx.Row, o *Org) error {
 	a := &o.Identity.Address
 	return row.Scan(&o.ID, &o.Slug, &o.Name, &o.BaseCurrency, &o.Identity.LegalName, &o.Identity.VATID, &o.Identity.MaxIssueAgeMonths,
-		&a.Lines, &a.City, &a.Postcode, &a.Country, &o.DefaultExpenseAccount)
+		&a.Lines, &a.City, &a.Postcode, &a.Country, &o.DefaultExpenseAccount, &o.BankIBAN, &o.BankBIC)
 }
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)

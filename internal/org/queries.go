@@ -10,7 +10,8 @@ const (
 	// account, as scanOrg reads them (also after RETURNING).
 	orgColumns = `id, slug, name, base_currency, legal_name, vat_id, max_issue_age_months,
 	address_lines, city, postcode, country,
-	COALESCE((SELECT a.code FROM accounts a WHERE a.id = orgs.default_expense_account_id), '')`
+	COALESCE((SELECT a.code FROM accounts a WHERE a.id = orgs.default_expense_account_id), ''),
+	bank_iban, bank_bic`
 
 	// selectOrg reads an org with its identity; the statements below add which.
 	selectOrg = `SELECT ` + orgColumns + ` FROM orgs`
@@ -35,6 +36,8 @@ const (
 	setBaseCurrencySQL = `UPDATE orgs SET base_currency = $2 WHERE id = $1 RETURNING ` + orgColumns
 
 	setDefaultExpenseAccountSQL = `UPDATE orgs SET default_expense_account_id = $2 WHERE id = $1 RETURNING ` + orgColumns
+
+	setBankAccountSQL = `UPDATE orgs SET bank_iban = $2, bank_bic = $3 WHERE id = $1 RETURNING ` + orgColumns
 
 	orgSlugsSQL = `SELECT id, slug FROM orgs`
 )

@@ -137,6 +137,14 @@ func (s sheet) totals(d einvoice.Document) {
 		total(fmt.Sprintf("VAT %s%% on %s", st.Rate.String(), s.amount(st.Taxable)), st.Tax, false)
 	}
 	total("Payable "+d.Currency, d.Totals.Payable, true)
+	if d.PayeeIBAN != "" {
+		pay := "Pay to IBAN " + d.PayeeIBAN
+		if d.PayeeBIC != "" {
+			pay += ", BIC " + d.PayeeBIC
+		}
+		s.pdf.SetFont("Helvetica", "", 9)
+		s.pdf.CellFormat(174, 6, s.tr(pay), "", 1, "R", false, 0, "")
+	}
 }
 
 func orDash(s string) string {

@@ -119,6 +119,12 @@ func (w *ciiWriter) ciiSettlement(d einvoice.Document, due string, amount func(d
 		w.Open("ram:PayeePartyCreditorFinancialAccount")
 		w.Elem("ram:IBANID", d.PayeeIBAN)
 		w.Close("ram:PayeePartyCreditorFinancialAccount")
+		if d.PayeeBIC != "" {
+			// BT-86, the payee's bank; CII orders it after the account.
+			w.Open("ram:PayeeSpecifiedCreditorFinancialInstitution")
+			w.Elem("ram:BICID", d.PayeeBIC)
+			w.Close("ram:PayeeSpecifiedCreditorFinancialInstitution")
+		}
 		w.Close("ram:SpecifiedTradeSettlementPaymentMeans")
 	}
 	for _, s := range d.TaxSubtotals {

@@ -77,11 +77,14 @@ func TestBuildCIIEscapes(t *testing.T) {
 	}
 }
 
-// TestBuildCIIRoundTripProperty: ParseCII(BuildCII(d)) gives d back, and BuildCII is deterministic.
+// TestBuildCIIRoundTripProperty: ParseCII(BuildCII(d)) gives d back, the payee's account and bank
+// included, and BuildCII is deterministic.
 func TestBuildCIIRoundTripProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		d := einvoicetest.DocumentGen.Draw(t, "document")
+		account := einvoicetest.PayeeAccountGen.Draw(t, "payee account")
+		d.PayeeIBAN, d.PayeeBIC = account.IBAN, account.BIC
 		data, err := cii.Build(d)
 		if err != nil {
 			t.Fatal(err)

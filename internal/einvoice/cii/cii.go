@@ -94,6 +94,8 @@ type ciiParty struct {
 // ciiPaymentMeans holds BT-84, the payee's account (the same element names in CII D16B and ZUGFeRD 1.0).
 type ciiPaymentMeans struct {
 	IBAN string `xml:"PayeePartyCreditorFinancialAccount>IBANID"`
+	// BIC is BT-86, the payee's bank.
+	BIC string `xml:"PayeeSpecifiedCreditorFinancialInstitution>BICID"`
 }
 
 type ciiPaymentTerms struct {
@@ -233,6 +235,7 @@ func (src ciiDocument) document(format einvoice.Format, names ciiVocabulary) (ei
 	}
 	for _, m := range settlement.PaymentMeans {
 		if doc.PayeeIBAN = xmltext.Text(m.IBAN); doc.PayeeIBAN != "" {
+			doc.PayeeBIC = xmltext.Text(m.BIC)
 			break
 		}
 	}

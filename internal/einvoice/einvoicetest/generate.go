@@ -114,8 +114,20 @@ var BuilderDocumentGen = rapid.Custom(func(t *rapid.T) einvoice.Document {
 	d := DocumentGen.Draw(t, "document")
 	d.Seller.Address = addressGen.Draw(t, "seller address")
 	d.Buyer.Address = addressGen.Draw(t, "buyer address")
-	d.PayeeIBAN = textGen(`([A-Z]{2}[0-9]{2}[0-9A-Z ]{4,20})?`).Draw(t, "payee iban")
+	account := PayeeAccountGen.Draw(t, "payee account")
+	d.PayeeIBAN, d.PayeeBIC = account.IBAN, account.BIC
 	return d
+})
+
+// PayeeAccountGen draws the payee's account as the builders write it: none, or an IBAN-like account
+// (BT-84) with or without its bank (BT-86). A bank without an account is not drawn: UBL nests the bank
+// in the account, and both builders write it only with one.
+var PayeeAccountGen = rapid.Custom(func(t *rapid.T) einvoice.Payment {
+	iban := textGen(`([A-Z]{2}[0-9]{2}[0-9A-Z ]{4,20})?`).Draw(t, "iban")
+	if iban == "" {
+		return einvoice.Payment{}
+	}
+	return einvoice.Payment{IBAN: iban, BIC: textGen(`([A-Z0-9]{8}([A-Z0-9]{3})?)?`).Draw(t, "bic")}
 })
 
 var addressGen = rapid.Custom(func(t *rapid.T) einvoice.Address {

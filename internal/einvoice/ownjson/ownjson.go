@@ -31,6 +31,14 @@ type jsonDocument struct {
 	Totals           *jsonTotals    `json:"totals"`
 	BillingReference *string        `json:"billing_reference"`
 	PayeeIBAN        string         `json:"payee_iban"`
+	// Payment is the creditor's account; its iban is payee_iban (a document may state either, or
+	// both when they agree).
+	Payment *jsonPayment `json:"payment"`
+}
+
+type jsonPayment struct {
+	IBAN string `json:"iban"`
+	BIC  string `json:"bic"`
 }
 
 type jsonLine struct {
@@ -172,6 +180,16 @@ func ParseUntil(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
 	}
 	if src.BillingReference != nil {
 		doc.BillingReference = *src.BillingReference
+	}
+	if p := src.Payment; p != nil {
+		if doc.PayeeIBAN != "" && p.IBAN != "" && p.IBAN != doc.PayeeIBAN {
+			return einvoice.Document{}, einvoice.ParseErrorf(einvoice.FormatJSON, "payment.iban",
+				"payment.iban %q is not payee_iban %q: a document names one account", p.IBAN, doc.PayeeIBAN)
+		}
+		if doc.PayeeIBAN == "" {
+			doc.PayeeIBAN = p.IBAN
+		}
+		doc.PayeeBIC = p.BIC
 	}
 	if err := completeJSONType(&doc); err != nil {
 		return einvoice.Document{}, err
@@ -337,6 +355,7 @@ type ownJSON struct {
 	Totals           ownJSONTotals     `json:"totals"`
 	BillingReference *string           `json:"billing_reference"`
 	PayeeIBAN        string            `json:"payee_iban,omitempty"`
+	Payment          *einvoice.Payment `json:"payment,omitempty"`
 }
 
 type ownJSONLine struct {
@@ -387,6 +406,7 @@ func Marshal(d einvoice.Document) ([]byte, error) {
 		Seller:       d.Seller,
 		Buyer:        d.Buyer,
 		PayeeIBAN:    d.PayeeIBAN,
+		Payment:      d.Payment(),
 		Lines:        make([]ownJSONLine, 0, len(d.Lines)),
 		TaxSubtotals: make([]ownJSONSubtotal, 0, len(d.TaxSubtotals)),
 	}

@@ -61,9 +61,9 @@ func Build(d einvoice.Document) ([]byte, error) {
 	w.party("cac:AccountingSupplierParty", d.Seller)
 	w.party("cac:AccountingCustomerParty", d.Buyer)
 	if creditNote {
-		w.payment(d.PayeeIBAN, d.DueDate)
+		w.payment(d.PayeeIBAN, d.PayeeBIC, d.DueDate)
 	} else {
-		w.payment(d.PayeeIBAN, "")
+		w.payment(d.PayeeIBAN, d.PayeeBIC, "")
 	}
 	w.taxTotal(d.Totals.Tax, d.TaxSubtotals)
 	w.monetaryTotal(d.Totals)
@@ -153,14 +153,20 @@ func (w *ublWriter) party(name string, p einvoice.Party) {
 }
 
 // payment writes the payee's account (BG-16: a credit transfer, code 30, to BT-84) and a credit note's
-// due date (BT-9), due, where Build's comment says.
-func (w *ublWriter) payment(payeeIBAN, due string) {
+// due date (BT-9), due, where Build's comment says. The payee's bank (BT-86) is written only with an
+// account, as UBL nests it in the account.
+func (w *ublWriter) payment(payeeIBAN, payeeBIC, due string) {
 	if payeeIBAN != "" {
 		w.Open("cac:PaymentMeans")
 		w.Elem("cbc:PaymentMeansCode", "30")
 		w.Optional("cbc:PaymentDueDate", due)
 		w.Open("cac:PayeeFinancialAccount")
 		w.Elem("cbc:ID", payeeIBAN)
+		if payeeBIC != "" {
+			w.Open("cac:FinancialInstitutionBranch")
+			w.Elem("cbc:ID", payeeBIC)
+			w.Close("cac:FinancialInstitutionBranch")
+		}
 		w.Close("cac:PayeeFinancialAccount")
 		w.Close("cac:PaymentMeans")
 		return

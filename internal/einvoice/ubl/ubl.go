@@ -40,6 +40,8 @@ type ublPaymentDueDate struct {
 	PaymentDueDate string `xml:"PaymentDueDate"`
 	// PayeeAccount is BT-84 (PaymentMeans only; PaymentTerms has none).
 	PayeeAccount string `xml:"PayeeFinancialAccount>ID"`
+	// PayeeBIC is BT-86, the payee's bank of that account.
+	PayeeBIC string `xml:"PayeeFinancialAccount>FinancialInstitutionBranch>ID"`
 }
 
 type ublParty struct {
@@ -175,6 +177,7 @@ func ParseUntil(dl *einvoice.Deadline, data []byte) (einvoice.Document, error) {
 	}
 	for _, m := range src.PaymentMeans {
 		if doc.PayeeIBAN = xmltext.Text(m.PayeeAccount); doc.PayeeIBAN != "" {
+			doc.PayeeBIC = xmltext.Text(m.PayeeBIC)
 			break
 		}
 	}
