@@ -152,4 +152,6 @@ func text(s string, n int) string {
 }
 
 // FileName is the name a run's file is downloaded under.
-func FileName(runID int64) string { return "payment-run-" + strconv.FormatInt(runID, 10) + ".pain.001.xml" }
+func FileName(runID int64) string {
+	return "payment-run-" + strconv.FormatInt(runID, 10) + ".pain.001.xml"
+}

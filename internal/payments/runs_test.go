@@ -48,7 +48,7 @@ func newBooks(t *testing.T) *books {
 // doc is a posted document's facts.
 type doc struct {
 	supplier, number, docType, currency, payable, due, iban string
-	paymentIBAN                                            string
+	paymentIBAN                                             string
 }
 
 // posted files a posted document approved by ann, with its journal entry.
