@@ -57,7 +57,11 @@ type account struct {
 
 type agent struct {
 	BICFI string `xml:"FinInstnId>BICFI,omitempty"`
-	Other string `xml:"FinInstnId>Othr>Id,omitempty"`
+	Other *other `xml:"FinInstnId>Othr,omitempty"`
+}
+
+type other struct {
+	ID string `xml:"Id"`
 }
 
 type creditTran struct {
@@ -138,7 +142,7 @@ func pain001(r Run) ([]byte, error) {
 
 func agentOf(bic string) agent {
 	if bic == "" {
-		return agent{Other: "NOTPROVIDED"}
+		return agent{Other: &other{ID: "NOTPROVIDED"}}
 	}
 	return agent{BICFI: bic}
 }
