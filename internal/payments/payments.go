@@ -28,6 +28,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/apchecks"
+	"greatbook/internal/events"
 )
 
 // The reasons a posted document is not put in a run (docs/api.md, "Payments").
@@ -59,10 +60,10 @@ const (
 // The audit actions of pay runs and bank-account confirmations; the event
 // feed shows the run's as payment.* events.
 const (
-	ActionRunProposed   = "payment_run_proposed"
-	ActionRunApproved   = "payment_run_approved"
-	ActionRunSent       = "payment_run_sent"
-	ActionRunCancelled  = "payment_run_cancelled"
+	ActionRunProposed   = events.ActionPaymentRunProposed
+	ActionRunApproved   = events.ActionPaymentRunApproved
+	ActionRunSent       = events.ActionPaymentRunSent
+	ActionRunCancelled  = events.ActionPaymentRunCancelled
 	ActionItemRemoved   = "payment_item_removed"
 	ActionIBANConfirmed = "supplier_iban_confirmed"
 )

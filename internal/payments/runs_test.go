@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/auth"
+	"greatbook/internal/events"
 	"greatbook/internal/org"
 	"greatbook/internal/payments"
 	"greatbook/internal/testkit"
@@ -292,6 +294,21 @@ func TestRunLifecycle(t *testing.T) {
 	}
 	if want := "[payment_run_proposed payment_item_removed payment_run_approved payment_run_sent]"; fmt.Sprint(actions) != want {
 		t.Fatalf("audit %v, want %s", actions, want)
+	}
+	// The event feed shows the runs' changes as payment.* events.
+	var feed []string
+	testkit.Eventually(t, 10*time.Second, "the feed to show the runs' events", func() (bool, error) {
+		list, _, err := events.Read(ctx, b.db.Pool, b.org.ID, "", 0)
+		feed = feed[:0]
+		for _, e := range list {
+			feed = append(feed, fmt.Sprintf("%s:%v:%v", e.Type, e.Data["run_id"], e.Data["status"]))
+		}
+		return len(feed) == 5, err
+	})
+	want := fmt.Sprintf("[payment.run_proposed:%[1]d:proposed payment.run_approved:%[1]d:approved payment.run_proposed:%[2]d:proposed "+
+		"payment.run_cancelled:%[2]d:cancelled payment.run_sent:%[1]d:sent]", run.ID, other.ID)
+	if fmt.Sprint(feed) != want {
+		t.Fatalf("feed %v, want %s", feed, want)
 	}
 }
 
