@@ -30,12 +30,13 @@ run: build ## serve the app with demo data on the embedded database (127.0.0.1:8
 	./$(BIN) demo --data-dir $(DATA_DIR)
 	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
 
-test-deps: $(DRIVER_DIR)/package/cli.js $(AXE_DIR)/package/axe.min.js ## install what the tests need: Go modules, Chromium, pgbouncer, Saxon-HE and a JDK (CEN's validator), the Playwright driver, axe-core
+test-deps: $(DRIVER_DIR)/package/cli.js $(AXE_DIR)/package/axe.min.js ## install what the tests need: Go modules, Chromium, pgbouncer, Saxon-HE and a JDK (CEN's validator), xmllint (the ISO 20022 schema), the Playwright driver, axe-core
 	go mod download
 	@missing=""; [ -x "$(CHROMIUM)" ] || missing=" chromium"; \
 	  command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
 	  [ -f /usr/share/java/Saxon-HE.jar ] || missing="$$missing libsaxonhe-java"; \
 	  command -v javac >/dev/null || missing="$$missing default-jdk-headless"; \
+	  command -v xmllint >/dev/null || missing="$$missing libxml2-utils"; \
 	  if [ -n "$$missing" ]; then \
 	    if [ "$$(id -u)" = 0 ]; then \
 	      echo "installing Debian's$$missing (once, about a minute)"; \

@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/failpoint"
 	"greatbook/internal/jobs"
+	"greatbook/internal/payments"
 	"greatbook/internal/pipeline"
 	"greatbook/internal/review"
 	"greatbook/internal/runs"
@@ -83,9 +84,11 @@ type App struct {
 	Decisions   *review.Decisions
 	Typewriter  *typewriter.Service
 	Webhooks    *webhooks.Service
-	Metrics     *Metrics
-	cfg         Config
-	log         *slog.Logger
+	// Payments proposes, approves and exports pay runs.
+	Payments *payments.Service
+	Metrics  *Metrics
+	cfg      Config
+	log      *slog.Logger
 
 	// stop cancels the background work Start started; loops are the
 	// goroutines it runs (the sweep and resume loops), which Close waits
@@ -116,6 +119,7 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	a.Decisions = review.NewDecisions(pool, a.Outbox, cfg.Failpoints)
 	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
 	a.Webhooks = &webhooks.Service{Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout, Logger: cfg.Logger}
+	a.Payments = &payments.Service{Pool: pool, Failpoints: cfg.Failpoints}
 	a.Metrics = NewMetrics(pool)
 	return a
 }

@@ -43,11 +43,18 @@ const (
 	JobRetried               = "job.retried"
 	JobFailed                = "job.failed"
 	JobAbandoned             = "job.abandoned"
+	// A pay run's changes: proposed, approved, its file first downloaded
+	// (sent), cancelled.
+	PaymentRunProposed  = "payment.run_proposed"
+	PaymentRunApproved  = "payment.run_approved"
+	PaymentRunSent      = "payment.run_sent"
+	PaymentRunCancelled = "payment.run_cancelled"
 )
 
 // Types are every event type the feed shows, in the order above.
 var Types = []string{DocumentReceived, DocumentFiled, DocumentTypedIn, DocumentApprovalRecorded, DocumentApproved, DocumentRejected,
-	DocumentMarkedDistinct, DocumentPosted, JobLaunched, JobRetried, JobFailed, JobAbandoned}
+	DocumentMarkedDistinct, DocumentPosted, JobLaunched, JobRetried, JobFailed, JobAbandoned,
+	PaymentRunProposed, PaymentRunApproved, PaymentRunSent, PaymentRunCancelled}
 
 // The audit actions the feed projects; every other audit row (sign-ins,
 // settings, typewriter versions) is not a change of a document or job.
@@ -63,6 +70,11 @@ const (
 	ActionJobLaunched      = "job_launched"
 	ActionLaunchFailed     = "launch_failed"
 	ActionRunFailed        = "run_failed"
+	// The pay runs' actions (internal/payments).
+	ActionPaymentRunProposed  = "payment_run_proposed"
+	ActionPaymentRunApproved  = "payment_run_approved"
+	ActionPaymentRunSent      = "payment_run_sent"
+	ActionPaymentRunCancelled = "payment_run_cancelled"
 )
 
 // RetryTriggerPrefix starts the trigger of a launch an operator asked for
@@ -83,7 +95,8 @@ const (
 
 // feedActions are the audit actions Read returns, in no order.
 var feedActions = []string{ActionReceived, ActionFiled, ActionTypedIn, ActionApprovalRecorded, ActionApprove, ActionReject, ActionNotADuplicate,
-	ActionPosted, ActionJobLaunched, ActionLaunchFailed, ActionRunFailed}
+	ActionPosted, ActionJobLaunched, ActionLaunchFailed, ActionRunFailed,
+	ActionPaymentRunProposed, ActionPaymentRunApproved, ActionPaymentRunSent, ActionPaymentRunCancelled}
 
 // Event is one change, as the API shows it.
 type Event struct {
@@ -282,6 +295,10 @@ func (r row) event() Event {
 		}
 		e.Data["status"] = orNull(r.toStatus)
 		copyData("attempt", "run_id", "error", "error_class", "trigger")
+	case ActionPaymentRunProposed, ActionPaymentRunApproved, ActionPaymentRunSent, ActionPaymentRunCancelled:
+		e.Type = "payment.run_" + strings.TrimPrefix(r.action, "payment_run_")
+		status()
+		copyData("run_id", "items", "total", "execution_date", "blocked")
 	default:
 		e.Type = r.action
 	}
