@@ -122,7 +122,7 @@ func pain001(r Run) ([]byte, error) {
 		}
 		t.Cdtr.Nm = text(it.Creditor.Name, 70)
 		t.CdtrAcct.IBAN = it.Creditor.IBAN
-		t.Ustrd = text(it.InvoiceNumber, 140)
+		t.Ustrd = text(remittance(it), 140)
 		p.CdtTrfTxInf = append(p.CdtTrfTxInf, t)
 	}
 	p.NbOfTxs, p.CtrlSum = len(r.Items), sum.StringFixed(2)
@@ -158,4 +158,13 @@ func text(s string, n int) string {
 // FileName is the name a run's file is downloaded under.
 func FileName(runID int64) string {
 	return "payment-run-" + strconv.FormatInt(runID, 10) + ".pain.001.xml"
+}
+
+// remittance is what the creditor reads of an item: the invoice's number,
+// and the credit note netted against it.
+func remittance(it Item) string {
+	if it.CreditNoteNumber == "" {
+		return it.InvoiceNumber
+	}
+	return it.InvoiceNumber + " less credit note " + it.CreditNoteNumber + " (" + it.Credited + ")"
 }

@@ -7,10 +7,15 @@
 // partial unique index payment_items_live_invoice decides, not a check made
 // before inserting, so two admins proposing at once never both take it.
 //
-// Credit notes are not netted against invoices: a supplier's posted credit
-// note is listed among a proposal's blocked documents (credit_note_not_netted)
-// whenever the proposal holds or blocks an invoice of that supplier, so that a
-// person deducts it by hand; it is never paid or put in a run.
+// A supplier's posted credit note is netted against the invoice it refers
+// to: when its billing reference (BT-25) is the number of an invoice of the
+// same supplier in the run, in the same currency and for less than the
+// invoice, the invoice's item pays the difference and names the credit
+// note, which a partial unique index keeps in at most one live item. A
+// credit note that matches no such invoice is listed among the proposal's
+// blocked documents (credit_note_not_netted) whenever the proposal holds or
+// blocks an invoice of that supplier, so that a person deals with it; a
+// credit note is never paid on its own.
 //
 // A supplier's IBAN blocks its invoices (iban_unconfirmed) when the supplier
 // was paid before to another account and no admin confirmed this one. A
@@ -99,6 +104,12 @@ type payable struct {
 	amount      decimal.Decimal
 	dueDate     string
 	iban, bic   string
+	// billingRef is a credit note's reference to the invoice it credits.
+	billingRef string
+	// creditNote and credited are the credit note netted against an
+	// invoice, and its amount (already taken off amount).
+	creditNote int64
+	credited   decimal.Decimal
 }
 
 // supplierKey is the bookkeeper's key of a supplier: the source_ref up to
@@ -113,6 +124,18 @@ func supplierKey(sourceRef string) string {
 type accounts struct {
 	lastPaid  map[string]string
 	confirmed map[string]bool // supplier key + " " + IBAN
+	// corrections are the accounts admins confirmed in place of the IBAN
+	// an invoice states: supplier key + " " + stated IBAN → confirmed IBAN.
+	corrections map[string]string
+}
+
+// correct pays d to the account an admin confirmed in place of the one it
+// states, if there is one.
+func (acc accounts) correct(d payable) payable {
+	if iban, ok := acc.corrections[d.supplierKey+" "+d.iban]; ok && d.iban != "" {
+		d.iban, d.bic = iban, ""
+	}
+	return d
 }
 
 // classify splits the posted documents into what a run due until dueUntil
@@ -131,6 +154,7 @@ func classify(docs []payable, dueUntil time.Time, acc accounts) (pay []payable, 
 			continue
 		}
 		suppliers[d.supplierKey] = true
+		d = acc.correct(d)
 		if reason := blockReason(d, acc); reason != "" {
 			blocked = append(blocked, Blocked{IntakeID: d.intakeID, Reason: reason, Number: d.number, Supplier: d.name,
 				IBAN: maskIfAny(d.iban)})
@@ -138,12 +162,36 @@ func classify(docs []payable, dueUntil time.Time, acc accounts) (pay []payable, 
 		}
 		pay = append(pay, d)
 	}
+	netted := net(pay, notes)
 	for _, n := range notes {
-		if suppliers[n.supplierKey] {
+		if suppliers[n.supplierKey] && !netted[n.intakeID] {
 			blocked = append(blocked, Blocked{IntakeID: n.intakeID, Reason: ReasonCreditNote, Number: n.number, Supplier: n.name})
 		}
 	}
 	return pay, blocked
+}
+
+// net takes each credit note off the invoice it refers to, where that
+// invoice is paid, of the same supplier and currency, and owes more than the
+// note; an invoice takes at most one note (the earliest). It returns the
+// notes it netted.
+func net(pay, notes []payable) map[int64]bool {
+	netted := map[int64]bool{}
+	byNumber := map[string]int{}
+	for i, p := range pay {
+		byNumber[p.supplierKey+" "+p.number] = i
+	}
+	for _, n := range notes {
+		i, ok := byNumber[n.supplierKey+" "+n.billingRef]
+		if !ok || n.billingRef == "" || pay[i].creditNote != 0 || n.currency != pay[i].currency ||
+			!n.amount.IsPositive() || !n.amount.LessThan(pay[i].amount) {
+			continue
+		}
+		pay[i].creditNote, pay[i].credited = n.intakeID, n.amount
+		pay[i].amount = pay[i].amount.Sub(n.amount)
+		netted[n.intakeID] = true
+	}
+	return netted
 }
 
 func blockReason(d payable, acc accounts) string {
@@ -170,26 +218,14 @@ func maskIfAny(iban string) string {
 }
 
 var (
-	ibanPattern = regexp.MustCompile(`^[A-Z]{2}[0-9]{2}[0-9A-Z]{11,30}$`)
 	bicPattern  = regexp.MustCompile(`^[A-Z0-9]{8}([A-Z0-9]{3})?$`)
 	datePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 )
 
-// validIBAN reports whether a normalised IBAN has the shape of one and its
-// check digits match (ISO 13616: the number mod 97 is 1).
+// validIBAN reports whether a normalised IBAN is one (apchecks.ValidIBAN).
 func validIBAN(iban string) bool {
-	if !ibanPattern.MatchString(iban) {
-		return false
-	}
-	rem := 0
-	for _, c := range iban[4:] + iban[:4] {
-		if c >= 'A' {
-			rem = (rem*100 + int(c-'A'+10)) % 97
-		} else {
-			rem = (rem*10 + int(c-'0')) % 97
-		}
-	}
-	return rem == 1
+	_, err := apchecks.ValidIBAN(iban)
+	return err == nil
 }
 
 func validDate(s string) bool {

@@ -60,6 +60,11 @@ type Item struct {
 	Creditor      Creditor `json:"creditor"`
 	EndToEndID    string   `json:"end_to_end_id"`
 	InvoiceNumber string   `json:"invoice_number"`
+	// CreditNoteID is the credit note netted against the invoice, and
+	// Credited its amount, already taken off Amount.
+	CreditNoteID     *int64 `json:"credit_note_id,omitempty"`
+	Credited         string `json:"credited,omitempty"`
+	CreditNoteNumber string `json:"-"`
 }
 
 // Run is a pay run as the API shows it.
@@ -142,16 +147,18 @@ func (s *Service) Propose(ctx context.Context, orgID int64, p Proposal, actor au
 			return Run{}, err
 		}
 		if len(pay) > 0 {
-			var ids []int64
-			var amounts, names, ibans, bics []string
+			var ids, notes []int64
+			var amounts, names, ibans, bics, credited []string
 			for _, p := range pay {
 				ids = append(ids, p.intakeID)
 				amounts = append(amounts, p.amount.String())
 				names = append(names, creditorName(p))
 				ibans = append(ibans, p.iban)
 				bics = append(bics, p.bic)
+				notes = append(notes, p.creditNote)
+				credited = append(credited, p.credited.String())
 			}
-			if _, err := tx.Exec(ctx, insertItemsSQL, id, orgID, ids, amounts, names, ibans, bics); err != nil {
+			if _, err := tx.Exec(ctx, insertItemsSQL, id, orgID, ids, amounts, names, ibans, bics, notes, credited); err != nil {
 				return Run{}, fmt.Errorf("payments: put items in run %d: %w", id, err)
 			}
 		}
@@ -190,7 +197,8 @@ func payables(ctx context.Context, q database.Executor, orgID int64, due time.Ti
 	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (payable, error) {
 		var p payable
 		var sourceRef, amount string
-		err := r.Scan(&p.intakeID, &p.docType, &sourceRef, &p.number, &p.name, &p.currency, &amount, &p.dueDate, &p.iban, &p.bic)
+		err := r.Scan(&p.intakeID, &p.docType, &sourceRef, &p.number, &p.name, &p.currency, &amount, &p.dueDate, &p.iban, &p.bic,
+			&p.billingRef)
 		p.supplierKey = supplierKey(sourceRef)
 		p.iban = apchecks.NormalizeIBAN(p.iban)
 		p.bic = strings.ToUpper(strings.TrimSpace(p.bic))
@@ -203,12 +211,24 @@ func payables(ctx context.Context, q database.Executor, orgID int64, due time.Ti
 	if err != nil {
 		return nil, nil, fmt.Errorf("payments: read payables: %w", err)
 	}
-	acc := accounts{lastPaid: map[string]string{}, confirmed: map[string]bool{}}
+	acc := accounts{lastPaid: map[string]string{}, confirmed: map[string]bool{}, corrections: map[string]string{}}
 	if err := pairs(ctx, q, lastPaidSQL, orgID, func(k, v string) { acc.lastPaid[k] = v }); err != nil {
 		return nil, nil, err
 	}
-	if err := pairs(ctx, q, confirmedSQL, orgID, func(k, v string) { acc.confirmed[k+" "+v] = true }); err != nil {
-		return nil, nil, err
+	rows, err = q.Query(ctx, confirmedSQL, orgID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("payments: read confirmed accounts: %w", err)
+	}
+	var supplier, iban, replaces string
+	_, err = pgx.ForEachRow(rows, []any{&supplier, &iban, &replaces}, func() error {
+		acc.confirmed[supplier+" "+iban] = true
+		if replaces != "" {
+			acc.corrections[supplier+" "+replaces] = iban
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("payments: read confirmed accounts: %w", err)
 	}
 	pay, blocked := classify(docs, due, acc)
 	return pay, blocked, nil
@@ -279,8 +299,12 @@ func readRun(ctx context.Context, q database.Executor, query string, orgID, id i
 	total := decimal.Zero
 	r.Items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Item, error) {
 		var it Item
+		var credited string
 		err := row.Scan(&it.ID, &it.IntakeID, &it.Status, &it.Amount, &it.Currency, &it.Creditor.Name, &it.Creditor.IBAN,
-			&it.Creditor.BIC, &it.EndToEndID, &it.InvoiceNumber)
+			&it.Creditor.BIC, &it.EndToEndID, &it.InvoiceNumber, &it.CreditNoteID, &credited, &it.CreditNoteNumber)
+		if c, err := decimal.NewFromString(credited); err == nil {
+			it.Credited = c.StringFixed(2)
+		}
 		amount, _ := decimal.NewFromString(it.Amount)
 		total = total.Add(amount)
 		it.Amount = amount.StringFixed(2)
@@ -423,17 +447,24 @@ func (s *Service) Export(ctx context.Context, orgID, id int64, actor audit.Actor
 
 // Confirmation is a supplier's bank account an admin confirmed.
 type Confirmation struct {
-	IntakeID    int64     `json:"intake_id"`
-	SupplierKey string    `json:"supplier_key"`
-	IBAN        string    `json:"iban"`
+	IntakeID    int64  `json:"intake_id"`
+	SupplierKey string `json:"supplier_key"`
+	IBAN        string `json:"iban"`
+	// Replaces is the IBAN the invoice states, when the admin confirmed
+	// another account in its place ("" when they confirmed the stated one).
+	Replaces    string    `json:"replaces,omitempty"`
 	ConfirmedBy string    `json:"confirmed_by"`
 	ConfirmedAt time.Time `json:"confirmed_at"`
 }
 
-// ConfirmIBAN confirms the IBAN of a posted invoice as its supplier's
-// account. Four eyes: the admin who confirms must not be one who approved
-// the invoice.
-func (s *Service) ConfirmIBAN(ctx context.Context, orgID, intakeID int64, actor audit.Actor) (Confirmation, error) {
+// ConfirmIBAN confirms a posted invoice's creditor account as its
+// supplier's: the IBAN the invoice states when corrected is "", else the
+// corrected IBAN in its place (an invoice stating an invalid IBAN can only
+// be paid that way); the supplier's invoices stating the same IBAN are then
+// paid to the corrected one. Four eyes: the admin who confirms must not be
+// one who approved the invoice. Confirming again is a no-op; a stated IBAN
+// corrected once cannot be corrected to another account (a conflict).
+func (s *Service) ConfirmIBAN(ctx context.Context, orgID, intakeID int64, corrected string, actor audit.Actor) (Confirmation, error) {
 	return database.WithTxV(ctx, s.Pool, func(tx pgx.Tx) (Confirmation, error) {
 		var status, docType, sourceRef, iban, decidedBy string
 		var approvers []string
@@ -445,14 +476,24 @@ func (s *Service) ConfirmIBAN(ctx context.Context, orgID, intakeID int64, actor 
 		if err != nil {
 			return Confirmation{}, fmt.Errorf("payments: read document %d: %w", intakeID, err)
 		}
-		c := Confirmation{IntakeID: intakeID, SupplierKey: supplierKey(sourceRef), IBAN: apchecks.NormalizeIBAN(iban)}
+		stated := apchecks.NormalizeIBAN(iban)
+		c := Confirmation{IntakeID: intakeID, SupplierKey: supplierKey(sourceRef), IBAN: stated}
+		if corrected != "" {
+			if c.IBAN, err = apchecks.ValidIBAN(corrected); err != nil {
+				e, _ := apperr.As(err)
+				return c, invalid("iban", "%s", e.Message)
+			}
+			if c.IBAN != stated {
+				c.Replaces = stated
+			}
+		}
 		switch {
 		case status != "posted" || docType != "invoice":
 			return c, apperr.New(apperr.InvalidState, "document %d is not a posted invoice", intakeID)
-		case c.IBAN == "":
+		case stated == "":
 			return c, invalid("intake_id", "names a document without an IBAN")
 		case !validIBAN(c.IBAN):
-			return c, invalid("intake_id", "names a document whose IBAN is not a valid one")
+			return c, invalid("iban", "the invoice's IBAN %s is not a valid one: confirm the corrected IBAN in its place", apchecks.MaskIBAN(stated))
 		case c.SupplierKey == "":
 			return c, invalid("intake_id", "names a document without a supplier")
 		}
@@ -460,17 +501,25 @@ func (s *Service) ConfirmIBAN(ctx context.Context, orgID, intakeID int64, actor 
 			return c, apperr.New(apperr.Forbidden, "an admin who approved document %d cannot confirm its IBAN: another admin must", intakeID).
 				With("reason", "separation_of_duties")
 		}
-		tag, err := tx.Exec(ctx, confirmAccountSQL, orgID, c.SupplierKey, c.IBAN, actor.Label)
+		tag, err := tx.Exec(ctx, confirmAccountSQL, orgID, c.SupplierKey, c.IBAN, c.Replaces, actor.Label)
 		if err != nil {
 			return c, fmt.Errorf("payments: confirm account: %w", err)
 		}
-		if err := tx.QueryRow(ctx, accountSQL, orgID, c.SupplierKey, c.IBAN).Scan(&c.ConfirmedBy, &c.ConfirmedAt); err != nil {
+		var confirmed string
+		if err := tx.QueryRow(ctx, accountSQL, orgID, c.SupplierKey, c.Replaces, c.IBAN).Scan(&confirmed, &c.ConfirmedBy, &c.ConfirmedAt); err != nil {
 			return c, fmt.Errorf("payments: read confirmation: %w", err)
+		}
+		if confirmed != c.IBAN {
+			return c, apperr.New(apperr.InvalidState, "the IBAN document %d states was corrected to %s before", intakeID, apchecks.MaskIBAN(confirmed))
 		}
 		if tag.RowsAffected() == 0 {
 			return c, nil
 		}
+		detail := map[string]any{"supplier_key": c.SupplierKey, "iban": apchecks.MaskIBAN(c.IBAN)}
+		if c.Replaces != "" {
+			detail["replaces"] = apchecks.MaskIBAN(c.Replaces)
+		}
 		return c, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: ActionIBANConfirmed, SubjectType: "intake",
-			SubjectID: intakeID, Detail: map[string]any{"supplier_key": c.SupplierKey, "iban": apchecks.MaskIBAN(c.IBAN)}})
+			SubjectID: intakeID, Detail: detail})
 	})
 }

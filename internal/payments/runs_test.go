@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func newBooks(t *testing.T) *books {
 // doc is a posted document's facts.
 type doc struct {
 	supplier, number, docType, currency, payable, due, iban string
-	paymentIBAN                                             string
+	paymentIBAN, billingRef                                 string
 }
 
 // posted files a posted document approved by ann, with its journal entry.
@@ -69,6 +70,9 @@ func (b *books) posted(t *testing.T, d doc) int64 {
 	}
 	if d.iban != "" {
 		fields["payee_iban"] = d.iban
+	}
+	if d.billingRef != "" {
+		fields["billing_reference"] = d.billingRef
 	}
 	if d.paymentIBAN != "" {
 		fields["payment"] = map[string]any{"iban": d.paymentIBAN, "bic": "COBADEFFXXX"}
@@ -186,14 +190,14 @@ func TestProposalTakesThePayablesAndSaysWhyNotTheRest(t *testing.T) {
 	}
 
 	// Ann approved the changed invoice: she may not confirm its IBAN; Bob may.
-	_, err = b.svc.ConfirmIBAN(ctx, b.org.ID, changed, b.ann.Actor())
+	_, err = b.svc.ConfirmIBAN(ctx, b.org.ID, changed, "", b.ann.Actor())
 	wantCode(t, err, apperr.Forbidden)
 	if e, _ := apperr.As(err); e.Details["reason"] != "separation_of_duties" {
 		t.Fatalf("refusal %v", err)
 	}
-	_, err = b.svc.ConfirmIBAN(ctx, b.org.ID, bad, b.bob.Actor())
+	_, err = b.svc.ConfirmIBAN(ctx, b.org.ID, bad, "", b.bob.Actor())
 	wantCode(t, err, apperr.Invalid)
-	c, err := b.svc.ConfirmIBAN(ctx, b.org.ID, changed, b.bob.Actor())
+	c, err := b.svc.ConfirmIBAN(ctx, b.org.ID, changed, "", b.bob.Actor())
 	if err != nil || c.IBAN != ibanB || c.SupplierKey != "delta" || c.ConfirmedBy != b.bob.Email {
 		t.Fatalf("confirmation %+v, %v", c, err)
 	}
@@ -358,5 +362,100 @@ func TestConcurrentProposalsNeverShareAnInvoice(t *testing.T) {
 	}
 	if n := testkit.Count(t, b.db, `SELECT count(DISTINCT intake_id) FROM payment_items WHERE status = 'in_run'`); n != invoices {
 		t.Fatalf("%d of %d invoices in a run", n, invoices)
+	}
+}
+
+// A credit note referring to an invoice of its supplier is netted against
+// it: the item pays the difference and names the note, which no later run
+// nets again; a note larger than its invoice, or referring to nothing, is
+// left for a person.
+func TestCreditNotesAreNettedAgainstTheInvoiceTheyReferTo(t *testing.T) {
+	t.Parallel()
+	b := newBooks(t)
+	ctx := context.Background()
+	inv := b.posted(t, doc{supplier: "acme", number: "A-1", payable: "100.00", iban: ibanA})
+	note := b.posted(t, doc{supplier: "acme", number: "CN-1", docType: "credit_note", payable: "30.50", billingRef: "A-1"})
+	small := b.posted(t, doc{supplier: "acme", number: "A-2", payable: "10.00", iban: ibanA})
+	big := b.posted(t, doc{supplier: "acme", number: "CN-2", docType: "credit_note", payable: "20.00", billingRef: "A-2"})
+	other := b.posted(t, doc{supplier: "zeta", number: "CN-3", docType: "credit_note", payable: "5.00", billingRef: "A-1"})
+	run, err := b.svc.Propose(ctx, b.org.ID, proposal("2026-12-10", "2026-12-31"), b.ann.Actor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	amounts := map[int64]string{}
+	for _, it := range run.Items {
+		amounts[it.IntakeID] = it.Amount
+		if it.IntakeID == inv && (it.CreditNoteID == nil || *it.CreditNoteID != note || it.Credited != "30.50") {
+			t.Fatalf("item %+v does not name the netted credit note", it)
+		}
+	}
+	if amounts[inv] != "69.50" || amounts[small] != "10.00" || len(amounts) != 2 || run.Total != "79.50" {
+		t.Fatalf("items %v total %s", amounts, run.Total)
+	}
+	if got, want := blockedReasons(run), map[int64]string{big: "credit_note_not_netted"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("blocked %v, want %v (zeta's note %d has no invoice in the run)", got, want, other)
+	}
+	if _, err := b.svc.Approve(ctx, b.org.ID, run.ID, b.bob.Actor()); err != nil {
+		t.Fatal(err)
+	}
+	file, err := b.svc.Export(ctx, b.org.ID, run.ID, b.bob.Actor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(file), "<Ustrd>A-1 less credit note CN-1 (30.50)</Ustrd>") {
+		t.Fatalf("the file does not tell the creditor of the credit note:\n%s", file)
+	}
+	// The note is spent: a new invoice referred to by nothing, and the
+	// note itself in no second item.
+	b.posted(t, doc{supplier: "acme", number: "A-1b", payable: "40.00", iban: ibanA})
+	second, err := b.svc.Propose(ctx, b.org.ID, proposal("2026-12-10", "2026-12-31"), b.ann.Actor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range second.Items {
+		if it.CreditNoteID != nil {
+			t.Fatalf("a second run netted note %d again", *it.CreditNoteID)
+		}
+	}
+	if n := testkit.Count(t, b.db, `SELECT count(*) FROM payment_items WHERE credit_note_id = $1`, note); n != 1 {
+		t.Fatalf("note in %d items", n)
+	}
+}
+
+// An invoice stating an invalid IBAN is paid only to an account a second
+// admin confirms in its place; the supplier's other invoices stating the
+// same misprint follow it; a second correction of the misprint is refused.
+func TestAnInvalidIBANIsPaidToTheAccountAnotherAdminConfirmsInItsPlace(t *testing.T) {
+	t.Parallel()
+	b := newBooks(t)
+	ctx := context.Background()
+	bad := b.posted(t, doc{supplier: "gamma", number: "G-1", payable: "10", iban: ibanBad})
+	_, err := b.svc.ConfirmIBAN(ctx, b.org.ID, bad, "", b.bob.Actor())
+	wantCode(t, err, apperr.Invalid)
+	_, err = b.svc.ConfirmIBAN(ctx, b.org.ID, bad, ibanA, b.ann.Actor())
+	wantCode(t, err, apperr.Forbidden)
+	_, err = b.svc.ConfirmIBAN(ctx, b.org.ID, bad, "DE00 1234", b.bob.Actor())
+	wantCode(t, err, apperr.Invalid)
+	c, err := b.svc.ConfirmIBAN(ctx, b.org.ID, bad, "de89 3704 0044 0532 0130 00", b.bob.Actor())
+	if err != nil || c.IBAN != ibanA || c.Replaces != ibanBad {
+		t.Fatalf("confirmation %+v, %v", c, err)
+	}
+	if _, err := b.svc.ConfirmIBAN(ctx, b.org.ID, bad, ibanA, b.bob.Actor()); err != nil {
+		t.Fatalf("confirming again: %v", err)
+	}
+	_, err = b.svc.ConfirmIBAN(ctx, b.org.ID, bad, ibanB, b.bob.Actor())
+	wantCode(t, err, apperr.InvalidState)
+	again := b.posted(t, doc{supplier: "gamma", number: "G-2", payable: "5", iban: ibanBad})
+	run, err := b.svc.Propose(ctx, b.org.ID, proposal("2026-12-10", "2026-12-31"), b.ann.Actor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Items) != 2 || len(run.Blocked) != 0 {
+		t.Fatalf("run items %v blocked %v", itemIntakes(run), run.Blocked)
+	}
+	for _, it := range run.Items {
+		if it.Creditor.IBAN != ibanA {
+			t.Fatalf("item of %d pays %s, not the confirmed account (%d)", it.IntakeID, it.Creditor.IBAN, again)
+		}
 	}
 }
