@@ -95,9 +95,10 @@ func TestDemoIsIdempotent(t *testing.T) {
 		t.Fatalf("users after two demo runs: %d", n)
 	}
 	// The documents: a version chain, a duplicate group with one member
-	// approved, one waiting, a credit note, an invalid e-invoice and an
-	// approved document whose job is a dead letter — filed once.
-	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents`); n != 8 {
+	// approved, one waiting, a credit note, an invalid e-invoice, an
+	// approved document whose job is a dead letter and two posted payables
+	// — filed once.
+	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents`); n != 10 {
 		t.Fatalf("documents after two demo runs: %d", n)
 	}
 	for reason, want := range map[string]int{"newer_version": 1, "same_reference": 1} {
@@ -105,8 +106,8 @@ func TestDemoIsIdempotent(t *testing.T) {
 			t.Errorf("%s duplicates: %d, want %d", reason, n, want)
 		}
 	}
-	if n := testkit.Count(t, db, `SELECT count(*) FROM jobs`); n != 2 {
-		t.Errorf("approved demo documents: %d, want 2", n)
+	if n := testkit.Count(t, db, `SELECT count(*) FROM jobs`); n != 4 {
+		t.Errorf("approved demo documents: %d, want 4", n)
 	}
 	// Every page alive for a newcomer: a dead letter, an invalid e-invoice,
 	// a posted (foreign-currency) entry — each once.

@@ -62,6 +62,9 @@ func loadDemo(ctx context.Context, d *db) error {
 	if o, err = loadDemoIdentity(ctx, d, o); err != nil {
 		return err
 	}
+	if o, err = loadDemoBankAccount(ctx, d, o); err != nil {
+		return err
+	}
 	svc := auth.NewService(d.pool)
 	var reviewer, admin auth.User
 	for _, u := range []struct {
@@ -109,7 +112,10 @@ func loadDemo(ctx context.Context, d *db) error {
 	if err := loadDemoApprovalPolicy(ctx, d, o); err != nil {
 		return err
 	}
-	return loadDemoHalfApproved(ctx, a, o, admin)
+	if err := loadDemoHalfApproved(ctx, a, o, admin); err != nil {
+		return err
+	}
+	return loadDemoPayables(ctx, a, o, reviewer)
 }
 
 // The demo org's identity, as its documents' buyer states it: the invalid

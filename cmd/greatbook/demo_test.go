@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"greatbook/internal/app"
@@ -58,5 +59,42 @@ func TestDemoShowsTheApprovalPolicy(t *testing.T) {
 	approval, err := a.Decisions.Approve(ctx, o.ID, id, audit.Actor{UserID: reviewer.ID, Label: reviewer.Email})
 	if err != nil || !approval.Complete {
 		t.Fatalf("the reviewer's approval of %s: %+v, %v", demoHalfApproved, approval, err)
+	}
+}
+
+// The demo org pays from its bank account, and two of its posted invoices
+// name their suppliers' accounts and are due on a first visit: an admin's
+// first pay run takes them.
+func TestDemoCanProposeAPayRun(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	ctx := context.Background()
+	runCLI(t, db.URL, "", "demo")
+	runCLI(t, db.URL, "", "demo")
+	o, err := org.BySlug(ctx, db.Pool, demoOrg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.BankIBAN != demoBankIBAN || o.BankBIC != demoBankBIC {
+		t.Fatalf("the demo org's bank account is %q %q", o.BankIBAN, o.BankBIC)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM audit_events WHERE action = 'org.bank_account_set'`); n != 1 {
+		t.Fatalf("the bank account was set %d times by two runs, want once", n)
+	}
+	for _, p := range demoPayables {
+		if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents WHERE org_id = $1 AND doc_number = $2 AND status = 'posted'`, o.ID, p.number); n != 1 {
+			t.Fatalf("%d posted documents %s, want 1", n, p.number)
+		}
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM journal_entries WHERE org_id = $1 AND source_type = 'intake'`, o.ID); n != len(demoPayables) {
+		t.Fatalf("%d entries of documents after two runs, want %d", n, len(demoPayables))
+	}
+
+	out := runCLI(t, db.URL, "", "payrun", "propose", demoOrg, "--execution-date", "2026-12-04")
+	for _, want := range []string{"2 items, total 760.04 EUR", "to Kaffeerösterei Hansen GmbH, DE89370400440532013000 (BIC COBADEFFXXX)",
+		"to Reinigung Berger GmbH, AT611904300234573201", "from " + demoLegalName + ", " + demoBankIBAN + " (BIC " + demoBankBIC + ")"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("the demo's first pay run:\n%s\nwant %q in it", out, want)
+		}
 	}
 }

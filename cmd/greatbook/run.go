@@ -29,9 +29,11 @@ const usage = `usage: greatbook <command> [flags]
   org add SLUG --name NAME [--currency EUR]        an org with its base currency and a default chart of accounts
   org set SLUG [--legal-name NAME] [--vat-id ID] [--address-line LINE]... [--city CITY] [--postcode CODE]
        [--country CC] [--max-issue-age-months 18] [--base-currency EUR] [--default-expense-account CODE]
+       [--bank-iban IBAN] [--bank-bic BIC]
                                                    the org's identity as a buyer, for the AP checks; its base
                                                    currency (only while the ledger is empty); the account a
-                                                   bill goes to when no supplier rule says (each audited)
+                                                   bill goes to when no supplier rule says; its own bank
+                                                   account, which its pay runs pay from (each audited)
   org policy SLUG [--separate-submitter[=false]] [--rule MIN=N]...
                                                    print the org's approval policy; set first when flags are
                                                    given: whether a submitter may approve, and N approvals
@@ -45,6 +47,12 @@ const usage = `usage: greatbook <command> [flags]
                                                    docs/chart.md): all or nothing, every bad row by its line
   dimensions import --org SLUG --dimension NAME FILE
                                                    import a dimension's values CSV (code,name[,active])
+  payrun propose SLUG --execution-date D [--due-until D]
+                                                   propose a pay run of the posted invoices due until D (the
+                                                   execution date by default); print it and what it blocked
+  payrun approve|cancel|show SLUG RUN              approve a proposed run; cancel one not downloaded; print one
+  payrun export SLUG RUN [-o FILE]                 the run's pain.001.001.09 file (stdout without -o); the first
+                                                   download marks the run sent, every one is the same bytes
   sweep                                            one recovery pass; print what it launched
   ingest --org SLUG FILE...                        run the intake pipeline on files; one line per file: id and status
 
@@ -90,6 +98,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.accountsImport(ctx, rest[1:])
 	case cmd == "dimensions" && sub == "import":
 		return e.dimensionsImport(ctx, rest[1:])
+	case cmd == "payrun" && sub == "propose":
+		return e.payrunPropose(ctx, rest[1:])
+	case cmd == "payrun" && sub == "approve":
+		return e.payrunApprove(ctx, rest[1:])
+	case cmd == "payrun" && sub == "cancel":
+		return e.payrunCancel(ctx, rest[1:])
+	case cmd == "payrun" && sub == "show":
+		return e.payrunShow(ctx, rest[1:])
+	case cmd == "payrun" && sub == "export":
+		return e.payrunExport(ctx, rest[1:])
 	case cmd == "ingest":
 		return e.ingest(ctx, rest)
 	case cmd == "sweep":
