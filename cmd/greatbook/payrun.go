@@ -242,8 +242,12 @@ func printRun(w io.Writer, o org.Org, r payments.Run) {
 		if it.Creditor.BIC != "" {
 			creditor += " (BIC " + it.Creditor.BIC + ")"
 		}
-		fmt.Fprintf(w, "item %d: document %d, invoice %s, %s %s to %s, %s, %s, end-to-end id %s\n",
-			it.ID, it.IntakeID, orNone(it.InvoiceNumber), it.Amount, it.Currency, it.Creditor.Name, creditor, it.Status, it.EndToEndID)
+		netted := ""
+		if it.CreditNoteID != nil {
+			netted = fmt.Sprintf(" (less credit note %s, document %d, %s)", orNone(it.CreditNoteNumber), *it.CreditNoteID, it.Credited)
+		}
+		fmt.Fprintf(w, "item %d: document %d, invoice %s, %s %s%s to %s, %s, %s, end-to-end id %s\n",
+			it.ID, it.IntakeID, orNone(it.InvoiceNumber), it.Amount, it.Currency, netted, it.Creditor.Name, creditor, it.Status, it.EndToEndID)
 	}
 	for _, b := range r.Blocked {
 		fmt.Fprintf(w, "blocked: document %d, %s from %s, account %s: %s\n",
