@@ -186,9 +186,11 @@ func (s *Server) routes() {
 	adm.GET("/org", s.ui.OrgSettings)
 	adm.POST("/org", s.ui.SaveOrgSettings)
 	// Org settings beyond the identity: the default expense account, the
-	// base currency, the remembered exchange rates and the approval policy.
+	// base currency, the bank account, the remembered exchange rates and the
+	// approval policy.
 	adm.POST("/org/default-account", s.ui.SetDefaultExpenseAccount)
 	adm.POST("/org/base-currency", s.ui.SetBaseCurrency)
+	adm.POST("/org/bank-account", s.ui.SetBankAccount)
 	adm.POST("/org/rates/change", s.ui.ChangeExchangeRate)
 	adm.POST("/org/rates/forget", s.ui.ForgetExchangeRate)
 	adm.POST("/org/approval-policy", s.ui.SaveApprovalPolicy)

@@ -32,7 +32,8 @@ func (h *Handlers) renderOrgSettings(c echo.Context, status int, edit func(*view
 	}
 	id := st.Org.Identity
 	p := views.OrgSettingsProps{LegalName: id.LegalName, VATID: id.VATID, MaxIssueAgeMonths: id.MaxIssueAgeMonths, Address: id.Address,
-		BaseCurrency: st.Org.BaseCurrency, DefaultExpenseAccount: st.Org.DefaultExpenseAccount, ExpenseAccounts: st.ExpenseAccounts, Rates: st.Rates,
+		BaseCurrency: st.Org.BaseCurrency, DefaultExpenseAccount: st.Org.DefaultExpenseAccount, BankIBAN: st.Org.BankIBAN, BankBIC: st.Org.BankBIC,
+		ExpenseAccounts: st.ExpenseAccounts, Rates: st.Rates,
 		Policy: approvalPolicyForm(policy)}
 	if edit != nil {
 		edit(&p)
@@ -75,6 +76,18 @@ func (h *Handlers) SetDefaultExpenseAccount(c echo.Context) error {
 	done := "Default expense account cleared: the bookkeeper asks for bills no supplier rule covers."
 	if o.DefaultExpenseAccount != "" {
 		done = "Default expense account set: bills no supplier rule covers go to " + o.DefaultExpenseAccount + " from now on."
+	}
+	return h.orgSettingChanged(c, err, done)
+}
+
+// SetBankAccount sets the org's own bank account, the debtor of its pay
+// runs; an empty IBAN clears it.
+func (h *Handlers) SetBankAccount(c echo.Context) error {
+	u := httpkit.CurrentUser(c)
+	o, err := org.SetBankAccount(c.Request().Context(), h.Pool, u.OrgID, c.FormValue("bank_iban"), c.FormValue("bank_bic"), u.Actor())
+	done := "Bank account cleared: pay runs cannot be proposed until one is set."
+	if o.BankIBAN != "" {
+		done = "Bank account set: pay runs pay from " + o.BankIBAN + "."
 	}
 	return h.orgSettingChanged(c, err, done)
 }

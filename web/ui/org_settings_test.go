@@ -89,7 +89,15 @@ func TestOrgSettingsPageSetsEverySetting(t *testing.T) {
 	saved(post("/admin/org/rates/forget", url.Values{"currency": {"USD"}, "date": {"2026-01-02"}}))
 	refused(post("/admin/org/rates/forget", url.Values{"currency": {"USD"}, "date": {"2026-01-02"}}), http.StatusNotFound, "no remembered rate")
 
-	for _, action := range []string{"org.identity_set", "org.default_expense_account_set", "org.base_currency_set", "exchange_rate_changed", "exchange_rate_forgotten"} {
+	refused(post("/admin/org/bank-account", url.Values{"bank_iban": {"DE89370400440532013001"}}), http.StatusUnprocessableEntity, "check digits")
+	saved(post("/admin/org/bank-account", url.Values{"bank_iban": {"de89 3704 0044 0532 0130 00"}, "bank_bic": {"cobadeffxxx"}}))
+	page = webtest.Doc(t, webtest.Get(t, c, a.URL+"/admin/org"))
+	if page.Find(`[data-testid=bank-iban]`).AttrOr("value", "") != "DE89370400440532013000" || page.Find(`[data-testid=bank-bic]`).AttrOr("value", "") != "COBADEFFXXX" {
+		t.Fatal("the page does not show the bank account saved")
+	}
+
+	for _, action := range []string{"org.identity_set", "org.default_expense_account_set", "org.base_currency_set", "exchange_rate_changed", "exchange_rate_forgotten",
+		"org.bank_account_set"} {
 		if n := testkit.Count(t, a.DB, `SELECT count(*) FROM audit_events WHERE org_id = $1 AND action = $2 AND actor = $3`, o.ID, action, admin.Email); n != 1 {
 			t.Fatalf("%d %s audit events by the admin, want 1", n, action)
 		}
@@ -97,7 +105,7 @@ func TestOrgSettingsPageSetsEverySetting(t *testing.T) {
 
 	rc := a.Client(t)
 	rcsrf := a.SignIn(t, rc, reviewer)
-	for _, path := range []string{"/admin/org/default-account", "/admin/org/base-currency", "/admin/org/rates/change", "/admin/org/rates/forget"} {
+	for _, path := range []string{"/admin/org/default-account", "/admin/org/base-currency", "/admin/org/rates/change", "/admin/org/rates/forget", "/admin/org/bank-account"} {
 		resp, err := rc.PostForm(a.URL+path, url.Values{"_csrf": {rcsrf}, "account": {"6000"}, "base_currency": {"EUR"}})
 		if err != nil {
 			t.Fatal(err)
