@@ -106,9 +106,9 @@ func TestParseSplitsBatchEntriesAndKeepsWhatItCannotSplit(t *testing.T) {
 	t.Parallel()
 	b := st.Camt053("STMT-1", ourIBAN,
 		st.Paid("GB-1-17", "336.90"),
-		st.Entry{Amount: "30.00", Reference: "BATCH", Batch: []st.Transaction{{"GB-1-18", "10.00"}, {"GB-1-19", "20.00"}}},
-		st.Entry{Amount: "31.00", Reference: "BAD-SUM", Batch: []st.Transaction{{"GB-1-20", "10.00"}, {"GB-1-21", "20.00"}}},
-		st.Entry{Amount: "30.00", Reference: "NO-AMOUNTS", Batch: []st.Transaction{{"GB-1-22", ""}, {"GB-1-23", ""}}},
+		st.Entry{Amount: "30.00", Reference: "BATCH", Batch: []st.Transaction{st.Tx("GB-1-18", "10.00"), st.Tx("GB-1-19", "20.00")}},
+		st.Entry{Amount: "31.00", Reference: "BAD-SUM", Batch: []st.Transaction{st.Tx("GB-1-20", "10.00"), st.Tx("GB-1-21", "20.00")}},
+		st.Entry{Amount: "30.00", Reference: "NO-AMOUNTS", Batch: []st.Transaction{st.Tx("GB-1-22", ""), st.Tx("GB-1-23", "")}},
 		st.Entry{Amount: "5.00", Status: "PDNG", Date: "2026-12-12", EndToEndID: "GB-1-24"},
 		st.Returned("GB-1-17", "336.90", "AC04"),
 		st.Entry{Amount: "99.99", Credit: true, Currency: "USD", Reference: "FX"},
@@ -271,7 +271,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(st.Camt053("S", ourIBAN, st.Paid("GB-1-1", "10.00"), st.Returned("GB-1-1", "10.00", "AC04"),
-		st.Entry{Amount: "30.00", Batch: []st.Transaction{{"GB-1-2", "10.00"}, {"GB-1-3", "20.00"}}}))
+		st.Entry{Amount: "30.00", Batch: []st.Transaction{st.Tx("GB-1-2", "10.00"), st.Tx("GB-1-3", "20.00")}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := bankstatement.Parse(data)
 		if err != nil {

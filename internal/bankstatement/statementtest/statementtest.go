@@ -32,6 +32,11 @@ type Transaction struct {
 	Amount     string
 }
 
+// Tx is a transaction of a batch entry.
+func Tx(endToEndID, amount string) Transaction {
+	return Transaction{EndToEndID: endToEndID, Amount: amount}
+}
+
 // Paid is the booked debit of a payment.
 func Paid(endToEndID, amount string) Entry {
 	return Entry{Amount: amount, EndToEndID: endToEndID, Reference: "REF-" + endToEndID}
