@@ -46,7 +46,7 @@ const BankAccount = "1000"
 // item's id as source_id, EntrySetPaid for the payment and EntrySetReturned
 // for the money given back.
 const (
-	SourceType       = "payment"
+	SourceType       = ledger.SourceTypePayment
 	EntrySetPaid     = "main"
 	EntrySetReturned = "return"
 )
