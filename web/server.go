@@ -110,6 +110,8 @@ func (s *Server) routes() {
 	v1.POST("/intake/:id/close-nothing-to-post", s.api.CloseNothingToPost)
 	v1.POST("/intake/:id/not-a-duplicate", s.api.NotADuplicate, httpkit.RequireAdmin)
 	v1.POST("/jobs/:id/retry", s.api.RetryJob, httpkit.RequireAdmin)
+	v1.POST("/bank-statements", s.api.ImportBankStatement, httpkit.RequireAdmin)
+	v1.GET("/bank-statements/:id", s.api.BankStatement, httpkit.RequireAdmin)
 	v1.GET("/questions", s.api.Questions)
 	v1.POST("/typewriter/documents", s.api.Compose)
 	v1.POST("/typewriter/documents/:id/versions", s.api.Revise)

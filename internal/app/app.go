@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"greatbook/internal/bankstatement"
 	"greatbook/internal/bookkeeper"
 	"greatbook/internal/failpoint"
 	"greatbook/internal/jobs"
@@ -86,9 +87,12 @@ type App struct {
 	Webhooks    *webhooks.Service
 	// Payments proposes, approves and exports pay runs.
 	Payments *payments.Service
-	Metrics  *Metrics
-	cfg      Config
-	log      *slog.Logger
+	// BankStatements imports bank statements and reconciles them with the
+	// pay runs' items.
+	BankStatements *bankstatement.Service
+	Metrics        *Metrics
+	cfg            Config
+	log            *slog.Logger
 
 	// stop cancels the background work Start started; loops are the
 	// goroutines it runs (the sweep and resume loops), which Close waits
@@ -120,13 +124,15 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	a.Typewriter = &typewriter.Service{Pool: pool, Pipeline: a.Pipeline}
 	a.Webhooks = &webhooks.Service{Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout, Logger: cfg.Logger}
 	a.Payments = &payments.Service{Pool: pool, Failpoints: cfg.Failpoints}
+	a.BankStatements = &bankstatement.Service{Pool: pool, Failpoints: cfg.Failpoints}
 	a.Metrics = NewMetrics(pool)
 	return a
 }
 
 // Start runs the workers and the resume pass (at once, to pick up what a
 // previous process left, and then every lease period, to take over runs
-// whose worker died) until ctx is done or Close is called. Wait waits for
+// whose worker died), and finishes the bank statement imports a previous
+// process left, until ctx is done or Close is called. Wait waits for
 // them to stop.
 func (a *App) Start(ctx context.Context) {
 	if a.cfg.Workers <= 0 {
@@ -138,6 +144,7 @@ func (a *App) Start(ctx context.Context) {
 		a.loops.Go(func() { a.sweepLoop(ctx) })
 	}
 	a.loops.Go(func() { a.resumeLoop(ctx) })
+	a.loops.Go(func() { a.resumeImports(ctx) })
 	a.Webhooks.Start(ctx)
 }
 
@@ -159,6 +166,16 @@ func (a *App) Close() {
 		a.stop()
 	}
 	a.Wait()
+}
+
+// resumeImports finishes the bank statements' imports a previous process
+// left in the middle.
+func (a *App) resumeImports(ctx context.Context) {
+	if n, err := a.BankStatements.Resume(ctx); err != nil && ctx.Err() == nil {
+		a.log.Warn("finishing interrupted bank statement imports failed", "error", err)
+	} else if n > 0 {
+		a.log.Info("interrupted bank statement imports finished", "count", n)
+	}
 }
 
 // resumeLoop runs the resume pass at once and then every lease period.

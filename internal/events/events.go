@@ -49,12 +49,16 @@ const (
 	PaymentRunApproved  = "payment.run_approved"
 	PaymentRunSent      = "payment.run_sent"
 	PaymentRunCancelled = "payment.run_cancelled"
+	// A bank statement showed a payment booked (paid), or given back
+	// (returned).
+	PaymentPaid     = "payment.paid"
+	PaymentReturned = "payment.returned"
 )
 
 // Types are every event type the feed shows, in the order above.
 var Types = []string{DocumentReceived, DocumentFiled, DocumentTypedIn, DocumentApprovalRecorded, DocumentApproved, DocumentRejected,
 	DocumentMarkedDistinct, DocumentPosted, JobLaunched, JobRetried, JobFailed, JobAbandoned,
-	PaymentRunProposed, PaymentRunApproved, PaymentRunSent, PaymentRunCancelled}
+	PaymentRunProposed, PaymentRunApproved, PaymentRunSent, PaymentRunCancelled, PaymentPaid, PaymentReturned}
 
 // The audit actions the feed projects; every other audit row (sign-ins,
 // settings, typewriter versions) is not a change of a document or job.
@@ -75,6 +79,9 @@ const (
 	ActionPaymentRunApproved  = "payment_run_approved"
 	ActionPaymentRunSent      = "payment_run_sent"
 	ActionPaymentRunCancelled = "payment_run_cancelled"
+	// A payment item's changes a bank statement makes (internal/bankstatement).
+	ActionPaymentPaid     = "payment_paid"
+	ActionPaymentReturned = "payment_returned"
 )
 
 // RetryTriggerPrefix starts the trigger of a launch an operator asked for
@@ -96,7 +103,8 @@ const (
 // feedActions are the audit actions Read returns, in no order.
 var feedActions = []string{ActionReceived, ActionFiled, ActionTypedIn, ActionApprovalRecorded, ActionApprove, ActionReject, ActionNotADuplicate,
 	ActionPosted, ActionJobLaunched, ActionLaunchFailed, ActionRunFailed,
-	ActionPaymentRunProposed, ActionPaymentRunApproved, ActionPaymentRunSent, ActionPaymentRunCancelled}
+	ActionPaymentRunProposed, ActionPaymentRunApproved, ActionPaymentRunSent, ActionPaymentRunCancelled,
+	ActionPaymentPaid, ActionPaymentReturned}
 
 // Event is one change, as the API shows it.
 type Event struct {
@@ -299,6 +307,16 @@ func (r row) event() Event {
 		e.Type = "payment.run_" + strings.TrimPrefix(r.action, "payment_run_")
 		status()
 		copyData("run_id", "items", "total", "execution_date", "blocked")
+	case ActionPaymentPaid, ActionPaymentReturned:
+		e.Type = PaymentPaid
+		if r.action == ActionPaymentReturned {
+			e.Type = PaymentReturned
+		}
+		if id, ok := number(r.detail["intake_id"]); ok {
+			e.IntakeID = ptr(id)
+		}
+		status()
+		copyData("item_id", "run_id", "amount", "currency", "end_to_end_id", "bank_statement_id", "booking_date", "return_reason")
 	default:
 		e.Type = r.action
 	}

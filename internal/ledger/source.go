@@ -16,6 +16,9 @@ const (
 	// SourceTypeIntake is the bookkeeper's: the entry of an approved
 	// intake document, source id the document's id in decimal.
 	SourceTypeIntake = "intake"
+	// SourceTypePayment is the bank statements' reconciliation's: a paid
+	// (or returned) payment, source id the payment item's id in decimal.
+	SourceTypePayment = "payment"
 	// SourceTypeBench is the benchmark's replay targets (greatbook bench).
 	SourceTypeBench = "bench"
 	// SourceTypeBenchHistory is the benchmark's seeded history.
@@ -25,7 +28,7 @@ const (
 // ReservedSourceTypes lists every source type the product writes itself.
 // The JSON API refuses them (PostForClient); reversing an entry written
 // under one stays possible, since a reversal keeps its original's type.
-var ReservedSourceTypes = []string{SourceTypeIntake, SourceTypeBench, SourceTypeBenchHistory}
+var ReservedSourceTypes = []string{SourceTypeIntake, SourceTypePayment, SourceTypeBench, SourceTypeBenchHistory}
 
 // IsReservedSourceType reports whether only the product may post under t.
 func IsReservedSourceType(t string) bool { return slices.Contains(ReservedSourceTypes, t) }
