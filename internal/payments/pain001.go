@@ -32,9 +32,12 @@ type painDocument struct {
 type paymentInformation struct {
 	PmtInfID string `xml:"PmtInfId"`
 	PmtMtd   string `xml:"PmtMtd"`
-	NbOfTxs  int    `xml:"NbOfTxs"`
-	CtrlSum  string `xml:"CtrlSum"`
-	PmtTpInf struct {
+	// BtchBookg false asks the bank to book each transfer on its own, so
+	// that a statement names each item by its EndToEndId.
+	BtchBookg bool   `xml:"BtchBookg"`
+	NbOfTxs   int    `xml:"NbOfTxs"`
+	CtrlSum   string `xml:"CtrlSum"`
+	PmtTpInf  struct {
 		SvcLvl struct {
 			Cd string `xml:"Cd"`
 		} `xml:"SvcLvl"`
