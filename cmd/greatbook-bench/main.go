@@ -86,6 +86,7 @@ var benchmarks = []struct {
 		return bench.Official(ctx, e, "internal/en16931/cen")
 	}, false},
 	{"approve", bench.Approve, true},
+	{"reconcile", bench.Reconcile, true},
 	{"pages", pages, true},
 	{"e2e", func(ctx context.Context, e *bench.Env) error { return bench.EndToEnd(ctx, e, endToEnd) }, true},
 }
