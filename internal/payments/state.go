@@ -42,3 +42,35 @@ func StateOf(ctx context.Context, q database.Executor, orgID, intakeID int64) (*
 	}
 	return &s, nil
 }
+
+// statesSQL is stateSQL for a page of documents: each one's latest item.
+const statesSQL = `
+	SELECT DISTINCT ON (d.id) d.id, i.status, i.run_id, i.id, i.entry_id
+	FROM unnest($2::bigint[]) AS d (id)
+	JOIN payment_items i ON i.org_id = $1 AND (i.intake_id = d.id OR i.credit_note_id = d.id)
+	WHERE i.status IN ('in_run', 'sent', 'paid', 'returned')
+	ORDER BY d.id, i.id DESC`
+
+// StatesOf is StateOf for several documents in one query: a document in no
+// run is not in the map.
+func StatesOf(ctx context.Context, q database.Executor, orgID int64, ids []int64) (map[int64]*State, error) {
+	out := map[int64]*State{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.Query(ctx, statesSQL, orgID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("payments: the payments of %d documents: %w", len(ids), err)
+	}
+	var id int64
+	var s State
+	_, err = pgx.ForEachRow(rows, []any{&id, &s.Status, &s.RunID, &s.ItemID, &s.EntryID}, func() error {
+		st := s
+		out[id] = &st
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("payments: the payments of %d documents: %w", len(ids), err)
+	}
+	return out, nil
+}

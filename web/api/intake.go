@@ -18,6 +18,7 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
 	"greatbook/internal/jobs"
+	"greatbook/internal/payments"
 	"greatbook/internal/review"
 	"greatbook/web/httpkit"
 )
@@ -153,13 +154,17 @@ func (h *Handlers) ListIntake(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	paid, err := payments.StatesOf(c.Request().Context(), h.Pool, httpkit.CurrentUser(c).OrgID, ids)
+	if err != nil {
+		return err
+	}
 	docs := make([]map[string]any, 0, len(page.Documents))
 	for _, d := range page.Documents {
 		var job *jobs.Job
 		if j, ok := page.Jobs[d.ID]; ok {
 			job = &j
 		}
-		docs = append(docs, intakeBody(d, page.Groups[d.ID], page.Findings[d.ID], job, approvals[d.ID], codings[d.ID]))
+		docs = append(docs, intakeBody(d, page.Groups[d.ID], page.Findings[d.ID], job, approvals[d.ID], codings[d.ID], paid[d.ID]))
 	}
 	next := ""
 	if page.Next != 0 {
@@ -193,7 +198,11 @@ func (h *Handlers) intakeJSON(c echo.Context, d intake.Document, group []review.
 	if err != nil {
 		return nil, err
 	}
-	return intakeBody(d, group, findings, jobp, approvals, rows), nil
+	payment, err := payments.StateOf(c.Request().Context(), h.Pool, d.OrgID, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	return intakeBody(d, group, findings, jobp, approvals, rows, payment), nil
 }
 
 // givenJSON are a document's approvals as docs/api.md shows them.
@@ -204,9 +213,10 @@ func givenJSON(gs []review.Given) []review.Given {
 	return gs
 }
 
-// intakeBody is the JSON of a document from what was read of it; job is
-// nil when it has none.
-func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Finding, job *jobs.Job, approvals review.ApprovalState, rows []coding.Row) map[string]any {
+// intakeBody is the JSON of a document from what was read of it; job and
+// payment are nil when it has none.
+func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Finding, job *jobs.Job, approvals review.ApprovalState, rows []coding.Row,
+	payment *payments.State) map[string]any {
 	members := make([]map[string]any, 0, len(group))
 	for _, m := range group {
 		members = append(members, map[string]any{"id": m.ID, "status": m.Status})
@@ -226,7 +236,7 @@ func intakeBody(d intake.Document, group []review.Member, findings []einvoice.Fi
 		"format": nullable(d.Format), "profile": nullable(d.Profile), "media_type": d.MediaType, "filename": d.Filename, "size_bytes": d.Size,
 		"received_at": d.ReceivedAt, "queued_at": d.QueuedAt, "run_id": nullable(d.PipelineRunID),
 		"approvals": givenJSON(approvals.Approvals), "approvals_required": approvals.Required,
-		"coding": codingJSON(rows, currencyOf(d.Fields)),
+		"coding": codingJSON(rows, currencyOf(d.Fields)), "payment": payment,
 	}
 }
 
