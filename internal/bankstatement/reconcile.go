@@ -98,10 +98,7 @@ type Service struct {
 }
 
 func (s *Service) inject(ctx context.Context, name string) error {
-	if s.Failpoints == nil {
-		return failpoint.Env{}.Inject(ctx, name)
-	}
-	return s.Failpoints.Inject(ctx, name)
+	return failpoint.At(ctx, s.Failpoints, name)
 }
 
 // Import is what an import found: how many lines, how many matched a

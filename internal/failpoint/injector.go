@@ -18,3 +18,12 @@ type Env struct{}
 
 // Inject calls the package's Inject.
 func (Env) Inject(_ context.Context, name string) error { return Inject(name) }
+
+// At acts at the failpoint name with inj, or with Env when a component was
+// given none.
+func At(ctx context.Context, inj Injector, name string) error {
+	if inj == nil {
+		inj = Env{}
+	}
+	return inj.Inject(ctx, name)
+}

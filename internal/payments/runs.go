@@ -37,10 +37,7 @@ type Service struct {
 }
 
 func (s *Service) inject(ctx context.Context, name string) error {
-	if s.Failpoints == nil {
-		return failpoint.Env{}.Inject(ctx, name)
-	}
-	return s.Failpoints.Inject(ctx, name)
+	return failpoint.At(ctx, s.Failpoints, name)
 }
 
 // Debtor is the org's account a run pays from.
