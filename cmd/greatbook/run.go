@@ -53,6 +53,10 @@ const usage = `usage: greatbook <command> [flags]
   payrun approve|cancel|show SLUG RUN              approve a proposed run; cancel one not downloaded; print one
   payrun export SLUG RUN [-o FILE]                 the run's pain.001.001.09 file (stdout without -o); the first
                                                    download marks the run sent, every one is the same bytes
+  statement import SLUG FILE                       reconcile a camt.053 statement (or camt.054) with the pay
+                                                   runs; print its id and counts ("already imported" for a
+                                                   file imported before, finishing it if it was interrupted)
+  statement show SLUG ID                           print an import and the lines no payment matched, and why
   sweep                                            one recovery pass; print what it launched
   ingest --org SLUG FILE...                        run the intake pipeline on files; one line per file: id and status
 
@@ -108,6 +112,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.payrunShow(ctx, rest[1:])
 	case cmd == "payrun" && sub == "export":
 		return e.payrunExport(ctx, rest[1:])
+	case cmd == "statement" && sub == "import":
+		return e.statementImport(ctx, rest[1:])
+	case cmd == "statement" && sub == "show":
+		return e.statementShow(ctx, rest[1:])
 	case cmd == "ingest":
 		return e.ingest(ctx, rest)
 	case cmd == "sweep":
