@@ -13,11 +13,12 @@ import (
 	"greatbook/internal/testkit"
 )
 
-// ingestProcess runs `greatbook ingest` as a child against the test
-// database, optionally with a failpoint.
-func ingestProcess(t *testing.T, dbURL, failpoint string, file string) (string, error) {
+// crashableProcess runs `greatbook ARGS...` as a child of the failpoints
+// build against the test database, SIGKILLed at failpoint when one is
+// named; it returns what the child printed.
+func crashableProcess(t *testing.T, dbURL, failpoint string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(crashable, "ingest", "--org", "acme", file)
+	cmd := exec.Command(crashable, args...)
 	cmd.Env = append(cleanEnv(), "DATABASE_URL="+dbURL)
 	if failpoint != "" {
 		cmd.Env = append(cmd.Env, "GREATBOOK_FAILPOINTS="+failpoint+"=kill")
@@ -26,9 +27,16 @@ func ingestProcess(t *testing.T, dbURL, failpoint string, file string) (string, 
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	if err != nil && !killed(err) {
-		t.Logf("stderr: %s", errOut.String())
+		t.Logf("greatbook %s: stderr: %s", strings.Join(args, " "), errOut.String())
 	}
 	return out.String(), err
+}
+
+// ingestProcess runs `greatbook ingest` as a child against the test
+// database, optionally with a failpoint.
+func ingestProcess(t *testing.T, dbURL, failpoint string, file string) (string, error) {
+	t.Helper()
+	return crashableProcess(t, dbURL, failpoint, "ingest", "--org", "acme", file)
 }
 
 func killed(err error) bool {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,18 +17,7 @@ import (
 // build against the test database, SIGKILLed at failpoint when one is named.
 func payrunProcess(t *testing.T, dbURL, failpoint string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(crashable, append([]string{"payrun"}, args...)...)
-	cmd.Env = append(cleanEnv(), "DATABASE_URL="+dbURL)
-	if failpoint != "" {
-		cmd.Env = append(cmd.Env, "GREATBOOK_FAILPOINTS="+failpoint+"=kill")
-	}
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if err != nil && !killed(err) {
-		t.Logf("greatbook payrun %s: stderr: %s", strings.Join(args, " "), errOut.String())
-	}
-	return out.String(), err
+	return crashableProcess(t, dbURL, failpoint, append([]string{"payrun"}, args...)...)
 }
 
 // A download SIGKILLed after the transaction that marked its run sent, before

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -16,18 +15,7 @@ import (
 // one is named.
 func statementProcess(t *testing.T, dbURL, failpoint string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(crashable, append([]string{"statement"}, args...)...)
-	cmd.Env = append(cleanEnv(), "DATABASE_URL="+dbURL)
-	if failpoint != "" {
-		cmd.Env = append(cmd.Env, "GREATBOOK_FAILPOINTS="+failpoint+"=kill")
-	}
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if err != nil && !killed(err) {
-		t.Logf("greatbook statement %s: stderr: %s", strings.Join(args, " "), errOut.String())
-	}
-	return out.String(), err
+	return crashableProcess(t, dbURL, failpoint, append([]string{"statement"}, args...)...)
 }
 
 // An import of a statement longer than one batch, SIGKILLed after its
