@@ -65,6 +65,11 @@ const runSQL = `SELECT ` + runColumns + ` FROM payment_runs r WHERE r.org_id = $
 // download and a cancellation never both succeed.
 const lockRunSQL = runSQL + ` FOR UPDATE`
 
+// runTotalsSQL counts and sums the items of runs (but the removed ones).
+const runTotalsSQL = `
+	SELECT run_id, count(*), sum(amount) FROM payment_items
+	WHERE run_id = ANY($1) AND status <> 'removed' GROUP BY run_id`
+
 const listRunsSQL = `SELECT ` + runColumns + ` FROM payment_runs r WHERE r.org_id = $1 ORDER BY r.id DESC LIMIT $2`
 
 // itemsSQL reads a run's items but the removed ones, with the invoice

@@ -83,7 +83,10 @@ type Run struct {
 	SentAt        *time.Time `json:"sent_at"`
 	CancelledBy   *string    `json:"cancelled_by"`
 	CancelledAt   *time.Time `json:"cancelled_at"`
-	Items         []Item     `json:"items"`
+	// ItemCount is how many items the run holds (the listing leaves Items
+	// out).
+	ItemCount int    `json:"item_count"`
+	Items     []Item `json:"items"`
 	// Blocked are the posted documents a proposal due until DueUntil would
 	// not take, and why: as the proposal found them, and for a run still
 	// proposed as they stand now (an IBAN confirmed since unblocks).
@@ -166,7 +169,9 @@ func (s *Service) Propose(ctx context.Context, orgID int64, p Proposal, actor au
 		if err != nil {
 			return Run{}, err
 		}
-		run.Blocked = blocked
+		if blocked != nil {
+			run.Blocked = blocked
+		}
 		if err := record(ctx, tx, run, actor, ActionRunProposed, "", map[string]any{"blocked": len(blocked)}); err != nil {
 			return Run{}, err
 		}
@@ -272,6 +277,25 @@ func (s *Service) List(ctx context.Context, orgID int64, limit int) ([]Run, erro
 	if err != nil {
 		return nil, fmt.Errorf("payments: list runs: %w", err)
 	}
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	rows, err = s.Pool.Query(ctx, runTotalsSQL, ids)
+	if err != nil {
+		return nil, fmt.Errorf("payments: list runs: %w", err)
+	}
+	var id int64
+	var count int
+	var total decimal.Decimal
+	_, err = pgx.ForEachRow(rows, []any{&id, &count, &total}, func() error {
+		i := slices.Index(ids, id)
+		runs[i].ItemCount, runs[i].Total = count, total.StringFixed(2)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("payments: list runs: %w", err)
+	}
 	return runs, nil
 }
 
@@ -313,7 +337,7 @@ func readRun(ctx context.Context, q database.Executor, query string, orgID, id i
 	if err != nil {
 		return Run{}, fmt.Errorf("payments: read items of run %d: %w", id, err)
 	}
-	r.Total = total.StringFixed(2)
+	r.Total, r.ItemCount = total.StringFixed(2), len(r.Items)
 	return r, nil
 }
 
