@@ -30,7 +30,7 @@ func PostedBill(t *testing.T, a *Site, o org.Org, approver auth.User, b Bill) in
 	var id int64
 	err := a.DB.Pool.QueryRow(context.Background(), `
 		WITH e AS (INSERT INTO journal_entries (org_id, source_type, source_id, entry_set, entry_date, currency, base_currency)
-			VALUES ($1, 'test', $2 || '/' || $3, 'main', '2026-11-01', 'EUR', 'EUR') RETURNING id),
+			SELECT $1, 'test', $2 || '/' || $3, 'main', '2026-11-01', 'EUR', base_currency FROM orgs WHERE id = $1 RETURNING id),
 		l AS (INSERT INTO journal_lines (entry_id, org_id, line_no, account_id, debit, credit, base_debit, base_credit)
 			SELECT e.id, $1, n, a.id, CASE n WHEN 0 THEN 10 ELSE 0 END, CASE n WHEN 1 THEN 10 ELSE 0 END,
 			       CASE n WHEN 0 THEN 10 ELSE 0 END, CASE n WHEN 1 THEN 10 ELSE 0 END
