@@ -16,6 +16,7 @@ import (
 	"greatbook/internal/chart"
 	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/ledger"
+	"greatbook/internal/payments"
 	"greatbook/internal/testkit"
 	"greatbook/internal/testkit/browser"
 	"greatbook/web/webtest"
@@ -139,6 +140,14 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		c.WaitStatus(float64(id), "posted")
 	}
 	ibanChanged := s.File(t, apBill("IBAN-3", webtest.Day(-1), "SE35 5000 0000 0549 1000 0003"))
+	// A pay run with an item and a blocked document to confirm (the pay
+	// runs' pages), and invoices due this week (the desk's due tab).
+	webtest.SetBankAccount(t, a, o, "NL91ABNA0417164300", "ABNANL2A")
+	webtest.PostedBill(t, a, o, admin, webtest.Bill{Supplier: "Zeta SA", Number: "PAY-1", Payable: "100", Due: webtest.Day(1), IBAN: "FR1420041010050500013M02606"})
+	webtest.PostedBill(t, a, o, admin, webtest.Bill{Supplier: "Gamma SARL", Number: "PAY-2", Payable: "7", Due: webtest.Day(1), IBAN: "DE89370400440532013001"})
+	payRun, err := a.App.Payments.Propose(ctx, o.ID, payments.Proposal{ExecutionDate: webtest.Day(1), DueUntil: webtest.Day(7)}, admin.Actor())
+	webtest.Must(t, err)
+	webtest.PostedBill(t, a, o, admin, webtest.Bill{Supplier: "Zeta SA", Number: "PAY-3", Payable: "12", Due: webtest.Day(-2), IBAN: "FR1420041010050500013M02606"})
 	// A bookkeeper's question on the desk: a bill in EUR asks for the rate.
 	asks := s.File(t, webtest.APInvoice("RATE-1", "DE999999999", webtest.Day(-3), webtest.Day(27), "Acme AB", "", ""))
 	if code, body := c.PostJSON("/api/v1/intake/"+webtest.Itoa(asks)+"/approve", ""); code != 200 {
@@ -181,6 +190,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	pages = append(pages, "/intake/"+webtest.Itoa(pending)+"/type-in", "/typewriter/"+webtest.Itoa(tw.ID)+"/revise",
 		"/ledger/entries/"+webtest.Itoa(usd.Entry.ID), "/admin/supplier-rules", "/admin/org",
 		"/admin/accounts", "/admin/dimensions")
+	pages = append(pages, "/payment-runs", "/payment-runs/"+webtest.Itoa(payRun.ID), "/desk/due")
 	pages = append(pages, "/upload", "/typewriter", "/typewriter/new", "/typewriter/"+webtest.Itoa(tw.ID),
 		"/ledger", "/ledger/trial-balance", "/ledger/trial-balance?dimension=cost_center", "/ledger/source-keys", "/ledger/entries/"+webtest.Itoa(int64(entryID)),
 		"/admin/dead-letters", "/admin/jobs/"+webtest.Itoa(int64(jobID)), "/admin/runs", "/no-such-page", "/intake/999999")
@@ -195,9 +205,12 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		"/ledger/entries/" + webtest.Itoa(usd.Entry.ID): {"entry-rate"},
 		"/ledger/trial-balance":                         {"tb-totals"},
 		"/intake/" + webtest.Itoa(pending):              {"coding-form", "coding-dimension", "coding-check"},
-		"/intake/" + webtest.Itoa(posted):               {"coding-grid"},
 		"/admin/runs":                                   {"run-counts"},
 		"/admin/supplier-rules":                         {"supplier-rule"},
+		"/payment-runs":                                 {"propose-form", "run-row"},
+		"/payment-runs/" + webtest.Itoa(payRun.ID):      {"run-item", "blocked-document", "confirm-form", "approve-run"},
+		"/desk/due":                                     {"due-row", "due-total"},
+		"/intake/" + webtest.Itoa(posted):               {"coding-grid", "payment-state"},
 		"/admin/accounts":                               {"account", "account-create-form", "accounts-import-form"},
 		"/admin/dimensions":                             {"dimension-value", "dimension-create-form", "values-import-form", "value-add-form"},
 		"/admin/org":                                    {"org-settings-form", "default-account-form", "base-currency-form", "exchange-rate", "supplier-rules-link"},

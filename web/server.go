@@ -210,6 +210,18 @@ func (s *Server) routes() {
 	adm.POST("/webhooks/:id/disable", s.ui.DisableWebhook)
 	adm.POST("/dead-letters/webhooks/retry", s.ui.WebhookBulkRetry)
 	adm.POST("/webhook-deliveries/:id/retry", s.ui.WebhookRetry)
+	// Pay runs: proposed, approved, downloaded as a pain.001 file or
+	// cancelled, and the four-eyes confirmation of a supplier's account.
+	pay := u.Group("/payment-runs", httpkit.RequireAdmin)
+	pay.GET("", s.ui.PaymentRunsPage)
+	pay.POST("", s.ui.ProposePaymentRun)
+	pay.GET("/:id", s.ui.PaymentRunPage)
+	pay.POST("/:id/approve", s.ui.ApprovePaymentRun)
+	pay.POST("/:id/cancel", s.ui.CancelPaymentRun)
+	pay.POST("/:id/items/:item/remove", s.ui.RemovePaymentItem)
+	pay.POST("/:id/confirm", s.ui.ConfirmPaymentAccount)
+	pay.GET("/:id/pain.001", s.ui.PaymentFile)
+	u.GET("/desk/due", s.ui.DuePage)
 	u.GET("/typewriter", s.ui.TypewriterList)
 	u.GET("/typewriter/new", s.ui.ComposeForm)
 	u.POST("/typewriter", s.ui.Compose)

@@ -156,6 +156,9 @@ func (h *Handlers) documentView(c echo.Context, id int64) (views.DocumentView, e
 	if v.Queue, err = h.queueNavigation(c, id); err != nil {
 		return v, err
 	}
+	if v.Payment, err = h.paymentState(c, p.Document); err != nil {
+		return v, err
+	}
 	if p.Fields != nil {
 		if v.Coding, err = h.codingGrid(c, p.Document, *p.Fields); err != nil {
 			return v, err
