@@ -202,6 +202,11 @@ func (s *Server) routes() {
 	adm.POST("/webhooks/:id/disable", s.ui.DisableWebhook)
 	adm.POST("/dead-letters/webhooks/retry", s.ui.WebhookBulkRetry)
 	adm.POST("/webhook-deliveries/:id/retry", s.ui.WebhookRetry)
+	// Bank statements: their upload, and each import's lines that matched
+	// no payment.
+	u.GET("/bank-statements", s.ui.BankStatementsPage, httpkit.RequireAdmin)
+	u.POST("/bank-statements", s.ui.ImportBankStatement, httpkit.RequireAdmin)
+	u.GET("/bank-statements/:id", s.ui.BankStatementPage, httpkit.RequireAdmin)
 	u.GET("/typewriter", s.ui.TypewriterList)
 	u.GET("/typewriter/new", s.ui.ComposeForm)
 	u.POST("/typewriter", s.ui.Compose)
