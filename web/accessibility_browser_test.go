@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/auth"
+	st "greatbook/internal/bankstatement/statementtest"
 	"greatbook/internal/chart"
 	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/ledger"
@@ -164,6 +165,13 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	})
 	webtest.Must(t, err)
 
+	// A bank statement with lines no payment matched (the import's page
+	// lists them with their reasons).
+	statement, _, err := a.App.BankStatements.Import(ctx, o.ID, st.Camt053("STMT-A11Y", "NL91ABNA0417164300",
+		st.Paid("GB-NOBODY", "5.00"), st.Entry{Amount: "7.50", Status: "PDNG", Reference: "PENDING-1"},
+		st.Returned("GB-GONE", "12.00", "AC04")), admin.Actor())
+	webtest.Must(t, err)
+
 	p := browser.NewPage(t, a.URL)
 	_, err = p.Goto("/signin")
 	webtest.Must(t, err)
@@ -189,7 +197,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	}
 	pages = append(pages, "/intake/"+webtest.Itoa(pending)+"/type-in", "/typewriter/"+webtest.Itoa(tw.ID)+"/revise",
 		"/ledger/entries/"+webtest.Itoa(usd.Entry.ID), "/admin/supplier-rules", "/admin/org",
-		"/admin/accounts", "/admin/dimensions")
+		"/admin/accounts", "/admin/dimensions", "/bank-statements", "/bank-statements/"+webtest.Itoa(statement.ID))
 	pages = append(pages, "/payment-runs", "/payment-runs/"+webtest.Itoa(payRun.ID), "/desk/due")
 	pages = append(pages, "/upload", "/typewriter", "/typewriter/new", "/typewriter/"+webtest.Itoa(tw.ID),
 		"/ledger", "/ledger/trial-balance", "/ledger/trial-balance?dimension=cost_center", "/ledger/source-keys", "/ledger/entries/"+webtest.Itoa(int64(entryID)),
@@ -215,6 +223,8 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		"/admin/dimensions":                             {"dimension-value", "dimension-create-form", "values-import-form", "value-add-form"},
 		"/admin/org":                                    {"org-settings-form", "default-account-form", "base-currency-form", "exchange-rate", "supplier-rules-link"},
 	}
+	shows["/bank-statements"] = []string{"statement-import-form", "bank-statement"}
+	shows["/bank-statements/"+webtest.Itoa(statement.ID)] = []string{"statement-summary", "unmatched-line"}
 	for _, path := range pages {
 		_, err := p.Goto(path)
 		webtest.Must(t, err)
@@ -255,6 +265,15 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	_, err = p.Evaluate(`() => { const f = document.querySelector("[data-testid=reverse-form]"); f.noValidate = true; f.requestSubmit(); }`)
 	webtest.Must(t, err)
 	webtest.Must(t, expect.Locator(p.GetByTestId("reverse-problem")).ToBeVisible())
+	assertAccessible(t, p)
+
+	// The bank statements page with a refused file (422).
+	_, err = p.Goto("/bank-statements")
+	webtest.Must(t, err)
+	webtest.Must(t, p.GetByTestId("statement-file").SetInputFiles([]playwright.InputFile{{Name: "statement.xml", MimeType: "application/xml",
+		Buffer: []byte("not a statement")}}))
+	webtest.Must(t, p.GetByTestId("statement-import").Click())
+	webtest.Must(t, expect.Locator(p.GetByTestId("statement-error")).ToBeVisible())
 	assertAccessible(t, p)
 
 	// The upload page with a file's result shown.

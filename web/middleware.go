@@ -45,9 +45,10 @@ const maxFormBody = 256 << 10
 
 // bodyLimit is the most a route's request body may hold, by route class:
 // documents (the upload limit plus room for a form's framing), the
-// browser's upload of up to ui.MaxUploadFiles documents, a bank statement,
-// JSON for the rest of the API, and small forms for the rest of the
-// browser's routes.
+// browser's upload of up to ui.MaxUploadFiles documents, a bank statement
+// (through the API, or the page's form with room for its framing), JSON
+// for the rest of the API, and small forms for the rest of the browser's
+// routes.
 func (s *Server) bodyLimit(route string) int64 {
 	document := s.base.App.Pipeline.MaxBytes() + 64<<10
 	switch {
@@ -57,6 +58,8 @@ func (s *Server) bodyLimit(route string) int64 {
 		return document * ui.MaxUploadFiles
 	case route == "/api/v1/bank-statements":
 		return api.MaxStatementBody
+	case route == "/bank-statements":
+		return api.MaxStatementBody + 64<<10
 	case route == "/admin/accounts/import" || route == "/admin/dimensions/import":
 		return chart.MaxImportBytes + 64<<10
 	case strings.HasPrefix(route, "/api/"):

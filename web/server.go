@@ -222,6 +222,11 @@ func (s *Server) routes() {
 	pay.POST("/:id/confirm", s.ui.ConfirmPaymentAccount)
 	pay.GET("/:id/pain.001", s.ui.PaymentFile)
 	u.GET("/desk/due", s.ui.DuePage)
+	// Bank statements: their upload, and each import's lines that matched
+	// no payment.
+	u.GET("/bank-statements", s.ui.BankStatementsPage, httpkit.RequireAdmin)
+	u.POST("/bank-statements", s.ui.ImportBankStatement, httpkit.RequireAdmin)
+	u.GET("/bank-statements/:id", s.ui.BankStatementPage, httpkit.RequireAdmin)
 	u.GET("/typewriter", s.ui.TypewriterList)
 	u.GET("/typewriter/new", s.ui.ComposeForm)
 	u.POST("/typewriter", s.ui.Compose)
