@@ -72,10 +72,41 @@ func (r *reader) rasterise(n int, size pdfPage, dpi int, gray bool) ([]byte, int
 	return out, dpi, nil
 }
 
+// blank reports whether a PNG from pdftoppm (grey, or RGB even when asked
+// for grey) has next to no dark pixels: a blank page, which OCR would spend
+// seconds on to find nothing.
+func blank(img []byte) bool {
+	decoded, err := png.Decode(bytes.NewReader(img))
+	if err != nil {
+		return false
+	}
+	dark := 0
+	switch m := decoded.(type) {
+	case *image.Gray:
+		for _, v := range m.Pix {
+			if v < 128 {
+				dark++
+			}
+		}
+	case *image.RGBA:
+		for i := 0; i+3 < len(m.Pix); i += 4 {
+			if int(m.Pix[i])+int(m.Pix[i+1])+int(m.Pix[i+2]) < 3*128 {
+				dark++
+			}
+		}
+	default:
+		return false
+	}
+	return dark < 50
+}
+
 // ocr reads the words of the w×h image in file (at dpi) as words of page.
 // A read that looks poor is tried again turned as tesseract's orientation
 // detection says, and the better read is kept, its boxes turned back.
 func (r *reader) ocr(file string, dpi, w, h, page int) ([]Word, error) {
+	// tesseract takes a resolution under 70 for a mistake; a page that large
+	// shrunk to MaxPixels reads no better for the truth.
+	dpi = max(dpi, 70)
 	words, err := r.tesseract(file, dpi, w, h, page)
 	if err != nil || !poorRead(words) {
 		return words, err

@@ -206,16 +206,19 @@ func (r *reader) readPDF() (Text, error) {
 		if err != nil {
 			return Text{}, err
 		}
-		file := fmt.Sprintf("page-%d.png", p.Number)
-		if err := os.WriteFile(filepath.Join(r.dir, file), img, 0o600); err != nil {
-			return Text{}, fmt.Errorf("pagetext: %w", err)
+		words := []Word{}
+		if !blank(img) {
+			file := fmt.Sprintf("page-%d.png", p.Number)
+			if err := os.WriteFile(filepath.Join(r.dir, file), img, 0o600); err != nil {
+				return Text{}, fmt.Errorf("pagetext: %w", err)
+			}
+			cfg, _ := png.DecodeConfig(bytes.NewReader(img))
+			if words, err = r.ocr(file, dpi, cfg.Width, cfg.Height, p.Number); err != nil {
+				return Text{}, err
+			}
 		}
-		cfg, _ := png.DecodeConfig(bytes.NewReader(img))
-		words, err := r.ocr(file, dpi, cfg.Width, cfg.Height, p.Number)
-		if err != nil {
-			return Text{}, err
-		}
-		if len(words) > len(p.Words) {
+		// A stamp's worth of text layer is kept when OCR finds less.
+		if len(words) >= len(p.Words) {
 			pages[i].Source, pages[i].Words = OCR, words
 		}
 	}
