@@ -2,6 +2,8 @@ package textfields
 
 import (
 	"strings"
+
+	"greatbook/internal/pagetext"
 )
 
 // Internal label kinds beside the field names: labels that say where a
@@ -232,12 +234,13 @@ var (
 		"fournisseur", "vendeur", "émetteur", "leverancier", "verkoper", "afzender"}
 )
 
-// partyOf says whose block a line opens: "buyer", "seller" or "".
-func partyOf(l *textLine) string {
-	if len(l.words) > 4 {
+// partyOf says whose block a heading opens: "buyer", "seller" or "". A
+// heading is a short run of words.
+func partyOf(ws []pagetext.Word) string {
+	if len(ws) == 0 || len(ws) > 4 {
 		return ""
 	}
-	text := strings.ToLower(joinWords(l.words))
+	text := strings.ToLower(joinWords(ws))
 	for _, s := range sellerStems {
 		if strings.HasPrefix(text, s) {
 			return "seller"

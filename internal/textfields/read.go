@@ -215,10 +215,10 @@ func lineIndex(lines []textLine, l *textLine) int {
 }
 
 // partyAt says whose block word i of a line stands in: the buyer's when a
-// buyer word precedes it on the line ("Kunden-USt-IdNr."), else the
-// heading of the nearest block above it in its column.
+// buyer word precedes it in its run ("Ihre USt-IdNr."), else the heading
+// of the block above it in its column, read up to the first wide gap.
 func (r *reader) partyAt(l *textLine, i int) string {
-	before := strings.ToLower(joinWords(l.words[:i+1]))
+	before := strings.ToLower(joinWords(l.words[firstWordOfBlock(l, i) : i+1]))
 	for _, s := range buyerStems {
 		if strings.Contains(before, s) {
 			return "buyer"
@@ -227,16 +227,21 @@ func (r *reader) partyAt(l *textLine, i int) string {
 	lines := r.pageLines(l)
 	idx := lineIndex(lines, l)
 	x := l.words[i].Box
-	for k := idx - 1; k >= 0 && k >= idx-10; k-- {
-		for j := range lines[k].words {
-			w := lines[k].words[j].Box
-			if w.X1 < x.X0-0.1 || w.X0 > x.X1+0.1 {
+	top := l.box.Y0
+	for k := idx - 1; k >= 0 && k >= idx-12; k-- {
+		above := &lines[k]
+		for _, run := range above.runs() {
+			b := wordsBox(above.words[run[0]:run[1]])
+			if b.X1 < x.X0-0.1 || b.X0 > x.X1+0.1 {
 				continue
 			}
-			single := textLine{words: lines[k].words[j:min(j+3, len(lines[k].words))]}
-			if p := partyOf(&single); p != "" && j == firstWordOfBlock(&lines[k], j) {
+			if top-b.Y1 > 3*l.height() {
+				return ""
+			}
+			if p := partyOf(above.words[run[0]:run[1]]); p != "" {
 				return p
 			}
+			top = b.Y0
 		}
 	}
 	return ""
@@ -333,8 +338,11 @@ func (r *reader) readNames() {
 	sellerFound, buyerFound := false, false
 	for i := range lines {
 		l := &lines[i]
-		if !buyerFound && partyOf(l) == "buyer" {
-			if ws := nameAfterHeading(lines, i); len(ws) > 0 {
+		for _, run := range l.runs() {
+			if buyerFound || partyOf(l.words[run[0]:run[1]]) != "buyer" {
+				continue
+			}
+			if ws := nameAfterHeading(lines, i, run); len(ws) > 0 {
 				r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.6 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldBuyerName, line: l})
 				buyerFound = true
 			}
@@ -370,13 +378,17 @@ func (r *reader) readNames() {
 
 // nameAfterHeading is the name a buyer heading introduces: the words right
 // of it on its line, else the next line's words in its column.
-func nameAfterHeading(lines []textLine, i int) []pagetext.Word {
+func nameAfterHeading(lines []textLine, i int, run [2]int) []pagetext.Word {
 	l := &lines[i]
-	for j, w := range l.words {
-		if strings.HasSuffix(w.Text, ":") && j+1 < len(l.words) {
-			return l.words[j+1:]
+	for j := run[0]; j < run[1]; j++ {
+		if strings.HasSuffix(l.words[j].Text, ":") && j+1 < run[1] {
+			return l.words[j+1 : run[1]]
 		}
 	}
+	if end := run[1]; strings.HasSuffix(l.words[end-1].Text, ":") && end < len(l.words) {
+		return runFrom(l, l.words[end])
+	}
+	head := wordsBox(l.words[run[0]:run[1]])
 	var first []pagetext.Word
 	prev := l
 	for k := i + 1; k < len(lines) && k <= i+4; k++ {
@@ -387,7 +399,7 @@ func nameAfterHeading(lines []textLine, i int) []pagetext.Word {
 		prev = next
 		var ws []pagetext.Word
 		for _, w := range next.words {
-			if w.Box.X1 >= l.box.X0-0.02 && w.Box.X0 <= l.box.X1+0.25 {
+			if w.Box.X1 >= head.X0-0.02 && w.Box.X0 <= head.X1+0.25 {
 				ws = append(ws, w)
 			}
 		}

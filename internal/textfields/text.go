@@ -183,3 +183,18 @@ func (l *textLine) gapAfter(i int) float64 {
 	}
 	return (l.words[i+1].Box.X0 - l.words[i].Box.X1) / l.height()
 }
+
+// runs splits a line into runs of closely spaced words (a gap under one
+// and a half line heights), as [start, end) word indexes: the cells of a
+// table, a label and its value, the columns of a letterhead.
+func (l *textLine) runs() [][2]int {
+	var out [][2]int
+	start := 0
+	for i := range l.words {
+		if l.gapAfter(i) >= 1.5 {
+			out = append(out, [2]int{start, i + 1})
+			start = i + 1
+		}
+	}
+	return out
+}
