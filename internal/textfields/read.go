@@ -409,8 +409,12 @@ func nameAfterHeading(lines []textLine, i int, run [2]int) []pagetext.Word {
 		// A "Name:" row names the party; other labelled rows (its number)
 		// are passed over for the first unlabelled one.
 		if label := normToken(ws[0].Text); strings.HasSuffix(ws[0].Text, ":") {
-			if (label == "name" || label == "nom" || label == "naam") && len(ws) > 1 {
-				return runFrom(next, ws[1])
+			if label == "name" || label == "nom" || label == "naam" {
+				for j := range next.words {
+					if next.words[j] == ws[0] && j+1 < len(next.words) {
+						return runFrom(next, next.words[j+1])
+					}
+				}
 			}
 			continue
 		}

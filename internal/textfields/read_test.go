@@ -17,6 +17,9 @@ type want struct {
 	lines   int
 	credit  bool
 	certain bool
+	// doubtful are fields read right but rightly below Certain (a check
+	// digit that fails on a made-up id).
+	doubtful []string
 }
 
 func englishInvoice() pagetext.Text {
@@ -171,7 +174,7 @@ func checkReading(t *testing.T, r Reading, w want) {
 		t.Errorf("not certain: uncertain %v, fields %+v", r.Uncertain, r.Fields)
 	}
 	for f, v := range w.fields {
-		if f == FieldSellerName || f == FieldBuyerName {
+		if f == FieldSellerName || f == FieldBuyerName || slices.Contains(w.doubtful, f) {
 			continue
 		}
 		if c := r.Fields[f].Confidence; c < Certain && w.certain {
