@@ -2,6 +2,8 @@ package textfields
 
 import (
 	"math"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -107,8 +109,11 @@ type occurrence struct {
 func (r *reader) learnField(field string, match func(string) bool) (Anchor, bool) {
 	var found []occurrence
 	window := maxWindow
-	if kindOf(field) == "text" {
+	switch kindOf(field) {
+	case "text":
 		window = 8
+	case FieldIBAN:
+		window = 9 // "DE89 3704 0044 0532 0130 00" and the longer countries' groups
 	}
 	n := 0
 	for p := range r.pages {
@@ -189,16 +194,47 @@ func (r *reader) labelBefore(p, i, j, k int) []pagetext.Word {
 	return nil
 }
 
-// isLabelWord says whether a word can be part of a label: it has letters
-// and is not a currency code standing for an amount.
+// isLabelWord says whether a word can be part of a label: more letters
+// than digits ("A-100" is a value), and not a currency code standing for
+// an amount.
 func isLabelWord(s string) bool {
-	return strings.ContainsFunc(s, unicode.IsLetter) && currencyIn(s) == "" && !looksLikeIBANStart(s)
+	letters, digits := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	return letters > digits && currencyIn(s) == "" && !looksLikeIBANStart(s)
 }
 
 // readAnchored reads each field of a layout where the layout says it
 // stands: beside or below its label found again near the learned place,
-// else in the learned place itself.
+// else in the learned place itself, moved as the labels found moved.
 func (r *reader) readAnchored(layout *Layout) {
+	type found struct {
+		line *textLine
+		box  pagetext.Box
+	}
+	labelsFound := map[string]found{}
+	var shifts []float64
+	for _, f := range fieldOrder {
+		a, ok := layout.Fields[f]
+		if !ok || a.Label == "" {
+			continue
+		}
+		if l, box, ok := findLabelNear(r.linesOfPage(a.Page), a.Label, clampBox(a.LabelBox)); ok {
+			labelsFound[f] = found{l, box}
+			shifts = append(shifts, box.Y0-a.LabelBox.Y0)
+		}
+	}
+	slices.Sort(shifts)
+	shiftY := 0.0
+	if len(shifts) > 0 {
+		shiftY = shifts[len(shifts)/2]
+	}
 	for _, f := range fieldOrder {
 		a, ok := layout.Fields[f]
 		if !ok {
@@ -209,26 +245,23 @@ func (r *reader) readAnchored(layout *Layout) {
 			continue
 		}
 		region, conf := clampBox(a.Box), placedConfidence
+		region.Y0, region.Y1 = region.Y0+shiftY, region.Y1+shiftY
 		var labelLine *textLine
 		labelEnd := -1.0
-		if a.Label != "" {
-			if l, box, ok := findLabelNear(lines, a.Label, clampBox(a.LabelBox)); ok {
-				dx, dy := box.X0-a.LabelBox.X0, box.Y0-a.LabelBox.Y0
-				region = pagetext.Box{X0: region.X0 + dx, Y0: region.Y0 + dy, X1: region.X1 + dx, Y1: region.Y1 + dy}
-				conf, labelLine, labelEnd = anchoredConfidence, l, box.X1
+		if lf, ok := labelsFound[f]; ok {
+			dx, dy := lf.box.X0-a.LabelBox.X0, lf.box.Y0-a.LabelBox.Y0
+			region = pagetext.Box{X0: a.Box.X0 + dx, Y0: a.Box.Y0 + dy, X1: a.Box.X1 + dx, Y1: a.Box.Y1 + dy}
+			conf, labelLine, labelEnd = anchoredConfidence, lf.line, lf.box.X1
+		}
+		for _, ws := range wordsIn(lines, region, labelLine, labelEnd, kindOf(f)) {
+			v, ok := r.parseValue(f, ws)
+			if !ok {
+				continue
 			}
+			r.add(candidate{Field: Field{Value: v.text, Confidence: conf * ocrFactor(v.words), Page: a.Page, Box: wordsBox(v.words), Label: a.Label},
+				field: f, amount: v.amount, currency: v.currency, anchored: true, party: "seller"})
+			break
 		}
-		ws := wordsIn(lines, region, labelLine, labelEnd, kindOf(f))
-		if len(ws) == 0 {
-			continue
-		}
-		v, ok := r.parseValue(f, ws)
-		if !ok {
-			continue
-		}
-		c := candidate{Field: Field{Value: v.text, Confidence: conf * ocrFactor(v.words), Page: a.Page, Box: wordsBox(v.words), Label: a.Label},
-			field: f, amount: v.amount, currency: v.currency, anchored: true, party: "seller"}
-		r.add(c)
 	}
 }
 
@@ -283,14 +316,20 @@ func findLabelNear(lines []textLine, label string, was pagetext.Box) (*textLine,
 	return bestLine, bestBox, bestLine != nil
 }
 
-// wordsIn is the words of a value's place: those in the lines crossing the
-// region that overlap it, widened along their line to the closely spaced
-// words around (a longer number, a wider amount), never into the label.
-func wordsIn(lines []textLine, region pagetext.Box, labelLine *textLine, labelEnd float64, kind string) []pagetext.Word {
+// wordsIn is the words of a value's place, nearest line first: in each
+// line crossing the region, the words that overlap it, widened along
+// their line to the closely spaced words around (a longer number, a wider
+// amount), never into the label.
+func wordsIn(lines []textLine, region pagetext.Box, labelLine *textLine, labelEnd float64, kind string) [][]pagetext.Word {
 	cy := centreY(region)
+	type near struct {
+		ws   []pagetext.Word
+		dist float64
+	}
+	var out []near
 	for i := range lines {
 		l := &lines[i]
-		if cy < l.box.Y0-l.height()/2 || cy > l.box.Y1+l.height()/2 {
+		if cy < l.box.Y0-l.height() || cy > l.box.Y1+l.height() {
 			continue
 		}
 		first, last := -1, -1
@@ -315,7 +354,12 @@ func wordsIn(lines []textLine, region pagetext.Box, labelLine *textLine, labelEn
 			(kind == "amount" && !isLabelWord(l.words[first-1].Text) || kind == "text") {
 			first--
 		}
-		return l.words[first : last+1]
+		out = append(out, near{l.words[first : last+1], math.Abs(centreY(l.box) - cy)})
 	}
-	return nil
+	sort.SliceStable(out, func(i, j int) bool { return out[i].dist < out[j].dist })
+	ws := make([][]pagetext.Word, len(out))
+	for i, n := range out {
+		ws[i] = n.ws
+	}
+	return ws
 }
