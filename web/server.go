@@ -116,7 +116,7 @@ func (s *Server) routes() {
 	v1.POST("/payment-runs/:id/approve", s.api.ApprovePaymentRun, httpkit.RequireAdmin)
 	v1.POST("/payment-runs/:id/cancel", s.api.CancelPaymentRun, httpkit.RequireAdmin)
 	v1.DELETE("/payment-runs/:id/items/:item_id", s.api.RemovePaymentItem, httpkit.RequireAdmin)
-	v1.GET("/payment-runs/:id/pain.001", s.api.PaymentFile, httpkit.RequireAdmin)
+	v1.GET("/payment-runs/:id/pain.001", s.base.PaymentFile, httpkit.RequireAdmin)
 	v1.POST("/intake/:id/payment-account/confirm", s.api.ConfirmPaymentAccount, httpkit.RequireAdmin)
 	v1.POST("/bank-statements", s.api.ImportBankStatement, httpkit.RequireAdmin)
 	v1.GET("/bank-statements/:id", s.api.BankStatement, httpkit.RequireAdmin)
@@ -220,7 +220,7 @@ func (s *Server) routes() {
 	pay.POST("/:id/cancel", s.ui.CancelPaymentRun)
 	pay.POST("/:id/items/:item/remove", s.ui.RemovePaymentItem)
 	pay.POST("/:id/confirm", s.ui.ConfirmPaymentAccount)
-	pay.GET("/:id/pain.001", s.ui.PaymentFile)
+	pay.GET("/:id/pain.001", s.base.PaymentFile)
 	u.GET("/desk/due", s.ui.DuePage)
 	// Bank statements: their upload, and each import's lines that matched
 	// no payment.

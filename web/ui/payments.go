@@ -198,22 +198,6 @@ func runRefusal(err error, act runAction) (*views.PaymentOutcome, int, error) {
 	return &views.PaymentOutcome{Kind: kind, Message: e.Message, IntakeID: act.intakeID, Corrected: act.corrected}, httpkit.Status(e.Code), nil
 }
 
-// PaymentFile serves an approved run's pain.001 file as a download; the
-// first download marks the run sent.
-func (h *Handlers) PaymentFile(c echo.Context) error {
-	id, err := httpkit.PathID(c, "id")
-	if err != nil {
-		return err
-	}
-	u := httpkit.CurrentUser(c)
-	file, err := h.App.Payments.Export(c.Request().Context(), u.OrgID, id, u.Actor())
-	if err != nil {
-		return err
-	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, contentDisposition("attachment", payments.FileName(id), payments.FileName(id)))
-	return c.Blob(http.StatusOK, "application/xml", file)
-}
-
 // DuePage is the desk's list of the posted invoices still to pay that are
 // due by the end of this week, or state no due date.
 func (h *Handlers) DuePage(c echo.Context) error {
