@@ -1,4 +1,4 @@
-package ui
+package payui
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/auth"
 	"greatbook/internal/desk"
-	"greatbook/internal/intake"
 	"greatbook/internal/payments"
 	"greatbook/internal/review"
 	"greatbook/views"
@@ -223,17 +222,4 @@ func endOfWeek(day time.Time) time.Time {
 	y, m, d := day.Date()
 	start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	return start.AddDate(0, 0, (7-int(day.Weekday()))%7)
-}
-
-// paymentState is a posted document's payment for its page (nil for a
-// document not posted).
-func (h *Handlers) paymentState(c echo.Context, doc intake.Document) (*views.PaymentStateView, error) {
-	if doc.Status != intake.Posted {
-		return nil, nil
-	}
-	st, err := payments.StateOf(c.Request().Context(), h.Pool, doc.OrgID, doc.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &views.PaymentStateView{DocType: doc.DocType, State: st, LinksRuns: httpkit.CurrentUser(c).IsAdmin()}, nil
 }
