@@ -432,7 +432,7 @@ func DeskPage(c Chrome, p DeskProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, fr := range []string{intake.FlagDuplicate, intake.FlagInvalidEInvoice, intake.FlagNothingToPost, intake.FlagExtractionFailed, intake.FlagNeedsManualExtraction, intake.FlagNotAnInvoice} {
+			for _, fr := range []string{intake.FlagDuplicate, intake.FlagInvalidEInvoice, intake.FlagNothingToPost, intake.FlagExtractionFailed, intake.FlagNeedsManualExtraction, intake.FlagUncertainReading, intake.FlagNotAnInvoice} {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<option value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

@@ -48,11 +48,16 @@ const (
 	// amount of it is zero: approving it would post nothing. A reviewer
 	// closes it (review.Decisions.CloseNothingToPost).
 	FlagNothingToPost = "nothing_to_post"
+	// FlagUncertainReading: the document carries no e-invoice and was read
+	// from its text (or by OCR), but not every key field with confidence:
+	// its findings name the uncertain fields, and a person confirms or
+	// corrects them before it can be approved.
+	FlagUncertainReading = "uncertain_reading"
 )
 
 // FlagReasons are every reason a flagged document can carry.
 var FlagReasons = []string{FlagDuplicate, FlagExtractionFailed, FlagNeedsManualExtraction, FlagInvalidEInvoice, FlagNotAnInvoice,
-	FlagNothingToPost}
+	FlagNothingToPost, FlagUncertainReading}
 
 // StatusWords is a document's status as a person reads it: an active
 // document is "approved" (the desk's word; the bookkeeper is posting it),
@@ -78,6 +83,8 @@ func FlagWords(reason string) string {
 		return "not an invoice"
 	case FlagNothingToPost:
 		return "nothing to post"
+	case FlagUncertainReading:
+		return "check what was read"
 	}
 	return strings.ReplaceAll(reason, "_", " ")
 }
@@ -86,7 +93,7 @@ func FlagWords(reason string) string {
 // fit to post: it cannot be approved, and a person may type them in.
 func NeedsFields(reason string) bool {
 	switch reason {
-	case FlagNeedsManualExtraction, FlagExtractionFailed, FlagInvalidEInvoice:
+	case FlagNeedsManualExtraction, FlagExtractionFailed, FlagInvalidEInvoice, FlagUncertainReading:
 		return true
 	}
 	return false

@@ -68,7 +68,7 @@ const (
 		filed AS (` + filedAuditSQL + `)
 		SELECT ` + DocumentColumns + ` FROM d`
 	queueSQL  = fileSQLHead + `status = 'received'` + fileSQLTail
-	refileSQL = fileSQLHead + `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed', 'invalid_einvoice')` + fileSQLTail
+	refileSQL = fileSQLHead + `status = 'flagged' AND flag_reason IN ('needs_manual_extraction', 'extraction_failed', 'invalid_einvoice', 'uncertain_reading')` + fileSQLTail
 )
 
 // naturalKeyIncumbentSQL finds the live row that holds the natural key

@@ -59,4 +59,4 @@ func FileTyped(ctx context.Context, s Store, id int64, f Filing) (Document, erro
 var ErrNotReceived = errors.New("intake: the document is filed already")
 
 // ErrNotRefileable is a Refile of a row that is not waiting for typed-in fields.
-var ErrNotRefileable = errors.New("intake: only a document flagged needs_manual_extraction, extraction_failed or invalid_einvoice can be typed in")
+var ErrNotRefileable = errors.New("intake: only a document flagged needs_manual_extraction, extraction_failed, invalid_einvoice or uncertain_reading can be typed in")

@@ -97,3 +97,15 @@ func Read(ctx context.Context, content []byte, mediaType string, lim Limits) (Te
 func RenderPage(ctx context.Context, content []byte, mediaType string, n, dpi int, lim Limits) ([]byte, error) {
 	return nil, errors.New("pagetext: not built yet")
 }
+
+// UnreadableError says a tool could not read the document (a malformed or
+// encrypted PDF, an image it cannot decode): the document's fault, not a
+// fault to retry.
+type UnreadableError struct {
+	Tool   string
+	Reason string
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("pagetext: %s could not read the document: %s", e.Tool, e.Reason)
+}

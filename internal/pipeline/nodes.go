@@ -21,7 +21,9 @@ import (
 	"greatbook/internal/einvoice/read"
 	"greatbook/internal/intake"
 	"greatbook/internal/money"
+	"greatbook/internal/pagetext"
 	"greatbook/internal/storable"
+	"greatbook/internal/textfields"
 )
 
 // State is a pipeline run's state, recorded after every node (see buildGraph).
@@ -43,6 +45,11 @@ type State struct {
 	Judged  bool   `json:"judged,omitempty"`
 	Repairs int    `json:"repairs"`
 	Flag    string `json:"flag,omitempty"`
+	// Text and Reading are the words and fields of a document read from
+	// its text, LayoutID the supplier's layout it was read by (0: none).
+	Text     *pagetext.Text      `json:"text,omitempty"`
+	Reading  *textfields.Reading `json:"reading,omitempty"`
+	LayoutID int64               `json:"layout_id,omitempty"`
 }
 
 // Inputs are what the stages between ingest and queue may use: the bytes
@@ -51,6 +58,7 @@ type Inputs struct {
 	Original      func(ctx context.Context) ([]byte, error)
 	Deterministic Extractor
 	Model         Extractor // nil when no model extractor is configured
+	Text          *TextReader // nil: PDFs and images without e-invoice data are not read from their text
 	MaxRepairs    int
 	Now           func() time.Time
 }
@@ -88,6 +96,9 @@ func classify(ctx context.Context, in Inputs, s *State) (string, string, error) 
 	case structured:
 		s.Extractor = "deterministic"
 		return nodeExtract, "structured " + string(f), nil
+	case in.Text != nil && readable(s.MediaType):
+		s.Extractor = "text"
+		return nodeExtract, "no structured data; its text will be read", nil
 	case in.Model != nil:
 		s.Extractor = "model"
 		return nodeExtract, "no structured data; the model extractor will read it", nil
@@ -108,6 +119,9 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
+	if s.Extractor == "text" {
+		return textReading(ctx, in, s, content)
+	}
 	var hints []einvoice.Finding
 	if s.Repairs > 0 {
 		hints = fatalOnly(s.Findings) // what the repair is for; warnings are no reason to read again
@@ -121,6 +135,10 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 		// The one place an extracted document enters the run's state: what
 		// the database cannot store is named, then made storable, before the
 		// state is checkpointed.
+		if s.Reading != nil && s.Text != nil && foundAny(*s.Reading) {
+			// The model reads only what the text reading was unsure of.
+			doc = fillUncertain(completed(s.Reading.Document, *s.Text), doc, s.Reading.Uncertain)
+		}
 		found := einvoice.StorageFindings(doc)
 		doc = einvoice.MakeStorable(doc)
 		s.Unstorable = cleanedAway(found, einvoice.StorageFindings(doc))
@@ -134,6 +152,10 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 			// who types the invoice in is told which and why.
 			s.Findings = []einvoice.Finding{{Code: einvoice.CodeEmbeddedFileUnreadable, Severity: einvoice.SeverityWarning,
 				Field: "document", Message: undecoded.Explain()}}
+		}
+		if in.Text != nil && readable(s.MediaType) {
+			s.Extractor = "text"
+			return nodeExtract, "no structured data after all; its text will be read", nil
 		}
 		if in.Model != nil && s.Extractor != "model" {
 			s.Extractor = "model"
@@ -170,6 +192,9 @@ func validate(_ context.Context, in Inputs, s *State) (string, string, error) {
 		}
 		own := einvoice.ValidateAt(*s.Document, now)
 		s.Findings = append(withConformance(einvoice.Judged(own, s.Judged), einvoice.Explained(s.Conformance, own)), s.Unstorable...)
+	}
+	if s.Reading != nil && s.Document != nil && s.Extractor == "text" {
+		return validateReading(s)
 	}
 	// Only a fatal finding is a verdict: warnings and infos are filed with
 	// the document and shown, and change neither its status nor the run.
@@ -257,6 +282,9 @@ func filingOf(s *State) intake.Filing {
 		f.SourceRef = d.NaturalRef()
 		f.ContentKey = ContentKey(d)
 		f.Fields, _ = json.Marshal(d)
+		if s.Reading != nil {
+			f.Fields = unreadAsNull(f.Fields, *s.Reading, d)
+		}
 		if d.Format != "" {
 			f.Format = string(d.Format)
 		}

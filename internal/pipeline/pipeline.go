@@ -16,6 +16,8 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/failpoint"
 	"greatbook/internal/intake"
+	"greatbook/internal/pagetext"
+	"greatbook/internal/reading"
 	"greatbook/internal/runs"
 )
 
@@ -38,7 +40,12 @@ type Options struct {
 	// DefaultExtractTimeLimit.
 	ExtractTimeLimit time.Duration
 	Model            *ModelExtractor
-	Logger           *slog.Logger
+	// Reading bounds the text reading (text layer and OCR) of one PDF or
+	// image without e-invoice data; NoTextReading turns it off (such
+	// documents then wait for a person, or the model extractor).
+	Reading       pagetext.Limits
+	NoTextReading bool
+	Logger        *slog.Logger
 	// NoSuggestions files documents without suggesting their coding (the
 	// benchmark's comparison; the product always suggests).
 	NoSuggestions bool
@@ -87,6 +94,16 @@ func (p *Pipeline) inputs(orgID, docID int64) Inputs {
 	if p.opts.Model != nil {
 		in.Model = p.opts.Model
 	}
+	if !p.opts.NoTextReading {
+		in.Text = &TextReader{
+			Read: func(ctx context.Context, content []byte, mediaType string) (pagetext.Text, error) {
+				return pagetext.Read(ctx, content, mediaType, p.opts.Reading)
+			},
+			Layout: func(ctx context.Context, supplierKey string) (reading.Layout, bool, error) {
+				return reading.LayoutFor(ctx, p.pool, orgID, supplierKey)
+			},
+		}
+	}
 	return in
 }
 
@@ -119,11 +136,12 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 	nodes := map[string]runs.NodeFunc[State]{}
 	for name, st := range stages {
 		nodes[name] = func(ctx context.Context, r *runs.Run[State]) (runs.Step, error) {
-			// Only a model's reading is worth a checkpoint of its own (it
-			// costs a call, and maybe money, to repeat); the other stages
-			// are pure and cheap, so they chain: their rows are written
-			// with the next checkpoint, and a crash in between re-runs them.
-			cheap := name != nodeExtract || r.State.Extractor != "model"
+			// Only a model's reading and a text reading are worth a
+			// checkpoint of their own (a call, maybe money, or seconds of
+			// OCR to repeat); the other stages are pure and cheap, so they
+			// chain: their rows are written with the next checkpoint, and a
+			// crash in between re-runs them.
+			cheap := name != nodeExtract || (r.State.Extractor != "model" && r.State.Extractor != "text")
 			next, note, err := st(ctx, p.runInputs(r), &r.State)
 			return runs.Step{Next: next, Note: note, Chain: cheap}, err
 		}
@@ -139,11 +157,21 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 		}
 		return runs.Step{Note: note, CommitBatched: func(ctx context.Context, tx pgx.Tx) (*pgx.Batch, error) {
 			doc, err := queue(ctx, intake.NewPGStoreTx(tx), &r.State)
-			if err != nil || p.opts.NoSuggestions || r.State.Document == nil {
+			if err != nil {
 				return nil, err
 			}
 			b := &pgx.Batch{}
-			coding.QueueSuggestions(b, doc.OrgID, doc.ID, doc.SourceRef, *r.State.Document)
+			if s := r.State; s.Reading != nil && s.Text != nil {
+				if err := reading.QueueSave(b, doc.OrgID, doc.ID, *s.Reading, s.LayoutID, *s.Text); err != nil {
+					return nil, err
+				}
+			}
+			if !p.opts.NoSuggestions && r.State.Document != nil {
+				coding.QueueSuggestions(b, doc.OrgID, doc.ID, doc.SourceRef, *r.State.Document)
+			}
+			if b.Len() == 0 {
+				return nil, nil
+			}
 			return b, nil
 		}}, nil
 	}

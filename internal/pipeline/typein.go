@@ -11,6 +11,7 @@ import (
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
 	"greatbook/internal/intake"
+	"greatbook/internal/reading"
 	"greatbook/internal/review"
 )
 
@@ -20,7 +21,8 @@ import (
 // warnings are filed with the document, which is pending. The document's
 // approvals, if it had any, are forgotten, and its coding is fitted to the
 // new facts: a reviewer's rows of a line whose net is unchanged stay, the
-// rest go, and what is left uncoded is suggested afresh.
+// rest go, and what is left uncoded is suggested afresh. A document read
+// from its text teaches its supplier's layout (reading.LearnTx).
 func (p *Pipeline) TypeIn(ctx context.Context, orgID, docID int64, d einvoice.Document, actor audit.Actor) (intake.Document, []einvoice.Finding, error) {
 	d.Format = "manual"
 	fs := einvoice.ValidateAt(d, time.Now())
@@ -42,6 +44,11 @@ func (p *Pipeline) TypeIn(ctx context.Context, orgID, docID int64, d einvoice.Do
 			return intake.Document{}, err
 		}
 		if err := coding.RefitTx(ctx, tx, orgID, docID, doc.SourceRef, d); err != nil {
+			return intake.Document{}, err
+		}
+		// A document read from its text teaches its supplier's layout:
+		// where the facts the person confirmed or corrected stand.
+		if _, err := reading.LearnTx(ctx, tx, orgID, docID, d, actor); err != nil {
 			return intake.Document{}, err
 		}
 		return doc, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "typed_in",

@@ -1,0 +1,149 @@
+// Package reading keeps what the text reading of a PDF or an image found
+// (each field's value, confidence and place, and the words themselves) and
+// the layouts learned from it: when a person confirms or corrects such a
+// document, where its supplier's invoices carry each field is kept, and the
+// next invoice of that supplier is read by it.
+package reading
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/database"
+	"greatbook/internal/einvoice"
+	"greatbook/internal/pagetext"
+	"greatbook/internal/textfields"
+)
+
+// Reading is a document's text reading as it was filed.
+type Reading struct {
+	IntakeID    int64                       `json:"intake_id"`
+	OrgID       int64                       `json:"-"`
+	Source      string                      `json:"source"` // text_layer, ocr or mixed
+	Fields      map[string]textfields.Field `json:"fields"`
+	Uncertain   []string                    `json:"uncertain"`
+	SupplierKey string                      `json:"supplier_key"`
+	LayoutID    int64                       `json:"layout_id,omitempty"`
+	Pages       int                         `json:"pages"`
+	ReadAt      time.Time                   `json:"read_at"`
+}
+
+// SourceOf says how t's pages were read: text_layer, ocr, or mixed.
+func SourceOf(t pagetext.Text) string {
+	text, ocr := false, false
+	for _, p := range t.Pages {
+		if p.Source == pagetext.OCR {
+			ocr = true
+		} else {
+			text = true
+		}
+	}
+	switch {
+	case ocr && text:
+		return "mixed"
+	case ocr:
+		return string(pagetext.OCR)
+	}
+	return string(pagetext.TextLayer)
+}
+
+// SupplierKeyOf is the key a supplier's layout is kept under: its VAT id,
+// else its IBAN, else its other identity or name; empty when d names no
+// seller at all.
+func SupplierKeyOf(d einvoice.Document) string {
+	id, ok := d.SellerIdentity()
+	if d.Seller.VATID == "" && d.PayeeIBAN != "" {
+		return "iban:" + compactIBAN(d.PayeeIBAN)
+	}
+	if !ok {
+		return ""
+	}
+	return id
+}
+
+// compactIBAN is an IBAN without spaces, upper case.
+func compactIBAN(iban string) string {
+	out := make([]byte, 0, len(iban))
+	for i := 0; i < len(iban); i++ {
+		c := iban[i]
+		switch {
+		case c == ' ':
+		case c >= 'a' && c <= 'z':
+			out = append(out, c-'a'+'A')
+		default:
+			out = append(out, c)
+		}
+	}
+	return string(out)
+}
+
+// QueueSave queues the insert of document intakeID's reading r, read from
+// t, into b (the filing's commit batch), and counts a use of the layout it
+// was read by.
+func QueueSave(b *pgx.Batch, orgID, intakeID int64, r textfields.Reading, layoutID int64, t pagetext.Text) error {
+	fields, err := json.Marshal(r.Fields)
+	if err != nil {
+		return fmt.Errorf("reading: encode fields: %w", err)
+	}
+	words, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("reading: encode words: %w", err)
+	}
+	uncertain := r.Uncertain
+	if uncertain == nil {
+		uncertain = []string{}
+	}
+	b.Queue(insertReadingSQL, intakeID, orgID, SourceOf(t), fields, uncertain, r.SupplierKey, layoutID, words, len(t.Pages)).Fn =
+		func(br pgx.BatchResults) error {
+			if _, err := br.Exec(); err != nil {
+				return fmt.Errorf("reading: save document %d's reading: %w", intakeID, err)
+			}
+			return nil
+		}
+	if layoutID != 0 {
+		b.Queue(countLayoutUseSQL, layoutID, orgID)
+	}
+	return nil
+}
+
+// Get returns document id's reading; apperr NotFound when it was not read
+// from its text.
+func Get(ctx context.Context, db database.Executor, orgID, id int64) (Reading, error) {
+	var r Reading
+	var fields []byte
+	err := db.QueryRow(ctx, readingSQL, id, orgID).Scan(&r.IntakeID, &r.OrgID, &r.Source, &fields, &r.Uncertain,
+		&r.SupplierKey, &r.LayoutID, &r.Pages, &r.ReadAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Reading{}, apperr.New(apperr.NotFound, "document %d was not read from its text", id)
+	}
+	if err != nil {
+		return Reading{}, fmt.Errorf("reading: document %d: %w", id, err)
+	}
+	if err := json.Unmarshal(fields, &r.Fields); err != nil {
+		return Reading{}, fmt.Errorf("reading: decode document %d's fields: %w", id, err)
+	}
+	return r, nil
+}
+
+// Words returns the words document id's reading was made from.
+func Words(ctx context.Context, db database.Executor, orgID, id int64) (pagetext.Text, bool, error) {
+	var raw []byte
+	err := db.QueryRow(ctx, wordsSQL, id, orgID).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return pagetext.Text{}, false, nil
+	}
+	if err != nil {
+		return pagetext.Text{}, false, fmt.Errorf("reading: document %d's words: %w", id, err)
+	}
+	var t pagetext.Text
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return pagetext.Text{}, false, fmt.Errorf("reading: decode document %d's words: %w", id, err)
+	}
+	return t, true, nil
+}
