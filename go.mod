@@ -18,6 +18,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/shopspring/decimal v1.6.0
 	golang.org/x/crypto v0.59.0
+	golang.org/x/image v0.40.0
 	golang.org/x/text v0.44.0
 	pgregory.net/rapid v1.3.0
 )

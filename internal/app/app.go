@@ -17,6 +17,7 @@ import (
 	"greatbook/internal/jobs"
 	"greatbook/internal/payments"
 	"greatbook/internal/pipeline"
+	"greatbook/internal/reading"
 	"greatbook/internal/review"
 	"greatbook/internal/runs"
 	"greatbook/internal/typewriter"
@@ -90,9 +91,12 @@ type App struct {
 	// BankStatements imports bank statements and reconciles them with the
 	// pay runs' items.
 	BankStatements *bankstatement.Service
-	Metrics        *Metrics
-	cfg            Config
-	log            *slog.Logger
+	// Readings are the text readings of PDFs and images without e-invoice
+	// data, and the suppliers' layouts learned from them.
+	Readings *reading.Service
+	Metrics  *Metrics
+	cfg      Config
+	log      *slog.Logger
 
 	// stop cancels the background work Start started; loops are the
 	// goroutines it runs (the sweep and resume loops), which Close waits
@@ -125,6 +129,7 @@ func New(pool *pgxpool.Pool, cfg Config) *App {
 	a.Webhooks = &webhooks.Service{Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout, Logger: cfg.Logger}
 	a.Payments = &payments.Service{Pool: pool, Failpoints: cfg.Failpoints}
 	a.BankStatements = &bankstatement.Service{Pool: pool, Failpoints: cfg.Failpoints}
+	a.Readings = &reading.Service{Pool: pool}
 	a.Metrics = NewMetrics(pool)
 	return a
 }

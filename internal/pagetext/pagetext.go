@@ -6,9 +6,15 @@
 package pagetext
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
+	"mime"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -86,16 +92,219 @@ func (e *LimitError) Error() string {
 // installed: an operator's fault, not the document's.
 var ErrToolMissing = errors.New("pagetext: a reading tool is not installed")
 
+// UnreadableError says a document is not one the tools can read: a PDF
+// that is malformed or encrypted, an image in an unknown format or with a
+// broken header. It is the document's fault, not a fault to retry.
+type UnreadableError struct {
+	Reason string
+}
+
+func (e *UnreadableError) Error() string {
+	return "pagetext: the document cannot be read: " + e.Reason
+}
+
+// The limits a zero field of Limits stands for.
+const (
+	DefaultMaxPages  = 20
+	DefaultTimeout   = 60 * time.Second
+	DefaultMaxMemory = 1 << 30
+	DefaultMaxPixels = 40_000_000
+	DefaultDPI       = 300
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxPages <= 0 {
+		l.MaxPages = DefaultMaxPages
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxMemory <= 0 {
+		l.MaxMemory = DefaultMaxMemory
+	}
+	if l.MaxPixels <= 0 {
+		l.MaxPixels = DefaultMaxPixels
+	}
+	if l.DPI <= 0 {
+		l.DPI = DefaultDPI
+	}
+	return l
+}
+
+// reader is one document's read: its deadline, its limits and the
+// temporary directory its tools work in.
+type reader struct {
+	ctx context.Context
+	lim Limits
+	dir string
+}
+
+// open starts a read of content: the document's deadline and a temporary
+// directory holding content as in.pdf or in.<format>. done ends it.
+func open(ctx context.Context, content []byte, mediaType string, lim Limits) (r *reader, kind string, done func(), err error) {
+	lim = lim.withDefaults()
+	mt, _, _ := mime.ParseMediaType(mediaType)
+	switch mt {
+	case "application/pdf":
+		kind = "pdf"
+	case "image/png", "image/jpeg", "image/tiff":
+		kind = "image"
+	default:
+		return nil, "", nil, &UnreadableError{Reason: fmt.Sprintf("media type %q is not a PDF or a PNG, JPEG or TIFF image", mediaType)}
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, lim.Timeout, errTimeLimit)
+	dir, err := os.MkdirTemp("", "pagetext-")
+	if err != nil {
+		cancel()
+		return nil, "", nil, fmt.Errorf("pagetext: %w", err)
+	}
+	done = func() { cancel(); os.RemoveAll(dir) }
+	if kind == "pdf" {
+		err = os.WriteFile(filepath.Join(dir, "in.pdf"), content, 0o600)
+	}
+	if err != nil {
+		done()
+		return nil, "", nil, fmt.Errorf("pagetext: %w", err)
+	}
+	return &reader{ctx: ctx, lim: lim, dir: dir}, kind, done, nil
+}
+
 // Read returns the words of content, a PDF or a PNG, JPEG or TIFF image
 // (mediaType says which). A PDF page with (almost) no text layer is OCRed.
+// A document past a limit gives a *LimitError, one the tools cannot read an
+// *UnreadableError, and a missing tool ErrToolMissing.
 func Read(ctx context.Context, content []byte, mediaType string, lim Limits) (Text, error) {
-	return Text{}, errors.New("pagetext: not built yet")
+	r, kind, done, err := open(ctx, content, mediaType, lim)
+	if err != nil {
+		return Text{}, err
+	}
+	defer done()
+	if kind == "image" {
+		return r.readImage(content)
+	}
+	return r.readPDF()
+}
+
+func (r *reader) readPDF() (Text, error) {
+	count, sizes, err := r.pdfInfo(1, r.lim.MaxPages)
+	if err != nil {
+		return Text{}, err
+	}
+	pages, err := r.textLayer(min(count, r.lim.MaxPages))
+	if err != nil {
+		return Text{}, err
+	}
+	for i, p := range pages {
+		if len(p.Words) >= minTextWords {
+			continue
+		}
+		size, ok := sizes[p.Number]
+		if !ok {
+			size = pdfPage{width: p.Width, height: p.Height}
+		}
+		img, dpi, err := r.rasterise(p.Number, size, r.lim.DPI, true)
+		if err != nil {
+			return Text{}, err
+		}
+		words := []Word{}
+		if !blank(img) {
+			file := fmt.Sprintf("page-%d.png", p.Number)
+			if err := os.WriteFile(filepath.Join(r.dir, file), img, 0o600); err != nil {
+				return Text{}, fmt.Errorf("pagetext: %w", err)
+			}
+			cfg, _ := png.DecodeConfig(bytes.NewReader(img))
+			if words, err = r.ocr(file, dpi, cfg.Width, cfg.Height, p.Number); err != nil {
+				return Text{}, err
+			}
+		}
+		// A stamp's worth of text layer is kept when OCR finds less.
+		if len(words) >= len(p.Words) {
+			pages[i].Source, pages[i].Words = OCR, words
+		}
+	}
+	return Text{Pages: pages, PagesInDocument: count}, nil
+}
+
+func (r *reader) readImage(content []byte) (Text, error) {
+	info, err := r.checkImage(content)
+	if err != nil {
+		return Text{}, err
+	}
+	file := "in." + info.format
+	if info.format == "tiff" {
+		// tesseract would read every image of a TIFF; only the first,
+		// whose size was checked, is read.
+		if content, err = reencodePNG(content); err != nil {
+			return Text{}, err
+		}
+		file = "in.png"
+	}
+	if err := os.WriteFile(filepath.Join(r.dir, file), content, 0o600); err != nil {
+		return Text{}, fmt.Errorf("pagetext: %w", err)
+	}
+	words, err := r.ocr(file, info.dpi, info.width, info.height, 1)
+	if err != nil {
+		return Text{}, err
+	}
+	page := Page{
+		Number: 1,
+		Source: OCR,
+		Width:  float64(info.width) * 72 / float64(info.dpi),
+		Height: float64(info.height) * 72 / float64(info.dpi),
+		Words:  words,
+	}
+	return Text{Pages: []Page{page}, PagesInDocument: 1}, nil
+}
+
+// reencodePNG decodes an image whose size has been checked and encodes it
+// as a PNG.
+func reencodePNG(content []byte) ([]byte, error) {
+	img, _, err := image.Decode(bytes.NewReader(content))
+	if err != nil {
+		return nil, &UnreadableError{Reason: "the image: " + err.Error()}
+	}
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, img); err != nil {
+		return nil, fmt.Errorf("pagetext: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // RenderPage returns page n (1-based) of content as a PNG at dpi, under the
-// same limits: the picture a reviewer sees the read places on.
+// same limits: the picture a reviewer sees the read places on. The dpi is
+// lowered to keep the picture within MaxPixels; a page past MaxPages, which
+// Read leaves unread, is a *LimitError. An image's only page is the image.
 func RenderPage(ctx context.Context, content []byte, mediaType string, n, dpi int, lim Limits) ([]byte, error) {
-	return nil, errors.New("pagetext: not built yet")
+	r, kind, done, err := open(ctx, content, mediaType, lim)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if n < 1 || n > r.lim.MaxPages {
+		return nil, &LimitError{What: "pages", Limit: fmt.Sprintf("page %d of at most %d", n, r.lim.MaxPages)}
+	}
+	if kind == "image" {
+		if n != 1 {
+			return nil, &UnreadableError{Reason: fmt.Sprintf("an image has no page %d", n)}
+		}
+		if _, err := r.checkImage(content); err != nil {
+			return nil, err
+		}
+		return reencodePNG(content)
+	}
+	count, sizes, err := r.pdfInfo(n, n)
+	if err != nil {
+		return nil, err
+	}
+	if n > count {
+		return nil, &UnreadableError{Reason: fmt.Sprintf("the PDF has %d pages, not %d", count, n)}
+	}
+	if dpi <= 0 {
+		dpi = r.lim.DPI
+	}
+	img, _, err := r.rasterise(n, sizes[n], dpi, false)
+	return img, err
 }
 
 // UnreadableError says a tool could not read the document (a malformed or

@@ -15,8 +15,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"greatbook/internal/apperr"
+	"greatbook/internal/audit"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
 	"greatbook/internal/pagetext"
 	"greatbook/internal/textfields"
 )
@@ -146,4 +148,52 @@ func Words(ctx context.Context, db database.Executor, orgID, id int64) (pagetext
 		return pagetext.Text{}, false, fmt.Errorf("reading: decode document %d's words: %w", id, err)
 	}
 	return t, true, nil
+}
+
+// Service is the readings and layouts as the web pages and the API use
+// them.
+type Service struct {
+	Pool   database.Executor
+	Limits pagetext.Limits
+}
+
+// Get returns document id's reading.
+func (s *Service) Get(ctx context.Context, orgID, id int64) (Reading, error) {
+	return Get(ctx, s.Pool, orgID, id)
+}
+
+// PageImage draws page n (1-based) of document id, read from its text, as
+// a PNG at dpi: the picture a reviewer sees the read places on.
+func (s *Service) PageImage(ctx context.Context, orgID, id int64, n, dpi int) ([]byte, error) {
+	r, err := Get(ctx, s.Pool, orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	if n < 1 || n > r.Pages {
+		return nil, apperr.New(apperr.NotFound, "document %d has no read page %d", id, n)
+	}
+	doc, err := intake.GetDocument(ctx, s.Pool, orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	content, err := intake.Original(ctx, s.Pool, orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	return pagetext.RenderPage(ctx, content, doc.MediaType, n, dpi, s.Limits)
+}
+
+// Layouts lists the org's learned layouts.
+func (s *Service) Layouts(ctx context.Context, orgID int64) ([]Layout, error) {
+	return ListLayouts(ctx, s.Pool, orgID)
+}
+
+// Forget forgets one layout of the org.
+func (s *Service) Forget(ctx context.Context, orgID, id int64, actor audit.Actor) error {
+	return DeleteLayout(ctx, s.Pool, orgID, id, actor)
+}
+
+// Reset forgets every layout of the org.
+func (s *Service) Reset(ctx context.Context, orgID int64, actor audit.Actor) (int64, error) {
+	return ResetLayouts(ctx, s.Pool, orgID, actor)
 }
