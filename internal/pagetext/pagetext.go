@@ -306,15 +306,3 @@ func RenderPage(ctx context.Context, content []byte, mediaType string, n, dpi in
 	img, _, err := r.rasterise(n, sizes[n], dpi, false)
 	return img, err
 }
-
-// UnreadableError says a tool could not read the document (a malformed or
-// encrypted PDF, an image it cannot decode): the document's fault, not a
-// fault to retry.
-type UnreadableError struct {
-	Tool   string
-	Reason string
-}
-
-func (e *UnreadableError) Error() string {
-	return fmt.Sprintf("pagetext: %s could not read the document: %s", e.Tool, e.Reason)
-}
