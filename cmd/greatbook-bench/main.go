@@ -39,6 +39,7 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&reading.Scans, "reading-scans", 52, "reading: of those, the first ones also read as scans by OCR (2 per layout; each costs seconds)")
 	fs.IntVar(&reading.DPI, "reading-dpi", 300, "reading: the scans' resolution")
 	fs.IntVar(&reading.Workers, "reading-workers", 2, "reading: documents read at a time")
+	fs.BoolVar(&reading.ShowWrong, "reading-wrong", false, "reading: print the first wrong readings of each set")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

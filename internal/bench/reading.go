@@ -15,6 +15,7 @@ type ReadingOptions struct {
 	Scans     int // of those, the first ones also read as scans (OCR)
 	DPI       int // the scans' resolution
 	Workers   int // documents read at a time
+	ShowWrong bool // print the first wrong readings of each set, for tuning
 }
 
 // Reading measures how well invoices without e-invoice data are read from
@@ -52,6 +53,13 @@ func Reading(ctx context.Context, e *Env, o ReadingOptions) error {
 		o.Specimens, min(len(layouts), o.Specimens), len(languages), o.Scans, o.DPI, o.Workers)
 	fmt.Fprintln(e.Out, "first: no layout; learn: the supplier's layout learned from its first invoice, on the others")
 	specimen.Print(e.Out, text, ocr, &fxt, &fxo)
+	if o.ShowWrong {
+		for _, t := range []specimen.Tally{text, ocr, fxt, fxo} {
+			for _, w := range t.Wrong {
+				fmt.Fprintln(e.Out, "  wrong: "+w)
+			}
+		}
+	}
 	fmt.Fprintf(e.Out, "(the reading figure took %s in all)\n", time.Since(start).Round(time.Second))
 	return nil
 }

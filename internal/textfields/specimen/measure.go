@@ -153,14 +153,14 @@ func Measure(ctx context.Context, cases []Case, workers int, lim pagetext.Limits
 			t.Failures = append(t.Failures, fmt.Sprintf("%s: %v", c.Name, errs[i]))
 		}
 		first := textfields.Read(texts[i], nil)
-		t.score(t.First, c, first)
+		t.score(t.First, "first", c, first)
 		l, seen := layouts[c.Supplier]
 		if !seen {
 			layouts[c.Supplier] = textfields.Learn(texts[i], c.Truth)
 			continue
 		}
 		t.LearnedDocuments++
-		if t.score(t.Learned, c, textfields.Read(texts[i], &l)) {
+		if t.score(t.Learned, "learned", c, textfields.Read(texts[i], &l)) {
 			t.Complete++
 		}
 	}
@@ -168,7 +168,7 @@ func Measure(ctx context.Context, cases []Case, workers int, lim pagetext.Limits
 }
 
 // score adds r's fields to scores and reports whether every one was right.
-func (t *Tally) score(scores map[string]Score, c Case, r textfields.Reading) bool {
+func (t *Tally) score(scores map[string]Score, pass string, c Case, r textfields.Reading) bool {
 	all := true
 	for _, f := range Fields {
 		want := truthOf(c.Truth, f)
@@ -183,7 +183,7 @@ func (t *Tally) score(scores map[string]Score, c Case, r textfields.Reading) boo
 		} else {
 			all = false
 			if len(t.Wrong) < 40 {
-				t.Wrong = append(t.Wrong, fmt.Sprintf("%s %s: read %q, want %q", c.Name, f, got, want))
+				t.Wrong = append(t.Wrong, fmt.Sprintf("%s (%s) %s: read %q, want %q", c.Name, pass, f, got, want))
 			}
 		}
 		scores[f] = s
