@@ -11,10 +11,10 @@ import (
 
 // ReadingOptions are the counts of the reading figure.
 type ReadingOptions struct {
-	Specimens int // invoices read from their text layer, cycling through the layouts
-	Scans     int // of those, the first ones also read as scans (OCR)
-	DPI       int // the scans' resolution
-	Workers   int // documents read at a time
+	Specimens int  // invoices read from their text layer, cycling through the layouts
+	Scans     int  // of those, the first ones also read as scans (OCR)
+	DPI       int  // the scans' resolution
+	Workers   int  // documents read at a time
 	ShowWrong bool // print the first wrong readings of each set, for tuning
 }
 
