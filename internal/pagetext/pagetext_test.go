@@ -259,3 +259,34 @@ func turnForward(b Box, turns int) Box {
 	}
 	return b
 }
+
+// An image of low resolution, a 9 pt line at 72 dpi, is read at twice its
+// size, where tesseract finds its words.
+func TestReadLowResolutionImage(t *testing.T) {
+	t.Parallel()
+	p := fpdf.New("P", "mm", "A4", "")
+	p.SetFont("Helvetica", "", 9)
+	p.AddPage()
+	for _, l := range invoiceLines {
+		p.Text(l.x, l.y, l.text)
+	}
+	var pdf bytes.Buffer
+	if err := p.Output(&pdf); err != nil {
+		t.Fatal(err)
+	}
+	text, err := Read(context.Background(), rasterised(t, pdf.Bytes(), 72), "image/png", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := text.Pages[0]
+	if n, of := found(page, invoiceWords); n < of-2 {
+		t.Fatalf("OCR found %d of %d words: %q", n, of, wordTexts(page))
+	}
+	// The page keeps the image's own size: 72 dpi is 1 pixel a point.
+	if math.Abs(page.Width-596) > 1 || math.Abs(page.Height-842) > 1 {
+		t.Errorf("page size %.1f×%.1f", page.Width, page.Height)
+	}
+	if x := wordBox(t, page, "Invoice").X0; math.Abs(x-20.0/210) > 0.01 {
+		t.Errorf("Invoice starts at %.3f", x)
+	}
+}
