@@ -177,14 +177,13 @@ func parseTSV(tsv []byte, w, h, page int) ([]Word, error) {
 		if len(f) != 12 || f[0] != "5" {
 			continue
 		}
-		conf, err := strconv.ParseFloat(f[10], 64)
-		text := strings.TrimSpace(f[11])
-		if err != nil || conf < 0 || text == "" {
+		conf, text := number(f[10]), strings.TrimSpace(f[11])
+		if conf < 0 || text == "" {
 			continue
 		}
 		var n [4]float64
 		for i := range n {
-			n[i], _ = strconv.ParseFloat(f[6+i], 64)
+			n[i] = number(f[6+i])
 		}
 		if len(words) == MaxWordsPerPage {
 			return nil, &LimitError{What: "words", Limit: fmt.Sprintf("%d words on page %d", MaxWordsPerPage, page)}

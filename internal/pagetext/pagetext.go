@@ -322,7 +322,10 @@ func RenderPage(ctx context.Context, content []byte, mediaType string, n, dpi in
 		return nil, err
 	}
 	defer done()
-	if n < 1 || n > r.lim.MaxPages {
+	if n < 1 {
+		return nil, fmt.Errorf("pagetext: no page %d: pages count from 1", n)
+	}
+	if n > r.lim.MaxPages {
 		return nil, &LimitError{What: "pages", Limit: fmt.Sprintf("page %d of at most %d", n, r.lim.MaxPages)}
 	}
 	if kind == "image" {

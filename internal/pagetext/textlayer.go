@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,7 +28,7 @@ type pdfPage struct{ width, height float64 }
 // pdfInfo runs pdfinfo for the page count and the sizes of pages first..last
 // (last is capped at the count).
 func (r *reader) pdfInfo(first, last int) (count int, sizes map[int]pdfPage, err error) {
-	out, err := r.run("pdfinfo", []string{"-f", strconv.Itoa(first), "-l", strconv.Itoa(last), "in.pdf"}, 1<<20, "pages")
+	out, err := r.run("pdfinfo", []string{"-f", strconv.Itoa(first), "-l", strconv.Itoa(last), "in.pdf"}, 4<<20, "words")
 	if err != nil {
 		return 0, nil, unreadable(err)
 	}
@@ -153,14 +154,20 @@ func xmlSafe(doc []byte) []byte {
 func attrFloat(e xml.StartElement, name string) float64 {
 	for _, a := range e.Attr {
 		if a.Name.Local == name {
-			f, err := strconv.ParseFloat(a.Value, 64)
-			if err != nil {
-				return 0
-			}
-			return f
+			return number(a.Value)
 		}
 	}
 	return 0
+}
+
+// number parses a tool's number; anything but a finite one is 0, so that
+// no NaN reaches a box (JSON has none).
+func number(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }
 
 // normalise turns a box in units of a w×h page into fractions of it,
