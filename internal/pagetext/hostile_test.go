@@ -374,3 +374,26 @@ func TestReadLeavesNoTemporaryFiles(t *testing.T) {
 		t.Fatalf("left behind: %v %v", left, err)
 	}
 }
+
+// A tool's output is read through a cap: a tool that writes without end is
+// stopped at it.
+func TestToolOutputIsCapped(t *testing.T) {
+	fakeTool(t, "pdftotext", "exec yes '<word xMin=\"1\" yMin=\"1\" xMax=\"2\" yMax=\"2\">w</word>'\n")
+	_, err := Read(context.Background(), pdfWith(t, invoiceLines), "application/pdf", Limits{MaxPages: 1})
+	if limitWhat(err) != "words" {
+		t.Fatalf("Read: %v, want the words limit", err)
+	}
+}
+
+// Each tool runs with its address space and CPU seconds capped, and
+// tesseract on one thread.
+func TestToolsRunUnderTheirCaps(t *testing.T) {
+	fakeTool(t, "tesseract", `printf 'level\n5\t1\t1\t1\t1\t1\t0\t0\t10\t10\t90\tas=%s,cpu=%s,threads=%s\n' "$(ulimit -v)" "$(ulimit -t)" "$OMP_THREAD_LIMIT"`+"\n")
+	text, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", Limits{MaxMemory: 512 << 20, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wordTexts(text.Pages[0]); got != "as=524288,cpu=31,threads=1" {
+		t.Fatalf("the tool ran with %q", got)
+	}
+}
