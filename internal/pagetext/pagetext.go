@@ -106,8 +106,9 @@ type Limits struct {
 }
 
 // LimitError says a document went past one of its limits. What is "pages",
-// "time", "memory" or "pixels". It is the document's fault, not a fault to
-// retry.
+// "time", "memory", "pixels" or "words" (more than MaxWordsPerPage on a
+// page, or more output than that many words make). It is the document's
+// fault, not a fault to retry.
 type LimitError struct {
 	What  string
 	Limit string
@@ -219,7 +220,7 @@ func (r *reader) readPDF() (Text, error) {
 	if err != nil {
 		return Text{}, err
 	}
-	pages, err := r.textLayer(min(count, r.lim.MaxPages))
+	pages, err := r.textLayer(min(count, r.lim.MaxPages), sizes)
 	if err != nil {
 		return Text{}, err
 	}

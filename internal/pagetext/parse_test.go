@@ -20,7 +20,7 @@ const bboxPage = `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"
 
 func TestParseBBoxLayout(t *testing.T) {
 	t.Parallel()
-	pages, err := parseBBoxLayout([]byte(bboxPage), 5)
+	pages, err := parseBBoxLayout([]byte(bboxPage), 5, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestParseBBoxLayout(t *testing.T) {
 	if fmt.Sprint(words) != fmt.Sprint(want) {
 		t.Fatalf("words\n%v, want\n%v", words, want)
 	}
-	if pages, _ := parseBBoxLayout([]byte(bboxPage), 1); len(pages) != 1 {
+	if pages, _ := parseBBoxLayout([]byte(bboxPage), 1, nil); len(pages) != 1 {
 		t.Errorf("%d pages kept of at most 1", len(pages))
 	}
 }
@@ -49,7 +49,7 @@ func TestParseBBoxLayoutCapsWordsPerPage(t *testing.T) {
 		doc.WriteString(`<word xMin="1" yMin="1" xMax="2" yMax="2">w</word>`)
 	}
 	doc.WriteString(`</page></doc>`)
-	if _, err := parseBBoxLayout([]byte(doc.String()), 1); limitWhat(err) != "words" {
+	if _, err := parseBBoxLayout([]byte(doc.String()), 1, nil); limitWhat(err) != "words" {
 		t.Fatalf("%v, want the words limit", err)
 	}
 }
@@ -115,7 +115,7 @@ func FuzzParseBBoxLayout(f *testing.F) {
 	f.Add([]byte(`<page width="0" height="0"><word xMin="a">x</word></page>`))
 	f.Add([]byte(`<page width="NaN" height="1"><word xMin="NaN" xMax="+Inf">x</word></page>`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		pages, err := parseBBoxLayout(doc, 3)
+		pages, err := parseBBoxLayout(doc, 3, map[int]bool{2: true})
 		if err != nil {
 			return
 		}
