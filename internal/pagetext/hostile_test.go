@@ -361,6 +361,27 @@ func TestMissingTool(t *testing.T) {
 	}
 }
 
+// A tesseract model that does not load is missing too, though tesseract
+// reads on without it.
+func TestMissingLanguageModel(t *testing.T) {
+	fakeTool(t, "tesseract", `echo "Failed loading language 'nld'" >&2; printf 'level\n'`+"\n")
+	_, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", Limits{})
+	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "nld") {
+		t.Fatalf("Read: %v, want ErrToolMissing naming nld", err)
+	}
+}
+
+// An image that passes the header check but does not decode is
+// unreadable.
+func TestUndecodableImage(t *testing.T) {
+	t.Parallel()
+	_, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", Limits{})
+	var ue *UnreadableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("Read: %v, want an UnreadableError", err)
+	}
+}
+
 // Each read works in its own temporary directory and leaves nothing behind.
 func TestReadLeavesNoTemporaryFiles(t *testing.T) {
 	tmp := t.TempDir()

@@ -170,7 +170,7 @@ type reader struct {
 }
 
 // open starts a read of content: the document's deadline and a temporary
-// directory holding content as in.pdf or in.<format>. done ends it.
+// directory, holding content as in.pdf when it is a PDF. done ends it.
 func open(ctx context.Context, content []byte, mediaType string, lim Limits) (r *reader, kind string, done func(), err error) {
 	lim = lim.withDefaults()
 	mt, _, _ := mime.ParseMediaType(mediaType)

@@ -114,6 +114,9 @@ func (r *reader) run(name string, args []string, outCap int, overWhat string) ([
 		return nil, &LimitError{What: overWhat, Limit: fmt.Sprintf("%d bytes of %s output", outCap, name)}
 	case outOfMemory(stderr.String()):
 		return nil, r.memoryError()
+	case strings.Contains(stderr.String(), "Failed loading language"):
+		// tesseract reads on without a model it cannot load, worse.
+		return nil, fmt.Errorf("%w: tesseract: %s", ErrToolMissing, lineWith(stderr.String(), "Failed loading language"))
 	}
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
@@ -157,6 +160,16 @@ func outOfMemory(stderr string) bool {
 		}
 	}
 	return false
+}
+
+// lineWith is the first line of a tool's messages that holds part.
+func lineWith(s, part string) string {
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, part) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
 }
 
 // firstLine is the first non-empty line of a tool's messages, short enough
