@@ -262,7 +262,7 @@ func TestToolOverMaxMemory(t *testing.T) {
 	if _, err := Read(context.Background(), pdf, "application/pdf", lim); limitWhat(err) != "memory" {
 		t.Errorf("PDF: %v, want the memory limit", err)
 	}
-	if _, err := Read(context.Background(), rasterised(t, pdf, 72), "image/png", lim); limitWhat(err) != "memory" {
+	if _, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", lim); limitWhat(err) != "memory" {
 		t.Errorf("image: %v, want the memory limit", err)
 	}
 }
@@ -355,7 +355,7 @@ func TestMissingTool(t *testing.T) {
 		}
 		return exec.LookPath(n)
 	}
-	_, err := Read(context.Background(), rasterised(t, pdfWith(t, invoiceLines), 72), "image/png", Limits{})
+	_, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", Limits{})
 	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "tesseract") {
 		t.Fatalf("Read: %v, want ErrToolMissing naming tesseract", err)
 	}
