@@ -16,8 +16,13 @@
 // resolution its header states (PNG's pHYs, JPEG's JFIF, TIFF's
 // XResolution), or at 300 dpi when it states none or one no scan of paper
 // has. An image stated under 150 dpi, or a small one stating nothing, is
-// scaled up twice (Catmull-Rom, in grey) before OCR, since tesseract misses
-// letters under about ten pixels high. A TIFF's first image only is read.
+// scaled to twice its width and height (Catmull-Rom, in grey) before OCR,
+// since tesseract misses letters under about ten pixels high. A TIFF's
+// first image only is read.
+//
+// Boxes are on the page as RenderPage shows it: a PDF page turned by its
+// /Rotate, an image's pixels as stored (a JPEG's EXIF orientation is not
+// applied).
 //
 // OCR is tesseract's LSTM with the English, German, French and Dutch
 // models and automatic page segmentation (--psm 3). tesseract reads a page
@@ -32,6 +37,10 @@
 // killed whole when the document's Timeout passes; its output is read
 // through a cap, and tesseract runs on one thread (OMP_THREAD_LIMIT=1).
 // Each read works in its own temporary directory, removed when it ends.
+// What is decoded in process (a TIFF, an image scaled up or turned, a page
+// looked at for blankness) is decoded only once its size is known to be
+// within MaxPixels (four times that for a scaling), so it costs a bounded
+// amount of memory too.
 package pagetext
 
 import (
