@@ -96,9 +96,9 @@ func TestDemoIsIdempotent(t *testing.T) {
 	}
 	// The documents: a version chain, a duplicate group with one member
 	// approved, one waiting, a credit note, an invalid e-invoice, an
-	// approved document whose job is a dead letter and two posted payables
-	// — filed once.
-	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents`); n != 10 {
+	// approved document whose job is a dead letter, two posted payables and
+	// two plain PDFs read from their text — filed once.
+	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents`); n != 12 {
 		t.Fatalf("documents after two demo runs: %d", n)
 	}
 	for reason, want := range map[string]int{"newer_version": 1, "same_reference": 1} {

@@ -106,6 +106,9 @@ func loadDemo(ctx context.Context, d *db) error {
 	if err := loadDemoPostedEntry(ctx, d, o); err != nil {
 		return err
 	}
+	if err := loadDemoReadPDFs(ctx, a, o); err != nil {
+		return err
+	}
 	// The policy comes after the approvals above, which it would otherwise
 	// leave short of their count (the duplicate's first copy is above the
 	// threshold).

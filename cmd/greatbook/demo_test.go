@@ -98,3 +98,21 @@ func TestDemoCanProposeAPayRun(t *testing.T) {
 		}
 	}
 }
+
+// The demo files plain PDF invoices, read from their text layer, once
+// however often it runs.
+func TestDemoReadsPlainPDFs(t *testing.T) {
+	t.Parallel()
+	db := testkit.NewDB(t)
+	ctx := context.Background()
+	runCLI(t, db.URL, "", "demo")
+	runCLI(t, db.URL, "", "demo")
+	o, err := org.BySlug(ctx, db.Pool, demoOrg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM intake_documents d JOIN intake_readings r ON r.intake_id = d.id
+		WHERE d.org_id = $1 AND d.format = 'text' AND d.fields ->> 'number' <> ''`, o.ID); n != len(demoReadLanguages) {
+		t.Fatalf("%d plain PDFs read from their text, want %d", n, len(demoReadLanguages))
+	}
+}
