@@ -1,6 +1,8 @@
 package textfields
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -194,22 +196,10 @@ func (r *reader) pageLines(l *textLine) []textLine {
 	return nil
 }
 
-// lineIndex finds a line among its page's lines by address (lines are
-// sorted top to bottom, so a binary search on the top edge finds it).
+// lineIndex is a line's place among its page's lines.
 func lineIndex(lines []textLine, l *textLine) int {
-	i := sort.Search(len(lines), func(i int) bool { return centreY(lines[i].words[0].Box) >= centreY(l.words[0].Box) })
-	for ; i < len(lines); i++ {
-		if &lines[i] == l {
-			return i
-		}
-		if centreY(lines[i].words[0].Box) > centreY(l.words[0].Box) {
-			break
-		}
-	}
-	for i := range lines { // a line out of order: rare, and then once
-		if &lines[i] == l {
-			return i
-		}
+	if l.index < len(lines) && &lines[l.index] == l {
+		return l.index
 	}
 	return -1
 }
@@ -230,7 +220,10 @@ func (r *reader) partyAt(l *textLine, i int) string {
 	top := l.box.Y0
 	for k := idx - 1; k >= 0 && k >= idx-12; k-- {
 		above := &lines[k]
-		for _, run := range above.runs() {
+		for n, run := range above.runs() {
+			if n >= maxRunsPerLine {
+				break
+			}
 			b := wordsBox(above.words[run[0]:run[1]])
 			if b.X1 < x.X0-0.1 || b.X0 > x.X1+0.1 {
 				continue
@@ -248,13 +241,17 @@ func (r *reader) partyAt(l *textLine, i int) string {
 }
 
 // firstWordOfBlock is the index of the word that opens the run of closely
-// spaced words holding word j.
+// spaced words holding word j, looking back a label's length at most.
 func firstWordOfBlock(l *textLine, j int) int {
-	for j > 0 && l.gapAfter(j-1) < 1.5 {
+	for k := j; j > 0 && k-j < 8 && l.gapAfter(j-1) < 1.5; {
 		j--
 	}
 	return j
 }
+
+// maxRunsPerLine bounds the runs of a line looked at for a block heading:
+// a heading stands in a line of a few columns, never in a run of hundreds.
+const maxRunsPerLine = 12
 
 // ocrFactor lowers a confidence by the OCR's doubt about the words read.
 func ocrFactor(ws []pagetext.Word) float64 { return 0.5 + 0.5*wordsConf(ws) }
@@ -304,8 +301,8 @@ func (r *reader) readPatterns() {
 		r.add(*firstDate)
 	}
 	best, count := "", 0
-	for c, n := range currencies {
-		if n > count || n == count && c < best {
+	for _, c := range slices.Sorted(maps.Keys(currencies)) {
+		if n := currencies[c]; n > count {
 			best, count = c, n
 		}
 	}
@@ -466,12 +463,13 @@ func (r *reader) reading(anchored bool) Reading {
 	r.check(chosen)
 
 	out := Reading{Fields: map[string]Field{}, Language: r.lang, Layout: anchored}
-	for f, c := range chosen {
-		c.Confidence = min(1, max(0, c.Confidence))
-		c.Box = clampBox(c.Box)
-		if kindOf(f) == "text" && f != FieldSellerName && f != FieldBuyerName || f == kindBuyerVAT || f == kindGross {
+	for _, f := range fieldOrder {
+		c, ok := chosen[f]
+		if !ok {
 			continue
 		}
+		c.Confidence = min(1, max(0, c.Confidence))
+		c.Box = clampBox(c.Box)
 		out.Fields[f] = c.Field
 	}
 	d := &out.Document
@@ -643,9 +641,9 @@ func (r *reader) chooseTotals(chosen map[string]candidate) {
 			}
 		}
 	}
-	for field, c := range map[string]*candidate{FieldNet: bestN, FieldTax: bestT, FieldPayable: bestP} {
+	for i, c := range []*candidate{bestN, bestT, bestP} {
 		if c != nil {
-			chosen[field] = *c
+			chosen[[]string{FieldNet, FieldTax, FieldPayable}[i]] = *c
 		}
 	}
 	if g, ok := r.best(kindGross); ok {

@@ -15,9 +15,11 @@ import (
 // right, with each word's normalised token for label matching.
 type textLine struct {
 	page  int
+	index int // among its page's lines, top to bottom
 	words []pagetext.Word
 	toks  []string
 	box   pagetext.Box
+	cells [][2]int // runs, once computed
 }
 
 // height is the line's height, never zero, so that gaps can be measured
@@ -68,6 +70,7 @@ func buildLines(t pagetext.Text) [][]textLine {
 		}
 		for k := range lines {
 			l := &lines[k]
+			l.index = k
 			sort.SliceStable(l.words, func(a, b int) bool { return l.words[a].Box.X0 < l.words[b].Box.X0 })
 			l.toks = make([]string, len(l.words))
 			for j, w := range l.words {
@@ -188,7 +191,10 @@ func (l *textLine) gapAfter(i int) float64 {
 // and a half line heights), as [start, end) word indexes: the cells of a
 // table, a label and its value, the columns of a letterhead.
 func (l *textLine) runs() [][2]int {
-	var out [][2]int
+	if l.cells != nil {
+		return l.cells
+	}
+	out := [][2]int{}
 	start := 0
 	for i := range l.words {
 		if l.gapAfter(i) >= 1.5 {
@@ -196,5 +202,6 @@ func (l *textLine) runs() [][2]int {
 			start = i + 1
 		}
 	}
+	l.cells = out
 	return out
 }
