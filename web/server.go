@@ -1,6 +1,7 @@
 // Package web is the HTTP face of greatbook: the Echo server, its
 // middleware and every route, over the JSON API's handlers (web/api) and
-// the browser's pages (web/ui), which both stand on web/httpkit.
+// the browser's pages (web/ui, and web/ui/payui for paying suppliers),
+// which all stand on web/httpkit.
 package web
 
 import (
@@ -18,6 +19,7 @@ import (
 	"greatbook/web/api"
 	"greatbook/web/httpkit"
 	"greatbook/web/ui"
+	"greatbook/web/ui/payui"
 )
 
 // Options configure the server.
@@ -35,11 +37,12 @@ type Options struct {
 // Server is the Echo router with the middleware and every route, over the
 // API's and the pages' handlers.
 type Server struct {
-	echo *echo.Echo
-	base *httpkit.Base
-	api  *api.Handlers
-	ui   *ui.Handlers
-	opts Options
+	echo  *echo.Echo
+	base  *httpkit.Base
+	api   *api.Handlers
+	ui    *ui.Handlers
+	payui *payui.Handlers
+	opts  Options
 }
 
 // New builds the server and its routes over the assembled services.
@@ -48,7 +51,7 @@ func New(a *app.App, opts Options) *Server {
 		opts.Logger = slog.Default()
 	}
 	base := httpkit.NewBase(a, opts.Logger, opts.Secure)
-	s := &Server{base: base, api: api.New(base), ui: ui.New(base), opts: opts}
+	s := &Server{base: base, api: api.New(base), ui: ui.New(base), payui: payui.New(base), opts: opts}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = base.HandleError
@@ -120,7 +123,7 @@ func (s *Server) routes() {
 	v1.POST("/payment-runs/:id/approve", s.api.ApprovePaymentRun, httpkit.RequireAdmin)
 	v1.POST("/payment-runs/:id/cancel", s.api.CancelPaymentRun, httpkit.RequireAdmin)
 	v1.DELETE("/payment-runs/:id/items/:item_id", s.api.RemovePaymentItem, httpkit.RequireAdmin)
-	v1.GET("/payment-runs/:id/pain.001", s.api.PaymentFile, httpkit.RequireAdmin)
+	v1.GET("/payment-runs/:id/pain.001", s.base.PaymentFile, httpkit.RequireAdmin)
 	v1.POST("/intake/:id/payment-account/confirm", s.api.ConfirmPaymentAccount, httpkit.RequireAdmin)
 	v1.POST("/bank-statements", s.api.ImportBankStatement, httpkit.RequireAdmin)
 	v1.GET("/bank-statements/:id", s.api.BankStatement, httpkit.RequireAdmin)
@@ -217,20 +220,20 @@ func (s *Server) routes() {
 	// Pay runs: proposed, approved, downloaded as a pain.001 file or
 	// cancelled, and the four-eyes confirmation of a supplier's account.
 	pay := u.Group("/payment-runs", httpkit.RequireAdmin)
-	pay.GET("", s.ui.PaymentRunsPage)
-	pay.POST("", s.ui.ProposePaymentRun)
-	pay.GET("/:id", s.ui.PaymentRunPage)
-	pay.POST("/:id/approve", s.ui.ApprovePaymentRun)
-	pay.POST("/:id/cancel", s.ui.CancelPaymentRun)
-	pay.POST("/:id/items/:item/remove", s.ui.RemovePaymentItem)
-	pay.POST("/:id/confirm", s.ui.ConfirmPaymentAccount)
-	pay.GET("/:id/pain.001", s.ui.PaymentFile)
-	u.GET("/desk/due", s.ui.DuePage)
+	pay.GET("", s.payui.PaymentRunsPage)
+	pay.POST("", s.payui.ProposePaymentRun)
+	pay.GET("/:id", s.payui.PaymentRunPage)
+	pay.POST("/:id/approve", s.payui.ApprovePaymentRun)
+	pay.POST("/:id/cancel", s.payui.CancelPaymentRun)
+	pay.POST("/:id/items/:item/remove", s.payui.RemovePaymentItem)
+	pay.POST("/:id/confirm", s.payui.ConfirmPaymentAccount)
+	pay.GET("/:id/pain.001", s.base.PaymentFile)
+	u.GET("/desk/due", s.payui.DuePage)
 	// Bank statements: their upload, and each import's lines that matched
 	// no payment.
-	u.GET("/bank-statements", s.ui.BankStatementsPage, httpkit.RequireAdmin)
-	u.POST("/bank-statements", s.ui.ImportBankStatement, httpkit.RequireAdmin)
-	u.GET("/bank-statements/:id", s.ui.BankStatementPage, httpkit.RequireAdmin)
+	u.GET("/bank-statements", s.payui.BankStatementsPage, httpkit.RequireAdmin)
+	u.POST("/bank-statements", s.payui.ImportBankStatement, httpkit.RequireAdmin)
+	u.GET("/bank-statements/:id", s.payui.BankStatementPage, httpkit.RequireAdmin)
 	u.GET("/typewriter", s.ui.TypewriterList)
 	u.GET("/typewriter/new", s.ui.ComposeForm)
 	u.POST("/typewriter", s.ui.Compose)

@@ -29,8 +29,7 @@ func (h *Handlers) ImportBankStatement(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u := httpkit.CurrentUser(c)
-	imp, created, err := h.App.BankStatements.Import(req.Context(), u.OrgID, content, u.Actor())
+	imp, created, err := h.ImportStatement(c, content)
 	if err != nil {
 		return err
 	}
@@ -44,11 +43,7 @@ func (h *Handlers) ImportBankStatement(c echo.Context) error {
 // BankStatement is GET /api/v1/bank-statements/{id} (admin): the import
 // with the lines no payment matched.
 func (h *Handlers) BankStatement(c echo.Context) error {
-	id, err := httpkit.PathID(c, "id")
-	if err != nil {
-		return err
-	}
-	r, err := h.App.BankStatements.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
+	r, err := h.Statement(c)
 	if err != nil {
 		return err
 	}

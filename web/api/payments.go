@@ -97,23 +97,6 @@ func (h *Handlers) paymentRun(c echo.Context, do func(s *payments.Service, orgID
 	return c.JSON(http.StatusOK, run)
 }
 
-// PaymentFile is GET /api/v1/payment-runs/{id}/pain.001 (admin): the
-// approved run's ISO 20022 pain.001.001.09 file. The first download marks
-// the run sent; every download is the same bytes.
-func (h *Handlers) PaymentFile(c echo.Context) error {
-	id, err := httpkit.PathID(c, "id")
-	if err != nil {
-		return err
-	}
-	u := httpkit.CurrentUser(c)
-	file, err := h.App.Payments.Export(c.Request().Context(), u.OrgID, id, u.Actor())
-	if err != nil {
-		return err
-	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+payments.FileName(id)+`"`)
-	return c.Blob(http.StatusOK, "application/xml", file)
-}
-
 // confirmAccountBody is POST /api/v1/intake/{id}/payment-account/confirm's
 // body: the corrected IBAN, or nothing to confirm the one the invoice states.
 type confirmAccountBody struct {

@@ -1,8 +1,9 @@
 // Package httpkit is what the JSON API (web/api) and the browser's pages
 // (web/ui) both stand on: who is asking (a session or an API token) and the
 // guards on it, the one table where domain error codes become HTTP statuses
-// with the error handler that answers every failure, and the rendering of
-// pages. It holds no route: web wires them.
+// with the error handler that answers every failure, the rendering of
+// pages, and what both serve alike (the pay run's file, the reading of a
+// bank statement). It holds no route: web wires them.
 package httpkit
 
 import (

@@ -17,6 +17,7 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/einvoice/ownjson"
 	"greatbook/internal/intake"
+	"greatbook/internal/payments"
 	"greatbook/internal/pipeline"
 	"greatbook/internal/review"
 	"greatbook/views"
@@ -274,6 +275,19 @@ func (h *Handlers) DocumentPage(c echo.Context) error {
 		return err
 	}
 	return httpkit.Page(c, views.DocumentPage(h.Chrome(c, fmt.Sprintf("Document %d", id), "desk"), v))
+}
+
+// paymentState is a posted document's payment for its page (nil for a
+// document not posted).
+func (h *Handlers) paymentState(c echo.Context, doc intake.Document) (*views.PaymentStateView, error) {
+	if doc.Status != intake.Posted {
+		return nil, nil
+	}
+	st, err := payments.StateOf(c.Request().Context(), h.Pool, doc.OrgID, doc.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &views.PaymentStateView{DocType: doc.DocType, State: st, LinksRuns: httpkit.CurrentUser(c).IsAdmin()}, nil
 }
 
 // pathDocument is the document the path names, of the user's org.

@@ -3,6 +3,7 @@
 // call one domain function and render a templ component of views. web
 // wires the routes with the session, CSRF and role guards of web/httpkit,
 // whose error handler answers every failure with an error page or partial.
+// The pages for paying suppliers are a package of their own, web/ui/payui.
 package ui
 
 import (

@@ -1,4 +1,4 @@
-package ui
+package payui
 
 import (
 	"errors"
@@ -27,12 +27,11 @@ func (h *Handlers) BankStatementsPage(c echo.Context) error {
 // to its import's page, which lists what matched nothing. A refused file is
 // shown on the list page with why.
 func (h *Handlers) ImportBankStatement(c echo.Context) error {
-	u := httpkit.CurrentUser(c)
 	content, err := readStatement(c)
 	if err == nil {
 		var imp bankstatement.Import
 		var created bool
-		imp, created, err = h.App.BankStatements.Import(c.Request().Context(), u.OrgID, content, u.Actor())
+		imp, created, err = h.ImportStatement(c, content)
 		if err == nil {
 			httpkit.Flash(c, statementImported(imp, created))
 			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/bank-statements/%d", imp.ID))
@@ -43,11 +42,7 @@ func (h *Handlers) ImportBankStatement(c echo.Context) error {
 
 // BankStatementPage is one import with the lines left for a person.
 func (h *Handlers) BankStatementPage(c echo.Context) error {
-	id, err := httpkit.PathID(c, "id")
-	if err != nil {
-		return err
-	}
-	r, err := h.App.BankStatements.Get(c.Request().Context(), httpkit.CurrentUser(c).OrgID, id)
+	r, err := h.Statement(c)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package ui
+package payui
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/auth"
 	"greatbook/internal/desk"
-	"greatbook/internal/intake"
 	"greatbook/internal/payments"
 	"greatbook/internal/review"
 	"greatbook/views"
@@ -198,22 +197,6 @@ func runRefusal(err error, act runAction) (*views.PaymentOutcome, int, error) {
 	return &views.PaymentOutcome{Kind: kind, Message: e.Message, IntakeID: act.intakeID, Corrected: act.corrected}, httpkit.Status(e.Code), nil
 }
 
-// PaymentFile serves an approved run's pain.001 file as a download; the
-// first download marks the run sent.
-func (h *Handlers) PaymentFile(c echo.Context) error {
-	id, err := httpkit.PathID(c, "id")
-	if err != nil {
-		return err
-	}
-	u := httpkit.CurrentUser(c)
-	file, err := h.App.Payments.Export(c.Request().Context(), u.OrgID, id, u.Actor())
-	if err != nil {
-		return err
-	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, contentDisposition("attachment", payments.FileName(id), payments.FileName(id)))
-	return c.Blob(http.StatusOK, "application/xml", file)
-}
-
 // DuePage is the desk's list of the posted invoices still to pay that are
 // due by the end of this week, or state no due date.
 func (h *Handlers) DuePage(c echo.Context) error {
@@ -239,17 +222,4 @@ func endOfWeek(day time.Time) time.Time {
 	y, m, d := day.Date()
 	start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	return start.AddDate(0, 0, (7-int(day.Weekday()))%7)
-}
-
-// paymentState is a posted document's payment for its page (nil for a
-// document not posted).
-func (h *Handlers) paymentState(c echo.Context, doc intake.Document) (*views.PaymentStateView, error) {
-	if doc.Status != intake.Posted {
-		return nil, nil
-	}
-	st, err := payments.StateOf(c.Request().Context(), h.Pool, doc.OrgID, doc.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &views.PaymentStateView{DocType: doc.DocType, State: st, LinksRuns: httpkit.CurrentUser(c).IsAdmin()}, nil
 }
