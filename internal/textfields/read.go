@@ -108,8 +108,46 @@ func (r *reader) add(c candidate) {
 	r.cands[c.field] = append(r.cands[c.field], c)
 }
 
+// addTaxSums adds, for tax amounts read on consecutive lines (one per VAT
+// rate, "MwSt. 19 %" and "MwSt. 7 %" with no line of their total), their
+// sum as a candidate for the tax; the choice of the totals takes it when
+// net + tax = payable says so.
+func (r *reader) addTaxSums() {
+	cs := r.cands[FieldTax]
+	var run []candidate
+	flush := func() {
+		if len(run) < 2 {
+			return
+		}
+		sum := run[0]
+		for _, c := range run[1:] {
+			sum.amount = sum.amount.Add(c.amount)
+			sum.Box = union(sum.Box, c.Box)
+			sum.Confidence = min(sum.Confidence, c.Confidence)
+			sum.Label += " + " + c.Label
+		}
+		sum.Value = money.Canonical(sum.amount)
+		r.cands[FieldTax] = append(r.cands[FieldTax], sum)
+	}
+	for _, c := range cs {
+		if n := len(run); n > 0 {
+			prev := run[n-1]
+			if c.line == nil || prev.line == nil || c.line.page != prev.line.page || c.line.index != prev.line.index+1 ||
+				c.line.box.Y0-prev.line.box.Y1 > 2*prev.line.height() {
+				flush()
+				run = nil
+			}
+		}
+		if c.line != nil && !c.anchored {
+			run = append(run, c)
+		}
+	}
+	flush()
+}
+
 // readLabelled reads the value beside or below every label.
 func (r *reader) readLabelled() {
+	defer r.addTaxSums()
 	for _, h := range r.hits {
 		field := h.def.kind
 		if field == kindOther || field == kindCreditTitle {
@@ -174,14 +212,22 @@ func (r *reader) below(h labelHit) []pagetext.Word {
 		if next.box.Y0-h.line.box.Y1 > 4*h.line.height() {
 			break
 		}
-		var ws []pagetext.Word
-		for _, w := range next.words {
+		first, last := -1, -1
+		for j, w := range next.words {
 			if w.Box.X1 >= lb.X0-0.02 && w.Box.X0 <= lb.X1+0.02 {
-				ws = append(ws, w)
+				if first < 0 {
+					first = j
+				}
+				last = j
 			}
 		}
-		if len(ws) > 0 {
-			return ws
+		if first >= 0 {
+			// A value wider than its label ("January 19, 2026" under "Due")
+			// runs on in closely spaced words.
+			for last+1 < len(next.words) && next.gapAfter(last) < 1 {
+				last++
+			}
+			return next.words[first : last+1]
 		}
 	}
 	return nil
@@ -208,7 +254,8 @@ func lineIndex(lines []textLine, l *textLine) int {
 // buyer word precedes it in its run ("Ihre USt-IdNr."), else the heading
 // of the block above it in its column, read up to the first wide gap.
 func (r *reader) partyAt(l *textLine, i int) string {
-	before := strings.ToLower(joinWords(l.words[firstWordOfBlock(l, i) : i+1]))
+	block := l.words[firstWordOfBlock(l, i) : i+1]
+	before := strings.ToLower(joinWords(block))
 	for _, s := range buyerStems {
 		if strings.Contains(before, s) {
 			return "buyer"
@@ -216,7 +263,7 @@ func (r *reader) partyAt(l *textLine, i int) string {
 	}
 	lines := r.pageLines(l)
 	idx := lineIndex(lines, l)
-	x := l.words[i].Box
+	x := wordsBox(block)
 	top := l.box.Y0
 	for k := idx - 1; k >= 0 && k >= idx-12; k-- {
 		above := &lines[k]
@@ -348,7 +395,7 @@ func (r *reader) readNames() {
 			continue
 		}
 		for j, tok := range l.toks {
-			if !legalForms[tok] || j == 0 || r.partyAt(l, j) == "buyer" {
+			if !legalForms[tok] || j == 0 || !isLabelWord(l.words[j-1].Text) || r.partyAt(l, j) == "buyer" {
 				continue
 			}
 			start := firstWordOfBlock(l, j)
@@ -370,6 +417,28 @@ func (r *reader) readNames() {
 			sellerFound = true
 			break
 		}
+	}
+	if !sellerFound {
+		r.letterhead(lines)
+	}
+}
+
+// letterhead takes the first run of words at the top of the first page
+// for the seller's name, when it is no title or label: a letterhead
+// without a legal form ("Harbour Office Systems").
+func (r *reader) letterhead(lines []textLine) {
+	for i := range lines {
+		l := &lines[i]
+		if l.box.Y0 > 0.2 {
+			return
+		}
+		run := l.runs()[0]
+		ws := l.words[run[0]:run[1]]
+		if len(ws) > 6 || len(r.hitsOf[l]) > 0 || !isLabelWord(ws[0].Text) || partyOf(ws) != "" || hasDocumentStem(l.toks[0]) {
+			continue
+		}
+		r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.5 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldSellerName, line: l})
+		return
 	}
 }
 
