@@ -241,6 +241,12 @@ func partyOf(ws []pagetext.Word) string {
 		return ""
 	}
 	text := strings.ToLower(joinWords(ws))
+	switch strings.TrimSuffix(text, ":") {
+	case "an", "to", "aan", "à", "a", "für", "for", "pour", "voor":
+		return "buyer"
+	case "von", "van", "de":
+		return "seller"
+	}
 	for _, s := range sellerStems {
 		if strings.HasPrefix(text, s) {
 			return "seller"

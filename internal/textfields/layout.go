@@ -2,7 +2,6 @@ package textfields
 
 import (
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -215,25 +214,36 @@ func isLabelWord(s string) bool {
 // else in the learned place itself, moved as the labels found moved.
 func (r *reader) readAnchored(layout *Layout) {
 	type found struct {
-		line *textLine
-		box  pagetext.Box
+		line    *textLine
+		box     pagetext.Box
+		learned pagetext.Box
+		page    int
 	}
 	labelsFound := map[string]found{}
-	var shifts []float64
 	for _, f := range fieldOrder {
 		a, ok := layout.Fields[f]
 		if !ok || a.Label == "" {
 			continue
 		}
 		if l, box, ok := findLabelNear(r.linesOfPage(a.Page), a.Label, clampBox(a.LabelBox)); ok {
-			labelsFound[f] = found{l, box}
-			shifts = append(shifts, box.Y0-a.LabelBox.Y0)
+			labelsFound[f] = found{l, box, a.LabelBox, a.Page}
 		}
 	}
-	slices.Sort(shifts)
-	shiftY := 0.0
-	if len(shifts) > 0 {
-		shiftY = shifts[len(shifts)/2]
+	// A value learned without a label moves as the nearest label found
+	// again moved: the header's with the header, the totals' with the
+	// totals (which a longer table pushes down).
+	shiftNear := func(a Anchor) float64 {
+		best, shift := math.Inf(1), 0.0
+		for _, f := range fieldOrder {
+			lf, ok := labelsFound[f]
+			if !ok || lf.page != a.Page {
+				continue
+			}
+			if d := math.Abs(lf.learned.Y0 - a.Box.Y0); d < best {
+				best, shift = d, lf.box.Y0-lf.learned.Y0
+			}
+		}
+		return shift
 	}
 	for _, f := range fieldOrder {
 		a, ok := layout.Fields[f]
@@ -245,6 +255,7 @@ func (r *reader) readAnchored(layout *Layout) {
 			continue
 		}
 		region, conf := clampBox(a.Box), placedConfidence
+		shiftY := shiftNear(a)
 		region.Y0, region.Y1 = region.Y0+shiftY, region.Y1+shiftY
 		var labelLine *textLine
 		labelEnd := -1.0
