@@ -371,10 +371,10 @@ func wordsIn(lines []textLine, region pagetext.Box, labelLine *textLine, labelEn
 		if first < 0 {
 			continue
 		}
-		for last+1 < len(l.words) && l.gapAfter(last) < 0.8 {
+		for last+1 < len(l.words) && l.gapAfter(last) < 1.5 {
 			last++
 		}
-		for first > 0 && l.gapAfter(first-1) < 0.8 && !(l == labelLine && l.words[first-1].Box.X0 < labelEnd) &&
+		for first > 0 && l.gapAfter(first-1) < 1.5 && !(l == labelLine && l.words[first-1].Box.X0 < labelEnd) &&
 			(kind == "amount" && !isLabelWord(l.words[first-1].Text) || kind == "text") {
 			first--
 		}

@@ -224,7 +224,7 @@ func (r *reader) below(h labelHit) []pagetext.Word {
 		if first >= 0 {
 			// A value wider than its label ("January 19, 2026" under "Due")
 			// runs on in closely spaced words.
-			for last+1 < len(next.words) && next.gapAfter(last) < 1 {
+			for last+1 < len(next.words) && next.gapAfter(last) < 1.5 {
 				last++
 			}
 			return next.words[first : last+1]
