@@ -18,7 +18,7 @@ FUZZTIME_LONG     ?= 5m
 export PLAYWRIGHT_DRIVER_PATH := $(DRIVER_DIR)
 export GREATBOOK_AXE_PATH := $(AXE_DIR)/package/axe.min.js
 
-.PHONY: help run build test test-deps generate check-generated vet large-files package-lines fuzz fuzz-long bench lint clean distclean
+.PHONY: help run build test test-deps reading-deps generate check-generated vet large-files package-lines fuzz fuzz-long bench lint clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -26,11 +26,11 @@ help: ## list the targets
 build: ## build bin/greatbook
 	go build -o $(BIN) ./cmd/greatbook
 
-run: build ## serve the app with demo data on the embedded database (127.0.0.1:8080)
+run: reading-deps build ## serve the app with demo data on the embedded database (127.0.0.1:8080)
 	./$(BIN) demo --data-dir $(DATA_DIR)
 	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
 
-test-deps: $(DRIVER_DIR)/package/cli.js $(AXE_DIR)/package/axe.min.js ## install what the tests need: Go modules, Chromium, pgbouncer, Saxon-HE and a JDK (CEN's validator), xmllint (the ISO 20022 schema), the Playwright driver, axe-core
+test-deps: reading-deps $(DRIVER_DIR)/package/cli.js $(AXE_DIR)/package/axe.min.js ## install what the tests need: the reading tools, Go modules, Chromium, pgbouncer, Saxon-HE and a JDK (CEN's validator), xmllint (the ISO 20022 schema), the Playwright driver, axe-core
 	go mod download
 	@missing=""; [ -x "$(CHROMIUM)" ] || missing=" chromium"; \
 	  command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
@@ -43,6 +43,23 @@ test-deps: $(DRIVER_DIR)/package/cli.js $(AXE_DIR)/package/axe.min.js ## install
 	      DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	    else \
 	      echo "missing:$$missing; run 'sudo apt-get install$$missing' (the browser, pooler and official-validator tests need them)" >&2; exit 1; \
+	    fi; \
+	  fi
+
+# The tools that read supplier invoices without XML: poppler's pdfinfo,
+# pdftotext and pdftoppm, and tesseract with the models of the suppliers'
+# languages (English comes with tesseract-ocr).
+TESSDATA := /usr/share/tesseract-ocr/5/tessdata
+reading-deps: ## install the reading tools the app and the tests need: poppler-utils, tesseract-ocr and its German, French and Dutch models
+	@missing=""; command -v pdftotext >/dev/null || missing=" poppler-utils"; \
+	  command -v tesseract >/dev/null || missing="$$missing tesseract-ocr"; \
+	  for lang in deu fra nld; do [ -f $(TESSDATA)/$$lang.traineddata ] || missing="$$missing tesseract-ocr-$$lang"; done; \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	      echo "installing Debian's$$missing (once, about a minute)"; \
+	      DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	    else \
+	      echo "missing:$$missing; run 'sudo apt-get install$$missing' (the app reads invoices without XML with them)" >&2; exit 1; \
 	    fi; \
 	  fi
 

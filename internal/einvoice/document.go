@@ -56,6 +56,10 @@ const (
 	FormatCII     Format = "cii"
 	FormatFacturX Format = "facturx"
 	FormatJSON    Format = "json"
+	// FormatText and FormatOCR are documents with no e-invoice inside,
+	// read from a PDF's text layer or by OCR.
+	FormatText    Format = "text"
+	FormatOCR     Format = "ocr"
 	FormatUnknown Format = "unknown"
 	// FormatZUGFeRD1 is a bare ZUGFeRD 1.0 CrossIndustryDocument. A PDF carrying one is FormatFacturX,
 	// like every PDF carrying a CII invoice: the PDF's format is what carried it, Profile says which.

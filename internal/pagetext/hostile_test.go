@@ -161,8 +161,11 @@ func TestHugePageIsRenderedWithinMaxPixels(t *testing.T) {
 }
 
 // manyPages writes a PDF of n A4 pages by hand (fpdf takes seconds for
-// thousands), page i saying "This is page i".
-func manyPages(n int) []byte {
+// thousands), page i saying "This is page i" an inch from its top left.
+func manyPages(n int) []byte { return handPDF(n, 0) }
+
+// handPDF is manyPages with each page's /Rotate.
+func handPDF(n, rotate int) []byte {
 	var b bytes.Buffer
 	var offsets []int
 	object := func(body string) {
@@ -178,8 +181,8 @@ func manyPages(n int) []byte {
 	object(fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] >>", n, strings.Join(kids, " ")))
 	object("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
 	for i := range n {
-		object(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
-		content := fmt.Sprintf("BT /F1 12 Tf 72 760 Td (This is page %d) Tj ET", i+1)
+		object(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Rotate %d /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", rotate, 5+2*i))
+		content := fmt.Sprintf("BT /F1 12 Tf 72 770 Td (This is page %d) Tj ET", i+1)
 		object(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
 	}
 	xref := b.Len()
@@ -259,7 +262,7 @@ func TestToolOverMaxMemory(t *testing.T) {
 	if _, err := Read(context.Background(), pdf, "application/pdf", lim); limitWhat(err) != "memory" {
 		t.Errorf("PDF: %v, want the memory limit", err)
 	}
-	if _, err := Read(context.Background(), rasterised(t, pdf, 72), "image/png", lim); limitWhat(err) != "memory" {
+	if _, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", lim); limitWhat(err) != "memory" {
 		t.Errorf("image: %v, want the memory limit", err)
 	}
 }
@@ -352,9 +355,30 @@ func TestMissingTool(t *testing.T) {
 		}
 		return exec.LookPath(n)
 	}
-	_, err := Read(context.Background(), rasterised(t, pdfWith(t, invoiceLines), 72), "image/png", Limits{})
+	_, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", Limits{})
 	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "tesseract") {
 		t.Fatalf("Read: %v, want ErrToolMissing naming tesseract", err)
+	}
+}
+
+// A tesseract model that does not load is missing too, though tesseract
+// reads on without it.
+func TestMissingLanguageModel(t *testing.T) {
+	fakeTool(t, "tesseract", `echo "Failed loading language 'nld'" >&2; printf 'level\n'`+"\n")
+	_, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", Limits{})
+	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "nld") {
+		t.Fatalf("Read: %v, want ErrToolMissing naming nld", err)
+	}
+}
+
+// An image that passes the header check but does not decode is
+// unreadable.
+func TestUndecodableImage(t *testing.T) {
+	t.Parallel()
+	_, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", Limits{})
+	var ue *UnreadableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("Read: %v, want an UnreadableError", err)
 	}
 }
 
@@ -372,5 +396,79 @@ func TestReadLeavesNoTemporaryFiles(t *testing.T) {
 	left, err := os.ReadDir(tmp)
 	if err != nil || len(left) != 0 {
 		t.Fatalf("left behind: %v %v", left, err)
+	}
+}
+
+// A tool's output is read through a cap: a tool that writes without end is
+// stopped at it.
+func TestToolOutputIsCapped(t *testing.T) {
+	fakeTool(t, "pdftotext", "exec yes '<word xMin=\"1\" yMin=\"1\" xMax=\"2\" yMax=\"2\">w</word>'\n")
+	_, err := Read(context.Background(), pdfWith(t, invoiceLines), "application/pdf", Limits{MaxPages: 1})
+	if limitWhat(err) != "words" {
+		t.Fatalf("Read: %v, want the words limit", err)
+	}
+}
+
+// Each tool runs with its address space and CPU seconds capped, and
+// tesseract on one thread.
+func TestToolsRunUnderTheirCaps(t *testing.T) {
+	fakeTool(t, "tesseract", `printf 'level\n5\t1\t1\t1\t1\t1\t0\t0\t10\t10\t90\tas=%s,cpu=%s,threads=%s\n' "$(ulimit -v)" "$(ulimit -t)" "$OMP_THREAD_LIMIT"`+"\n")
+	text, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", Limits{MaxMemory: 512 << 20, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wordTexts(text.Pages[0]); got != "as=524288,cpu=31,threads=1" {
+		t.Fatalf("the tool ran with %q", got)
+	}
+}
+
+// A PDF encrypted with an owner password only (no copying, no printing)
+// opens without one, and its text is read.
+func TestOwnerRestrictedPDFIsRead(t *testing.T) {
+	t.Parallel()
+	p := fpdf.New("P", "mm", "A4", "")
+	p.SetProtection(0, "", "owner secret")
+	p.SetFont("Helvetica", "", 12)
+	p.AddPage()
+	p.Text(20, 30, "Invoice number INV-2024-001")
+	var buf bytes.Buffer
+	if err := p.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	text, err := Read(context.Background(), buf.Bytes(), "application/pdf", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wordTexts(text.Pages[0]); got != "Invoice number INV-2024-001" {
+		t.Fatalf("words %q", got)
+	}
+}
+
+// A page turned by its /Rotate has its words' boxes on the page as shown,
+// as pdftoppm renders it for a reviewer.
+func TestTurnedPDFPage(t *testing.T) {
+	t.Parallel()
+	// "This", the line's first word, 12 pt an inch from the top left of the
+	// page unturned.
+	upright := Box{X0: 72.0 / 595, Y0: 0.075, X1: 0.159, Y1: 0.0885}
+	for _, c := range []struct {
+		rotate        int
+		width, height float64
+	}{{0, 595, 842}, {90, 842, 595}, {180, 595, 842}} {
+		t.Run(strconv.Itoa(c.rotate), func(t *testing.T) {
+			t.Parallel()
+			text, err := Read(context.Background(), handPDF(1, c.rotate), "application/pdf", Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := text.Pages[0]
+			if page.Width != c.width || page.Height != c.height || page.Source != TextLayer {
+				t.Fatalf("page %+v", page)
+			}
+			want := turnForward(upright, c.rotate/90)
+			if b := wordBox(t, page, "This"); !near(b, want, 0.005) {
+				t.Errorf("This at %+v, want about %+v", b, want)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package pagetext
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"image/draw"
@@ -111,8 +112,11 @@ func (r *reader) ocr(file string, dpi, w, h, page int) ([]Word, error) {
 	if err != nil || !poorRead(words) {
 		return words, err
 	}
+	// tesseract's orientation detection fails on a page with too few
+	// letters; that leaves the first read.
 	turns, err := r.orientation(file, dpi)
-	if _, limit := err.(*LimitError); limit {
+	var failed *toolError
+	if err != nil && !errors.As(err, &failed) {
 		return nil, err
 	}
 	if err != nil || turns == 0 {
@@ -160,7 +164,7 @@ func score(words []Word) float64 {
 func (r *reader) tesseract(file string, dpi, w, h, page int) ([]Word, error) {
 	out, err := r.run("tesseract", []string{file, "stdout", "-l", ocrLanguages, "--psm", "3", "--dpi", strconv.Itoa(dpi), "tsv"}, ocrOutputCap, "words")
 	if err != nil {
-		return nil, err
+		return nil, unreadable(err) // an image leptonica cannot decode
 	}
 	return parseTSV(out, w, h, page)
 }
@@ -177,14 +181,13 @@ func parseTSV(tsv []byte, w, h, page int) ([]Word, error) {
 		if len(f) != 12 || f[0] != "5" {
 			continue
 		}
-		conf, err := strconv.ParseFloat(f[10], 64)
-		text := strings.TrimSpace(f[11])
-		if err != nil || conf < 0 || text == "" {
+		conf, text := number(f[10]), strings.TrimSpace(f[11])
+		if conf < 0 || text == "" {
 			continue
 		}
 		var n [4]float64
 		for i := range n {
-			n[i], _ = strconv.ParseFloat(f[6+i], 64)
+			n[i] = number(f[6+i])
 		}
 		if len(words) == MaxWordsPerPage {
 			return nil, &LimitError{What: "words", Limit: fmt.Sprintf("%d words on page %d", MaxWordsPerPage, page)}

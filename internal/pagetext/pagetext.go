@@ -3,6 +3,44 @@
 // pdftotext), else by OCR (poppler's pdftoppm, then tesseract). Each tool
 // runs as a separate process capped in time, memory and pages, so a hostile
 // file costs a bounded amount of work and never stalls a worker.
+//
+// A PDF: pdfinfo counts its pages and gives their sizes; pdftotext
+// -bbox-layout gives the words of the first MaxPages in its reading order
+// (flow, block, line, word). A page whose text layer has fewer than three
+// words is rendered by pdftoppm at Limits.DPI, lowered so that the page
+// stays within MaxPixels however large its MediaBox, and OCRed unless it is
+// blank.
+//
+// An image (PNG, JPEG, TIFF): its header alone is read first, and an image
+// over MaxPixels is refused before anything decodes it. It is read at the
+// resolution its header states (PNG's pHYs, JPEG's JFIF, TIFF's
+// XResolution), or at 300 dpi when it states none or one no scan of paper
+// has. An image stated under 150 dpi, or a small one stating nothing, is
+// scaled to twice its width and height (Catmull-Rom, in grey) before OCR,
+// since tesseract misses letters under about ten pixels high. A TIFF's
+// first image only is read.
+//
+// Boxes are on the page as RenderPage shows it: a PDF page turned by its
+// /Rotate, an image's pixels as stored (a JPEG's EXIF orientation is not
+// applied).
+//
+// OCR is tesseract's LSTM with the English, German, French and Dutch
+// models and automatic page segmentation (--psm 3). tesseract reads a page
+// turned a quarter by itself; a read that looks poor (few words, or a mean
+// confidence under 0.6) is checked with its orientation detection (--psm
+// 0), read again turned as it says, and the better of the two reads kept,
+// its boxes turned back onto the page as given. Small skew is left to
+// tesseract.
+//
+// Bounds: each tool runs under prlimit (address space MaxMemory, CPU
+// seconds to the deadline) as the leader of its own process group, which is
+// killed whole when the document's Timeout passes; its output is read
+// through a cap, and tesseract runs on one thread (OMP_THREAD_LIMIT=1).
+// Each read works in its own temporary directory, removed when it ends.
+// What is decoded in process (a TIFF, an image scaled up or turned, a page
+// looked at for blankness) is decoded only once its size is known to be
+// within MaxPixels (four times that for a scaling), so it costs a bounded
+// amount of memory too.
 package pagetext
 
 import (
@@ -77,8 +115,9 @@ type Limits struct {
 }
 
 // LimitError says a document went past one of its limits. What is "pages",
-// "time", "memory" or "pixels". It is the document's fault, not a fault to
-// retry.
+// "time", "memory", "pixels" or "words" (more than MaxWordsPerPage on a
+// page, or more output than that many words make). It is the document's
+// fault, not a fault to retry.
 type LimitError struct {
 	What  string
 	Limit string
@@ -140,7 +179,7 @@ type reader struct {
 }
 
 // open starts a read of content: the document's deadline and a temporary
-// directory holding content as in.pdf or in.<format>. done ends it.
+// directory, holding content as in.pdf when it is a PDF. done ends it.
 func open(ctx context.Context, content []byte, mediaType string, lim Limits) (r *reader, kind string, done func(), err error) {
 	lim = lim.withDefaults()
 	mt, _, _ := mime.ParseMediaType(mediaType)
@@ -190,7 +229,7 @@ func (r *reader) readPDF() (Text, error) {
 	if err != nil {
 		return Text{}, err
 	}
-	pages, err := r.textLayer(min(count, r.lim.MaxPages))
+	pages, err := r.textLayer(min(count, r.lim.MaxPages), sizes)
 	if err != nil {
 		return Text{}, err
 	}
@@ -230,8 +269,20 @@ func (r *reader) readImage(content []byte) (Text, error) {
 	if err != nil {
 		return Text{}, err
 	}
-	file := "in." + info.format
-	if info.format == "tiff" {
+	file, w, h, dpi := "in."+info.format, info.width, info.height, info.dpi
+	// An image stated under 150 dpi, or a small one stating nothing (a page
+	// at under about 130 dpi), is read at twice its size.
+	lowResolution := info.stated && dpi < 150 || !info.stated && max(w, h) < 1500
+	switch {
+	case lowResolution && 4*int64(w)*int64(h) <= r.lim.MaxPixels:
+		if content, err = upscaled(content); err != nil {
+			return Text{}, err
+		}
+		file, w, h = "in.png", 2*w, 2*h
+		if info.stated {
+			dpi *= 2
+		}
+	case info.format == "tiff":
 		// tesseract would read every image of a TIFF; only the first,
 		// whose size was checked, is read.
 		if content, err = reencodePNG(content); err != nil {
@@ -242,7 +293,7 @@ func (r *reader) readImage(content []byte) (Text, error) {
 	if err := os.WriteFile(filepath.Join(r.dir, file), content, 0o600); err != nil {
 		return Text{}, fmt.Errorf("pagetext: %w", err)
 	}
-	words, err := r.ocr(file, info.dpi, info.width, info.height, 1)
+	words, err := r.ocr(file, dpi, w, h, 1)
 	if err != nil {
 		return Text{}, err
 	}
@@ -281,7 +332,10 @@ func RenderPage(ctx context.Context, content []byte, mediaType string, n, dpi in
 		return nil, err
 	}
 	defer done()
-	if n < 1 || n > r.lim.MaxPages {
+	if n < 1 {
+		return nil, fmt.Errorf("pagetext: no page %d: pages count from 1", n)
+	}
+	if n > r.lim.MaxPages {
 		return nil, &LimitError{What: "pages", Limit: fmt.Sprintf("page %d of at most %d", n, r.lim.MaxPages)}
 	}
 	if kind == "image" {

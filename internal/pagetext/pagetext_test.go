@@ -3,7 +3,9 @@ package pagetext
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -258,4 +260,75 @@ func turnForward(b Box, turns int) Box {
 		b = turnBack(b, 1)
 	}
 	return b
+}
+
+// An image of low resolution, a 9 pt line at 72 dpi, is read at twice its
+// size, where tesseract finds its words.
+func TestReadLowResolutionImage(t *testing.T) {
+	t.Parallel()
+	p := fpdf.New("P", "mm", "A4", "")
+	p.SetFont("Helvetica", "", 9)
+	p.AddPage()
+	for _, l := range invoiceLines {
+		p.Text(l.x, l.y, l.text)
+	}
+	var pdf bytes.Buffer
+	if err := p.Output(&pdf); err != nil {
+		t.Fatal(err)
+	}
+	text, err := Read(context.Background(), rasterised(t, pdf.Bytes(), 72), "image/png", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := text.Pages[0]
+	if n, of := found(page, invoiceWords); n < of-2 {
+		t.Fatalf("OCR found %d of %d words: %q", n, of, wordTexts(page))
+	}
+	// The page keeps the image's own size: 72 dpi is 1 pixel a point.
+	if math.Abs(page.Width-596) > 1 || math.Abs(page.Height-842) > 1 {
+		t.Errorf("page size %.1f×%.1f", page.Width, page.Height)
+	}
+	if x := wordBox(t, page, "Invoice").X0; math.Abs(x-20.0/210) > 0.01 {
+		t.Errorf("Invoice starts at %.3f", x)
+	}
+}
+
+// RenderPage gives a PDF page as a PNG at the dpi asked, and an image as
+// itself re-encoded.
+func TestRenderPage(t *testing.T) {
+	t.Parallel()
+	pdf := pdfWith(t, invoiceLines, []line{{20, 30, "Second page"}})
+	img, err := RenderPage(context.Background(), pdf, "application/pdf", 2, 50, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A4 at 50 dpi, rounded up.
+	if cfg.Width != 414 || cfg.Height != 585 {
+		t.Errorf("page 2 at 50 dpi is %d×%d", cfg.Width, cfg.Height)
+	}
+	var ue *UnreadableError
+	if _, err := RenderPage(context.Background(), pdf, "application/pdf", 3, 50, Limits{}); !errors.As(err, &ue) {
+		t.Errorf("page 3 of 2: %v", err)
+	}
+
+	scan := rasterised(t, pdf, 40)
+	again, err := RenderPage(context.Background(), scan, "image/png", 1, 300, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := png.Decode(bytes.NewReader(scan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := png.Decode(bytes.NewReader(again))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Bounds() != b.Bounds() || a.At(100, 100) != b.At(100, 100) {
+		t.Errorf("the image came back as %v, not %v", b.Bounds(), a.Bounds())
+	}
 }

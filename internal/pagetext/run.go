@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -41,20 +42,18 @@ func (e *toolError) Error() string {
 	return fmt.Sprintf("pagetext: %s exited with %d: %s", e.tool, e.code, e.message)
 }
 
-// cappedBuffer keeps at most max bytes; a write past the cap fails, which
-// closes the tool's pipe so it stops writing.
-type cappedBuffer struct {
+// messages keeps the first max bytes a tool writes to its standard error
+// and drops the rest without failing, so a chatty tool is never blocked.
+type messages struct {
 	bytes.Buffer
-	max  int
-	over bool
+	max int
 }
 
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
-		b.over = true
-		return 0, errors.New("pagetext: output cap reached")
+func (m *messages) Write(p []byte) (int, error) {
+	if room := m.max - m.Len(); room > 0 {
+		m.Buffer.Write(p[:min(len(p), room)])
 	}
-	return b.Buffer.Write(p)
+	return len(p), nil
 }
 
 // run runs one tool under the document's limits and returns its standard
@@ -86,9 +85,12 @@ func (r *reader) run(name string, args []string, outCap int, overWhat string) ([
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	stdout := &cappedBuffer{max: outCap}
-	stderr := &cappedBuffer{max: stderrCap}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	stderr := &messages{max: stderrCap}
+	cmd.Stderr = stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("pagetext: %s: %w", name, err)
+	}
 	if err := cmd.Start(); err != nil {
 		if r.ctx.Err() != nil {
 			return nil, r.contextError()
@@ -96,6 +98,11 @@ func (r *reader) run(name string, args []string, outCap int, overWhat string) ([
 		return nil, fmt.Errorf("pagetext: start %s: %w", name, err)
 	}
 	toolStarted(cmd.Process.Pid)
+	out, _ := io.ReadAll(io.LimitReader(pipe, int64(outCap)+1))
+	over := len(out) > outCap
+	if over {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	err = cmd.Wait()
 	// A tool's children, if it made any, die with it.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -103,10 +110,13 @@ func (r *reader) run(name string, args []string, outCap int, overWhat string) ([
 	switch {
 	case r.ctx.Err() != nil:
 		return nil, r.contextError()
-	case stdout.over:
+	case over:
 		return nil, &LimitError{What: overWhat, Limit: fmt.Sprintf("%d bytes of %s output", outCap, name)}
 	case outOfMemory(stderr.String()):
 		return nil, r.memoryError()
+	case strings.Contains(stderr.String(), "Failed loading language"):
+		// tesseract reads on without a model it cannot load, worse.
+		return nil, fmt.Errorf("%w: tesseract: %s", ErrToolMissing, lineWith(stderr.String(), "Failed loading language"))
 	}
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
@@ -125,7 +135,7 @@ func (r *reader) run(name string, args []string, outCap int, overWhat string) ([
 	if err != nil {
 		return nil, fmt.Errorf("pagetext: %s: %w", name, err)
 	}
-	return stdout.Bytes(), nil
+	return out, nil
 }
 
 func (r *reader) contextError() error {
@@ -150,6 +160,16 @@ func outOfMemory(stderr string) bool {
 		}
 	}
 	return false
+}
+
+// lineWith is the first line of a tool's messages that holds part.
+func lineWith(s, part string) string {
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, part) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
 }
 
 // firstLine is the first non-empty line of a tool's messages, short enough

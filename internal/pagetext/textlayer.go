@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -21,13 +22,17 @@ const MaxWordsPerPage = 20000
 func pdfOutputCap(pages int) int { return pages*MaxWordsPerPage*120 + 1<<16 }
 
 // pdfPage is what pdfinfo says of one page: its size in points as shown
-// (the crop box, turned by the page's rotation).
-type pdfPage struct{ width, height float64 }
+// (the crop box, turned by the page's rotation), and whether that rotation
+// is a quarter turn either way.
+type pdfPage struct {
+	width, height float64
+	quarterTurned bool
+}
 
 // pdfInfo runs pdfinfo for the page count and the sizes of pages first..last
 // (last is capped at the count).
 func (r *reader) pdfInfo(first, last int) (count int, sizes map[int]pdfPage, err error) {
-	out, err := r.run("pdfinfo", []string{"-f", strconv.Itoa(first), "-l", strconv.Itoa(last), "in.pdf"}, 1<<20, "pages")
+	out, err := r.run("pdfinfo", []string{"-f", strconv.Itoa(first), "-l", strconv.Itoa(last), "in.pdf"}, 4<<20, "words")
 	if err != nil {
 		return 0, nil, unreadable(err)
 	}
@@ -56,7 +61,7 @@ func (r *reader) pdfInfo(first, last int) (count int, sizes map[int]pdfPage, err
 	}
 	for n, rot := range rotations {
 		if p, ok := sizes[n]; ok && (rot == 90 || rot == 270) {
-			sizes[n] = pdfPage{width: p.height, height: p.width}
+			sizes[n] = pdfPage{width: p.height, height: p.width, quarterTurned: true}
 		}
 	}
 	if count < 1 {
@@ -66,20 +71,27 @@ func (r *reader) pdfInfo(first, last int) (count int, sizes map[int]pdfPage, err
 }
 
 // textLayer runs pdftotext on pages 1..last and returns each page's words
-// from the text layer, boxes in fractions of the page.
-func (r *reader) textLayer(last int) ([]Page, error) {
+// from the text layer, boxes in fractions of the page as shown.
+func (r *reader) textLayer(last int, sizes map[int]pdfPage) ([]Page, error) {
 	out, err := r.run("pdftotext", []string{"-bbox-layout", "-enc", "UTF-8", "-f", "1", "-l", strconv.Itoa(last), "in.pdf", "-"}, pdfOutputCap(last), "words")
 	if err != nil {
 		return nil, unreadable(err)
 	}
-	return parseBBoxLayout(out, last)
+	turned := map[int]bool{}
+	for n, p := range sizes {
+		turned[n] = p.quarterTurned
+	}
+	return parseBBoxLayout(out, last, turned)
 }
 
 // parseBBoxLayout reads pdftotext's -bbox-layout XHTML: each page element
 // (width and height in points) holds flow, block, line and word elements in
 // reading order; a word carries its box as xMin, yMin, xMax, yMax from the
-// top left. At most maxPages pages and MaxWordsPerPage words a page are kept.
-func parseBBoxLayout(doc []byte, maxPages int) ([]Page, error) {
+// top left. pdftotext gives a page turned a quarter by its /Rotate the
+// width and height of the page unturned, but its words' boxes on the page
+// turned; quarterTurned says which pages to swap the two of. At most
+// maxPages pages and MaxWordsPerPage words a page are kept.
+func parseBBoxLayout(doc []byte, maxPages int, quarterTurned map[int]bool) ([]Page, error) {
 	d := xml.NewDecoder(bytes.NewReader(xmlSafe(doc)))
 	d.Strict = false
 	d.Entity = xml.HTMLEntity
@@ -102,13 +114,11 @@ func parseBBoxLayout(doc []byte, maxPages int) ([]Page, error) {
 			if len(pages) == maxPages {
 				return pages, nil
 			}
-			pages = append(pages, Page{
-				Number: len(pages) + 1,
-				Source: TextLayer,
-				Width:  attrFloat(start, "width"),
-				Height: attrFloat(start, "height"),
-				Words:  []Word{},
-			})
+			n, w, h := len(pages)+1, attrFloat(start, "width"), attrFloat(start, "height")
+			if quarterTurned[n] {
+				w, h = h, w
+			}
+			pages = append(pages, Page{Number: n, Source: TextLayer, Width: w, Height: h, Words: []Word{}})
 			page = &pages[len(pages)-1]
 		case "word":
 			if page == nil {
@@ -153,14 +163,20 @@ func xmlSafe(doc []byte) []byte {
 func attrFloat(e xml.StartElement, name string) float64 {
 	for _, a := range e.Attr {
 		if a.Name.Local == name {
-			f, err := strconv.ParseFloat(a.Value, 64)
-			if err != nil {
-				return 0
-			}
-			return f
+			return number(a.Value)
 		}
 	}
 	return 0
+}
+
+// number parses a tool's number; anything but a finite one is 0, so that
+// no NaN reaches a box (JSON has none).
+func number(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }
 
 // normalise turns a box in units of a w×h page into fractions of it,

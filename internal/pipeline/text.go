@@ -20,12 +20,6 @@ import (
 // Text reading: a PDF without e-invoice data, or an image, is read from
 // its text layer (or by OCR), and its fields from the words.
 
-// Format of a document read from its text: by the PDF's text layer, or by OCR.
-const (
-	FormatText einvoice.Format = "text"
-	FormatOCR  einvoice.Format = "ocr"
-)
-
 // CodeUncertain is the finding that names a field the text reading is not
 // sure of (or did not find): a person confirms or corrects it.
 const CodeUncertain = "uncertain_reading"
@@ -118,9 +112,9 @@ func foundAny(r textfields.Reading) bool {
 // type, and, when no table of lines was recognised, a line for each VAT
 // rate (else one for the whole net) so that it can be coded and posted.
 func completed(d einvoice.Document, t pagetext.Text) einvoice.Document {
-	d.Format = FormatText
+	d.Format = einvoice.FormatText
 	if reading.SourceOf(t) != string(pagetext.TextLayer) {
-		d.Format = FormatOCR
+		d.Format = einvoice.FormatOCR
 	}
 	if d.Type == "" {
 		d.Type = einvoice.TypeInvoice

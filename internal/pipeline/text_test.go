@@ -70,7 +70,7 @@ func TestAPlainPDFIsReadFromItsText(t *testing.T) {
 	d := newDurable(t)
 	res := d.ingest(t, germanInvoice(t, "Rechnungsnummer:", "30064443", "15.11.2024", "29,18", "5,55", "34,73"), "application/pdf")
 	doc := d.process(t, res)
-	if doc.Status != intake.Pending || doc.Format != string(pipeline.FormatText) {
+	if doc.Status != intake.Pending || doc.Format != string(einvoice.FormatText) {
 		t.Fatalf("filed %s (%s, %s) %s, want pending, read from its text", doc.Status, doc.FlagReason, doc.Format, doc.Findings)
 	}
 	f := fieldsOf(t, doc)

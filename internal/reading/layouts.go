@@ -14,6 +14,7 @@ import (
 	"greatbook/internal/audit"
 	"greatbook/internal/database"
 	"greatbook/internal/einvoice"
+	"greatbook/internal/intake"
 	"greatbook/internal/textfields"
 )
 
@@ -125,6 +126,24 @@ func LearnTx(ctx context.Context, tx pgx.Tx, orgID, id int64, d einvoice.Documen
 	names := Layout{Layout: l}.FieldNames()
 	return true, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "layout_learned",
 		SubjectType: "layout", SubjectID: layoutID, Detail: map[string]any{"supplier_key": key, "from_document": id, "fields": names}})
+}
+
+// LearnFiledTx learns the layout of document id's supplier from its
+// reading and the facts it was filed with, which a person confirmed by
+// approving them.
+func LearnFiledTx(ctx context.Context, tx pgx.Tx, orgID, id int64, actor audit.Actor) (bool, error) {
+	doc, err := intake.GetDocument(ctx, tx, orgID, id)
+	if err != nil {
+		return false, err
+	}
+	var d einvoice.Document
+	if len(doc.Fields) == 0 {
+		return false, nil
+	}
+	if err := json.Unmarshal(doc.Fields, &d); err != nil {
+		return false, fmt.Errorf("reading: decode document %d's fields: %w", id, err)
+	}
+	return LearnTx(ctx, tx, orgID, id, d, actor)
 }
 
 // DeleteLayout forgets one layout: the supplier's next invoice is read at

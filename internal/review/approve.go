@@ -22,6 +22,7 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/failpoint"
 	"greatbook/internal/intake"
+	"greatbook/internal/reading"
 	"greatbook/internal/jobs"
 )
 
@@ -182,6 +183,13 @@ func (d *Decisions) ApproveWith(ctx context.Context, orgID, id int64, actor audi
 				return stepOutcome{}, fmt.Errorf("review: audit approval of document %d: %w", id, err)
 			}
 			out.status = intake.Active
+			if f := einvoice.Format(me.Format); f == einvoice.FormatText || f == einvoice.FormatOCR {
+				// Approving what was read from a document's text confirms
+				// it: the supplier's layout is learned from it.
+				if _, err := reading.LearnFiledTx(ctx, tx, orgID, id, actor); err != nil {
+					return stepOutcome{}, err
+				}
+			}
 			out.jobID, err = d.outbox.InsertTx(ctx, tx, orgID, id, actor.Label)
 			if err != nil {
 				return stepOutcome{}, err

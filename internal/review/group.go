@@ -32,6 +32,8 @@ type Member struct {
 	// Findings are the pipeline's findings as filed (JSON), read where a
 	// decision depends on them: approving an invalid e-invoice.
 	Findings []byte `json:"-"`
+	// Format is how the document was read: ubl, cii, ..., text or ocr.
+	Format string `json:"-"`
 }
 
 // Accepted reports whether a member has entered, or is entering, the
@@ -49,7 +51,7 @@ func (m Member) nothingToPost() bool {
 func scanMember(r pgx.CollectableRow) (Member, error) {
 	var m Member
 	err := r.Scan(&m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt, &m.SourceRef,
-		&m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost, &m.Findings)
+		&m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost, &m.Findings, &m.Format)
 	return m, err
 }
 
@@ -84,7 +86,7 @@ func Groups(ctx context.Context, q database.Executor, orgID int64, ids []int64) 
 		var seed int64
 		var m Member
 		if err := rows.Scan(&seed, &m.ID, &m.Status, &m.DuplicateOf, &m.DuplicateReason, &m.ResultEntryID, &m.DecidedBy, &m.DecidedAt,
-			&m.SourceRef, &m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost, &m.Findings); err != nil {
+			&m.SourceRef, &m.Filename, &m.DocType, &m.FlagReason, &m.HasFields, &m.NothingToPost, &m.Findings, &m.Format); err != nil {
 			return nil, fmt.Errorf("review: groups: %w", err)
 		}
 		out[seed] = append(out[seed], m)

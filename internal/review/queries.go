@@ -36,7 +36,7 @@ var groupMembersWhere = `d.id = ANY (ARRAY(` + groupIDsSQL + `)) AND d.org_id = 
 // them.
 const memberColumns = `d.id, d.status, coalesce(d.duplicate_of, 0), coalesce(d.duplicate_reason, ''), coalesce(d.result_entry_id, 0),
 	coalesce(d.decided_by, ''), d.decided_at, coalesce(d.source_ref, ''), d.filename, coalesce(d.doc_type, ''),
-	coalesce(d.flag_reason, ''), d.fields IS NOT NULL, ` + nothingToPostSQL + `, d.findings`
+	coalesce(d.flag_reason, ''), d.fields IS NOT NULL, ` + nothingToPostSQL + `, d.findings, coalesce(d.format, '')`
 
 // nothingToPostSQL is true for a document with fields every amount of which
 // the bookkeeper would post (net, tax, each subtotal's tax, rounding,
