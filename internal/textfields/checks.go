@@ -191,5 +191,7 @@ func validIBAN(s string) (string, bool) {
 // two digits.
 func looksLikeIBANStart(s string) bool {
 	s = strings.ToUpper(s)
-	return len(s) >= 4 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' && isDigitByte(s[2]) && isDigitByte(s[3])
+	digitLike := func(c byte) bool { return isDigitByte(c) || c == 'O' } // an OCR's O for 0
+	return len(s) >= 4 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' && digitLike(s[2]) && digitLike(s[3]) &&
+		(isDigitByte(s[2]) || isDigitByte(s[3]))
 }

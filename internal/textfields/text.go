@@ -158,12 +158,37 @@ func joinWords(ws []pagetext.Word) string {
 	return strings.Join(parts, " ")
 }
 
-// normToken is a word folded for label matching: NFKC, lower case, dots
+// foldAccents drops the accents of s ("Fälligkeit" is "Falligkeit",
+// "Échéance" "Echeance"), as OCR often drops them.
+func foldAccents(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return norm.NFC.String(b.String())
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// normToken is a word folded for label matching: NFKC, lower case, accents
+// dropped, dots
 // dropped ("Nr." and "USt.-Id.-Nr." match "nr" and "ust-id-nr"), the
 // numero and degree signs read as "o" ("N°" is "no"), and surrounding
 // punctuation trimmed.
 func normToken(s string) string {
-	s = strings.ToLower(norm.NFKC.String(s))
+	s = foldAccents(strings.ToLower(norm.NFKC.String(s)))
 	s = strings.Map(func(r rune) rune {
 		switch r {
 		case '.':
