@@ -3,15 +3,12 @@ package textfields
 import (
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
-	"greatbook/internal/apchecks"
 	"greatbook/internal/einvoice"
-	"greatbook/internal/money"
 	"greatbook/internal/pagetext"
 )
 
@@ -106,43 +103,6 @@ func (r *reader) dollarsOutnumberEuros() bool {
 func (r *reader) add(c candidate) {
 	c.Box = clampBox(c.Box)
 	r.cands[c.field] = append(r.cands[c.field], c)
-}
-
-// addTaxSums adds, for tax amounts read on consecutive lines (one per VAT
-// rate, "MwSt. 19 %" and "MwSt. 7 %" with no line of their total), their
-// sum as a candidate for the tax; the choice of the totals takes it when
-// net + tax = payable says so.
-func (r *reader) addTaxSums() {
-	cs := r.cands[FieldTax]
-	var run []candidate
-	flush := func() {
-		if len(run) < 2 {
-			return
-		}
-		sum := run[0]
-		for _, c := range run[1:] {
-			sum.amount = sum.amount.Add(c.amount)
-			sum.Box = union(sum.Box, c.Box)
-			sum.Confidence = min(sum.Confidence, c.Confidence)
-			sum.Label += " + " + c.Label
-		}
-		sum.Value = money.Canonical(sum.amount)
-		r.cands[FieldTax] = append(r.cands[FieldTax], sum)
-	}
-	for _, c := range cs {
-		if n := len(run); n > 0 {
-			prev := run[n-1]
-			if c.line == nil || prev.line == nil || c.line.page != prev.line.page || c.line.index != prev.line.index+1 ||
-				c.line.box.Y0-prev.line.box.Y1 > 2*prev.line.height() {
-				flush()
-				run = nil
-			}
-		}
-		if c.line != nil && !c.anchored {
-			run = append(run, c)
-		}
-	}
-	flush()
 }
 
 // readLabelled reads the value beside or below every label.
@@ -250,56 +210,6 @@ func lineIndex(lines []textLine, l *textLine) int {
 	return -1
 }
 
-// partyAt says whose block word i of a line stands in: the buyer's when a
-// buyer word precedes it in its run ("Ihre USt-IdNr."), else the heading
-// of the block above it in its column, read up to the first wide gap.
-func (r *reader) partyAt(l *textLine, i int) string {
-	block := l.words[firstWordOfBlock(l, i) : i+1]
-	before := strings.ToLower(joinWords(block))
-	for _, s := range buyerStems {
-		if strings.Contains(before, s) {
-			return "buyer"
-		}
-	}
-	lines := r.pageLines(l)
-	idx := lineIndex(lines, l)
-	x := wordsBox(block)
-	top := l.box.Y0
-	for k := idx - 1; k >= 0 && k >= idx-12; k-- {
-		above := &lines[k]
-		for n, run := range above.runs() {
-			if n >= maxRunsPerLine {
-				break
-			}
-			b := wordsBox(above.words[run[0]:run[1]])
-			if b.X1 < x.X0-0.1 || b.X0 > x.X1+0.1 {
-				continue
-			}
-			if top-b.Y1 > 3*l.height() {
-				return ""
-			}
-			if p := partyOf(above.words[run[0]:run[1]]); p != "" {
-				return p
-			}
-			top = b.Y0
-		}
-	}
-	return ""
-}
-
-// firstWordOfBlock is the index of the word that opens the run of closely
-// spaced words holding word j, looking back a label's length at most.
-func firstWordOfBlock(l *textLine, j int) int {
-	for k := j; j > 0 && k-j < 8 && l.gapAfter(j-1) < 1.5; {
-		j--
-	}
-	return j
-}
-
-// maxRunsPerLine bounds the runs of a line looked at for a block heading:
-// a heading stands in a line of a few columns, never in a run of hundreds.
-const maxRunsPerLine = 12
-
 // ocrFactor lowers a confidence by the OCR's doubt about the words read.
 func ocrFactor(ws []pagetext.Word) float64 { return 0.5 + 0.5*wordsConf(ws) }
 
@@ -361,134 +271,6 @@ func (r *reader) readPatterns() {
 		r.add(candidate{Field: Field{Value: best, Confidence: conf}, field: FieldCurrency})
 	}
 	r.readNames()
-}
-
-// legalForms are the words that end a company's name.
-var legalForms = map[string]bool{
-	"gmbh": true, "ag": true, "kg": true, "ohg": true, "ug": true, "kgaa": true, "ev": true, "mbh": true,
-	"ltd": true, "limited": true, "plc": true, "llc": true, "llp": true, "inc": true, "corp": true,
-	"sa": true, "sas": true, "sarl": true, "sàrl": true, "eurl": true, "sasu": true, "bv": true, "nv": true, "vof": true,
-	"se": true, "gbr": true, "co": true,
-}
-
-// readNames reads the seller's name (the first company name on the first
-// page outside the buyer's block) and the buyer's (the first line of the
-// block a buyer heading opens).
-func (r *reader) readNames() {
-	if len(r.pages) == 0 {
-		return
-	}
-	lines := r.pages[0]
-	sellerFound, buyerFound := false, false
-	for i := range lines {
-		l := &lines[i]
-		for _, run := range l.runs() {
-			if buyerFound || partyOf(l.words[run[0]:run[1]]) != "buyer" {
-				continue
-			}
-			if ws := nameAfterHeading(lines, i, run); len(ws) > 0 {
-				r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.6 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldBuyerName, line: l})
-				buyerFound = true
-			}
-		}
-		if sellerFound {
-			continue
-		}
-		for j, tok := range l.toks {
-			if !legalForms[tok] || j == 0 || !isLabelWord(l.words[j-1].Text) || r.partyAt(l, j) == "buyer" {
-				continue
-			}
-			start := firstWordOfBlock(l, j)
-			for start < j && (strings.HasSuffix(l.words[start].Text, ":") || normToken(l.words[start].Text) == "name") {
-				start++
-			}
-			for k := j - 1; k > start; k-- {
-				if strings.ContainsAny(l.words[k].Text, "·|•") {
-					start = k + 1
-					break
-				}
-			}
-			end := j + 1
-			for end < len(l.toks) && legalForms[l.toks[end]] || end < len(l.toks) && l.toks[end] == "&" {
-				end++
-			}
-			ws := l.words[start:end]
-			r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.6 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldSellerName, line: l})
-			sellerFound = true
-			break
-		}
-	}
-	if !sellerFound {
-		r.letterhead(lines)
-	}
-}
-
-// letterhead takes the first run of words at the top of the first page
-// for the seller's name, when it is no title or label: a letterhead
-// without a legal form ("Harbour Office Systems").
-func (r *reader) letterhead(lines []textLine) {
-	for i := range lines {
-		l := &lines[i]
-		if l.box.Y0 > 0.2 {
-			return
-		}
-		run := l.runs()[0]
-		ws := l.words[run[0]:run[1]]
-		if len(ws) > 6 || len(r.hitsOf[l]) > 0 || !isLabelWord(ws[0].Text) || partyOf(ws) != "" || hasDocumentStem(l.toks[0]) {
-			continue
-		}
-		r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.5 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldSellerName, line: l})
-		return
-	}
-}
-
-// nameAfterHeading is the name a buyer heading introduces: the words right
-// of it on its line, else the next line's words in its column.
-func nameAfterHeading(lines []textLine, i int, run [2]int) []pagetext.Word {
-	l := &lines[i]
-	for j := run[0]; j < run[1]; j++ {
-		if strings.HasSuffix(l.words[j].Text, ":") && j+1 < run[1] {
-			return l.words[j+1 : run[1]]
-		}
-	}
-	if end := run[1]; strings.HasSuffix(l.words[end-1].Text, ":") && end < len(l.words) {
-		return runFrom(l, l.words[end])
-	}
-	head := wordsBox(l.words[run[0]:run[1]])
-	var first []pagetext.Word
-	prev := l
-	for k := i + 1; k < len(lines) && k <= i+4; k++ {
-		next := &lines[k]
-		if next.box.Y0-prev.box.Y1 > 3*l.height() {
-			break
-		}
-		prev = next
-		var ws []pagetext.Word
-		for _, w := range next.words {
-			if w.Box.X1 >= head.X0-0.02 && w.Box.X0 <= head.X1+0.25 {
-				ws = append(ws, w)
-			}
-		}
-		if len(ws) == 0 {
-			continue
-		}
-		// A "Name:" row names the party; other labelled rows (its number)
-		// are passed over for the first unlabelled one.
-		if label := normToken(ws[0].Text); strings.HasSuffix(ws[0].Text, ":") {
-			if label == "name" || label == "nom" || label == "naam" {
-				for j := range next.words {
-					if next.words[j] == ws[0] && j+1 < len(next.words) {
-						return runFrom(next, next.words[j+1])
-					}
-				}
-			}
-			continue
-		}
-		if first == nil {
-			first = ws
-		}
-	}
-	return first
 }
 
 // best is the most confident candidate of a field; among equals an amount
@@ -602,25 +384,6 @@ func isKey(f string) bool {
 	return false
 }
 
-// supplierKey names the seller for layout learning: its VAT id, else the
-// account it asks to be paid to, else its name folded.
-func supplierKey(d einvoice.Document) string {
-	if id := normaliseVATID(d.Seller.VATID); id != "" {
-		return id
-	}
-	if d.PayeeIBAN != "" {
-		return apchecks.NormalizeIBAN(d.PayeeIBAN)
-	}
-	if n := apchecks.NormalizeName(d.Seller.Name); n != "" {
-		return "name:" + n
-	}
-	return ""
-}
-
-// SupplierKey is the key of the seller of the document t holds, as a
-// reading of it at first sight gives it.
-func SupplierKey(t pagetext.Text) string { return Read(t, nil).SupplierKey }
-
 // isCreditNote says whether the first page's upper part is titled as a
 // credit note.
 func (r *reader) isCreditNote() bool {
@@ -637,160 +400,4 @@ func (r *reader) firstPage() int {
 		return r.pages[0][0].page
 	}
 	return 1
-}
-
-// chooseVATIDs takes the seller's VAT id from the candidates outside the
-// buyer's block, and the buyer's from those inside it.
-func (r *reader) chooseVATIDs(chosen map[string]candidate) {
-	var seller, buyer *candidate
-	all := append(append([]candidate{}, r.cands[FieldSellerVAT]...), r.cands[kindBuyerVAT]...)
-	for i := range all {
-		c := &all[i]
-		if c.party == "buyer" && !c.anchored {
-			if buyer == nil || better(*c, *buyer, false) {
-				buyer = c
-			}
-			continue
-		}
-		if seller == nil || better(*c, *seller, false) {
-			seller = c
-		}
-	}
-	if seller != nil {
-		chosen[FieldSellerVAT] = *seller
-	}
-	if buyer != nil && (seller == nil || buyer.Value != seller.Value) {
-		chosen[kindBuyerVAT] = *buyer
-	}
-}
-
-// chooseTotals picks net, tax and payable together: the most confident
-// combination, one where net + tax = payable winning over any other.
-func (r *reader) chooseTotals(chosen map[string]candidate) {
-	top := func(field string) []*candidate {
-		cs := append([]candidate{}, r.cands[field]...)
-		if field == FieldPayable {
-			for _, g := range r.cands[kindGross] {
-				g.Confidence *= 0.95
-				cs = append(cs, g)
-			}
-		}
-		sort.SliceStable(cs, func(i, j int) bool { return better(cs[i], cs[j], true) })
-		out := []*candidate{nil}
-		for i := range cs {
-			if i >= 6 {
-				break
-			}
-			out = append(out, &cs[i])
-		}
-		return out
-	}
-	nets, taxes, payables := top(FieldNet), top(FieldTax), top(FieldPayable)
-	score := func(c *candidate) float64 {
-		if c == nil {
-			return 0
-		}
-		if c.anchored {
-			return c.Confidence + 1
-		}
-		return c.Confidence
-	}
-	var bestN, bestT, bestP *candidate
-	bestScore := -1.0
-	for _, n := range nets {
-		for _, t := range taxes {
-			for _, p := range payables {
-				s := score(n) + score(t) + score(p)
-				if n != nil && t != nil && p != nil && n.amount.Add(t.amount).Equal(p.amount) && !p.amount.IsZero() {
-					s += 1.5
-				}
-				if s > bestScore {
-					bestScore, bestN, bestT, bestP = s, n, t, p
-				}
-			}
-		}
-	}
-	for i, c := range []*candidate{bestN, bestT, bestP} {
-		if c != nil {
-			chosen[[]string{FieldNet, FieldTax, FieldPayable}[i]] = *c
-		}
-	}
-	if g, ok := r.best(kindGross); ok {
-		chosen[kindGross] = g
-	}
-}
-
-// check raises the confidence of values that pass their checks and lowers
-// that of values that fail them.
-func (r *reader) check(chosen map[string]candidate) {
-	set := func(f string, conf float64) {
-		c := chosen[f]
-		c.Confidence = conf
-		chosen[f] = c
-	}
-	if c, ok := chosen[FieldIBAN]; ok {
-		if _, valid := validIBAN(c.Value); valid {
-			set(FieldIBAN, min(0.99, max(c.Confidence+0.1, 0.9*ocrFactor(nil))))
-		} else {
-			set(FieldIBAN, min(c.Confidence, 0.5))
-		}
-	}
-	for _, f := range []string{FieldSellerVAT, kindBuyerVAT} {
-		c, ok := chosen[f]
-		if !ok {
-			continue
-		}
-		switch checkVATID(c.Value) {
-		case vatValid:
-			set(f, min(0.99, max(c.Confidence+0.1, 0.85)))
-		case vatInvalid:
-			set(f, min(c.Confidence, 0.5))
-		case vatUnknown:
-			set(f, min(c.Confidence, 0.6))
-		}
-	}
-	n, okN := chosen[FieldNet]
-	t, okT := chosen[FieldTax]
-	p, okP := chosen[FieldPayable]
-	if okN && okT && okP {
-		if n.amount.Add(t.amount).Equal(p.amount) {
-			for _, f := range []string{FieldNet, FieldTax, FieldPayable} {
-				set(f, max(chosen[f].Confidence, 0.95))
-			}
-		} else {
-			for _, f := range []string{FieldNet, FieldTax, FieldPayable} {
-				set(f, min(chosen[f].Confidence, 0.6))
-			}
-		}
-	}
-	for _, f := range []string{FieldIssueDate, FieldDueDate} {
-		if c, ok := chosen[f]; ok && !plausibleDate(c.Value, r.now) {
-			set(f, min(c.Confidence, 0.4))
-		}
-	}
-	if due, ok := chosen[FieldDueDate]; ok {
-		if issue, ok := chosen[FieldIssueDate]; ok && due.Value < issue.Value {
-			set(FieldDueDate, min(due.Confidence, 0.5))
-		}
-	}
-	if c, ok := chosen[FieldCurrency]; ok {
-		if _, known := money.Lookup(c.Value); !known {
-			set(FieldCurrency, min(c.Confidence, 0.3))
-		}
-	}
-}
-
-// runFrom is the closely spaced words of a line from word w on.
-func runFrom(l *textLine, w pagetext.Word) []pagetext.Word {
-	for j := range l.words {
-		if l.words[j] != w {
-			continue
-		}
-		end := j
-		for end+1 < len(l.words) && l.gapAfter(end) < 1.5 {
-			end++
-		}
-		return l.words[j : end+1]
-	}
-	return nil
 }
