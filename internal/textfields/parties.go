@@ -54,6 +54,16 @@ func firstWordOfBlock(l *textLine, j int) int {
 	return j
 }
 
+// The confidences of the parties' names: under a buyer heading, a company
+// name (by its legal form) in the letterhead or further down, and a bare
+// first line.
+const (
+	headedNameConfidence     = 0.85
+	letterheadNameConfidence = 0.8
+	footerNameConfidence     = 0.65
+	bareNameConfidence       = 0.6
+)
+
 // legalForms are the words that end a company's name.
 var legalForms = map[string]bool{
 	"gmbh": true, "ag": true, "kg": true, "ohg": true, "ug": true, "kgaa": true, "ev": true, "mbh": true,
@@ -78,7 +88,9 @@ func (r *reader) readNames() {
 				continue
 			}
 			if ws := nameAfterHeading(lines, i, run); len(ws) > 0 {
-				r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.6 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldBuyerName, line: l})
+				// The heading is the buyer name's label.
+				r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: headedNameConfidence * ocrFactor(ws), Page: l.page, Box: wordsBox(ws),
+					Label: joinWords(l.words[run[0]:run[1]])}, field: FieldBuyerName, line: l})
 				buyerFound = true
 			}
 		}
@@ -104,7 +116,11 @@ func (r *reader) readNames() {
 				end++
 			}
 			ws := l.words[start:end]
-			r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.6 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldSellerName, line: l})
+			conf := footerNameConfidence
+			if l.box.Y0 < 0.25 {
+				conf = letterheadNameConfidence
+			}
+			r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: conf * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldSellerName, line: l})
 			sellerFound = true
 			break
 		}
@@ -128,7 +144,7 @@ func (r *reader) letterhead(lines []textLine) {
 		if len(ws) > 6 || len(r.hitsOf[l]) > 0 || !isLabelWord(ws[0].Text) || partyOf(ws) != "" || hasDocumentStem(l.toks[0]) {
 			continue
 		}
-		r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.5 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldSellerName, line: l})
+		r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: bareNameConfidence * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldSellerName, line: l})
 		return
 	}
 }
