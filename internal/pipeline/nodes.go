@@ -57,7 +57,7 @@ type State struct {
 type Inputs struct {
 	Original      func(ctx context.Context) ([]byte, error)
 	Deterministic Extractor
-	Model         Extractor // nil when no model extractor is configured
+	Model         Extractor   // nil when no model extractor is configured
 	Text          *TextReader // nil: PDFs and images without e-invoice data are not read from their text
 	MaxRepairs    int
 	Now           func() time.Time

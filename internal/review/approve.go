@@ -22,8 +22,8 @@ import (
 	"greatbook/internal/einvoice"
 	"greatbook/internal/failpoint"
 	"greatbook/internal/intake"
-	"greatbook/internal/reading"
 	"greatbook/internal/jobs"
+	"greatbook/internal/reading"
 )
 
 // Approval is the outcome of an approve. The approval that completes the
