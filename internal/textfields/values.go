@@ -164,34 +164,26 @@ func hasDecimals(s string) bool {
 // prefix that passes its check; a failing one is returned as printed (its
 // check fails later).
 func readIBAN(ws []pagetext.Word) (value, bool) {
-	joined := ""
+	joined, n := "", 0
 	var best value
 	for i, w := range ws {
-		if i >= 9 {
-			break
-		}
 		// OCR may join two groups with a dash or read a dot between them.
 		part := strings.NewReplacer("-", "", ".", "").Replace(strings.ToUpper(strings.Trim(w.Text, ":;,()")))
-		if i > 0 && (len(part) > 8 || !isAlnum(part)) {
+		if i >= 9 || i > 0 && (len(part) > 8 || !isAlnum(part)) || len(joined)+len(part) > 34 {
 			break
 		}
-		joined += part
-		if len(joined) > 34 {
-			break
-		}
+		joined, n = joined+part, i+1
 		if iban, ok := validIBANRead(joined); ok {
-			best = value{text: iban, words: ws[:i+1]}
-		} else if best.text == "" && i == len(ws)-1 || best.text == "" && i+1 < len(ws) && len(strings.Trim(ws[i+1].Text, ":;,()")) > 4 {
-			best = value{text: joined, words: ws[:i+1]}
+			best = value{text: iban, words: ws[:n]}
 		}
 	}
-	if best.text == "" {
-		if len(joined) < 15 {
-			return value{}, false
-		}
-		best = value{text: joined, words: ws[:1]}
+	if best.text != "" {
+		return best, true
 	}
-	return best, true
+	if len(joined) < 15 {
+		return value{}, false
+	}
+	return value{text: joined, words: ws[:n]}, true
 }
 
 // validIBANRead is validIBAN, forgiving an OCR's letter O for the digit
