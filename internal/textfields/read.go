@@ -271,6 +271,48 @@ func (r *reader) readPatterns() {
 		r.add(candidate{Field: Field{Value: best, Confidence: conf}, field: FieldCurrency})
 	}
 	r.readNames()
+	r.readTitleNumber()
+}
+
+// readTitleNumber reads a number printed right after the document's title
+// word without a label of its own: "INVOICE #4711" (a number glued to its
+// "#" is as good as labelled), "Rechnung 4711" (less sure).
+func (r *reader) readTitleNumber() {
+	for p := range r.pages {
+		if p > 0 {
+			return
+		}
+		for i := range r.pages[p] {
+			l := &r.pages[p][i]
+			for j := 0; j+1 < len(l.toks); j++ {
+				if !isTitleWord(l.toks[j]) {
+					continue
+				}
+				next := l.words[j+1]
+				t, glued := strings.CutPrefix(next.Text, "#")
+				if !isDocumentNumber(strings.Trim(t, ":;,")) || l.gapAfter(j) > 2 {
+					continue
+				}
+				conf := 0.75
+				if glued {
+					conf = 0.85
+				}
+				ws := l.words[j+1 : j+2]
+				r.add(candidate{Field: Field{Value: strings.Trim(t, ":;,"), Confidence: conf * ocrFactor(ws), Page: l.page, Box: wordsBox(ws),
+					Label: l.words[j].Text}, field: FieldNumber, line: l})
+				return
+			}
+		}
+	}
+}
+
+// isTitleWord says whether a token is a document's title alone.
+func isTitleWord(tok string) bool {
+	switch tok {
+	case "invoice", "rechnung", "facture", "factuur", "gutschrift", "avoir", "creditnota", "bill":
+		return true
+	}
+	return false
 }
 
 // best is the most confident candidate of a field; among equals an amount
