@@ -123,7 +123,7 @@ fuzz-long: ## run each fuzz target for FUZZTIME_LONG (5m), then CEN's validator 
 	go test -count=1 -timeout 0 -run '^TestTheOfficialValidatorAgrees$$' ./internal/en16931/official \
 	  -official.duration=$(FUZZTIME_LONG) -official.seed=$$(date +%s) -official.keep=$(CURDIR)/artifacts/official
 
-bench: build ## measure throughput beside pgbench running the same SQL (ratios), and the reading of invoices from their text
+bench: reading-deps build ## measure throughput beside pgbench running the same SQL (ratios), and the reading of invoices from their text
 	go run ./cmd/greatbook-bench
 
 # A build output or another large blob committed by mistake stays in every clone for good; test data

@@ -455,3 +455,40 @@ document.addEventListener("DOMContentLoaded", function () {
   const coding = document.querySelector("[data-testid=coding-form]");
   if (coding) enhanceCoding(coding);
 });
+
+// Type-in beside the read pages: focusing a read field's input lights up
+// where the field was read, and choosing a place focuses its input (without
+// the script the place is a link that scrolls to the input).
+function enhanceReadPlaces(form) {
+  const boxes = document.querySelectorAll(".read-box[data-field]");
+  if (boxes.length === 0) return;
+  function light(field) {
+    boxes.forEach(function (box) {
+      box.classList.toggle("active", box.dataset.field === field);
+    });
+  }
+  form.addEventListener("focusin", function (e) {
+    const field = e.target.closest("[data-field]");
+    light(field ? field.dataset.field : "");
+    if (field) {
+      const box = document.querySelector('.read-box[data-field="' + field.dataset.field + '"]');
+      if (box) box.scrollIntoView({ block: "nearest" });
+    }
+  });
+  form.addEventListener("focusout", function (e) {
+    if (!e.relatedTarget || !form.contains(e.relatedTarget)) light("");
+  });
+  boxes.forEach(function (box) {
+    box.addEventListener("click", function (e) {
+      const target = form.querySelector('[data-field="' + box.dataset.field + '"]');
+      if (!target) return;
+      e.preventDefault();
+      target.focus();
+    });
+  });
+}
+
+document.addEventListener("DOMContentLoaded", function () {
+  const typeIn = document.querySelector("[data-testid=typein-form]");
+  if (typeIn) enhanceReadPlaces(typeIn);
+});

@@ -110,6 +110,15 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	chainDoc, err := a.App.Typewriter.Submit(ctx, o.ID, tw.Versions[0].ID, admin.Actor())
 	webtest.Must(t, err)
 
+	// A plain PDF read from its text with its number not found (its page
+	// notes how it was read; its type-in form shows the page and the
+	// places), and a supplier's learned layout (the layouts page lists it).
+	readDoc := webtest.FiledPDF(t, c, webtest.GermanInvoice(t, "Beleg:", "BX-1001", "03.02.2025", "100,00", "19,00", "119,00"), "flagged")
+	if _, err := a.DB.Pool.Exec(ctx, `INSERT INTO supplier_layouts (org_id, supplier_key, supplier_name, layout, learned_from, learned_by)
+		VALUES ($1, 'vat:DE123456789', 'Lieferant GmbH', '{"fields": {"number": {"page": 1, "box": {"x0": 0.3, "y0": 0.2, "x1": 0.4, "y1": 0.22}, "label_box": {"x0": 0.1, "y0": 0.2, "x1": 0.15, "y1": 0.22}}}}', $2, 'test')`,
+		o.ID, readDoc); err != nil {
+		t.Fatal(err)
+	}
 	// A supplier rule (the supplier-rules page lists it).
 	if _, err := a.DB.Pool.Exec(ctx, `INSERT INTO supplier_accounts (org_id, supplier_key, account_id, created_by)
 		SELECT $1, 'SE556677889901', id, 'test' FROM accounts WHERE org_id = $1 AND code = '6200'`, o.ID); err != nil {
@@ -182,7 +191,8 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	// Every HTML page route of web/server.go is visited below. Deliberately
 	// not visited on their own: the htmx fragments (/intake/:id/decision,
 	// /compare, /watch, /upload/documents/:id, /typewriter/:id/diff): they
-	// re-render regions the full pages show, where axe checks them; /intake/:id/original and
+	// re-render regions the full pages show, where axe checks them; /intake/:id/pages/:n
+	// (a page's image, shown on the type-in form); /intake/:id/original and
 	// /typewriter/versions/:id/pdf (the PDF or XML itself); /metrics and
 	// /healthz (not HTML); "/" (a redirect to /desk).
 	pages := []string{"/desk"}
@@ -198,6 +208,7 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 	pages = append(pages, "/intake/"+webtest.Itoa(pending)+"/type-in", "/typewriter/"+webtest.Itoa(tw.ID)+"/revise",
 		"/ledger/entries/"+webtest.Itoa(usd.Entry.ID), "/admin/supplier-rules", "/admin/org",
 		"/admin/accounts", "/admin/dimensions", "/bank-statements", "/bank-statements/"+webtest.Itoa(statement.ID))
+	pages = append(pages, "/intake/"+webtest.Itoa(readDoc), "/intake/"+webtest.Itoa(readDoc)+"/type-in", "/admin/layouts")
 	pages = append(pages, "/payment-runs", "/payment-runs/"+webtest.Itoa(payRun.ID), "/desk/due")
 	pages = append(pages, "/upload", "/typewriter", "/typewriter/new", "/typewriter/"+webtest.Itoa(tw.ID),
 		"/ledger", "/ledger/trial-balance", "/ledger/trial-balance?dimension=cost_center", "/ledger/source-keys", "/ledger/entries/"+webtest.Itoa(int64(entryID)),
@@ -223,6 +234,9 @@ func TestBrowserEveryPageIsAccessible(t *testing.T) {
 		"/admin/dimensions":                             {"dimension-value", "dimension-create-form", "values-import-form", "value-add-form"},
 		"/admin/org":                                    {"org-settings-form", "default-account-form", "base-currency-form", "exchange-rate", "supplier-rules-link"},
 	}
+	shows["/intake/"+webtest.Itoa(readDoc)] = []string{"read-source", "read-uncertain"}
+	shows["/intake/"+webtest.Itoa(readDoc)+"/type-in"] = []string{"read-page-image", "read-box", "read-note", "read-totals"}
+	shows["/admin/layouts"] = []string{"layout", "layouts-reset"}
 	shows["/bank-statements"] = []string{"statement-import-form", "bank-statement"}
 	shows["/bank-statements/"+webtest.Itoa(statement.ID)] = []string{"statement-summary", "unmatched-line"}
 	for _, path := range pages {

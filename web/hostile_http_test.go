@@ -78,6 +78,14 @@ func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 	twID := webtest.Itoa(int64(tw["id"].(float64)))
 	versionID := webtest.Itoa(int64(tw["version"].(map[string]any)["id"].(float64)))
 	doc := webtest.Itoa(docID)
+	// A document read from its text (its page images), and a layout learned.
+	read := webtest.Itoa(webtest.FiledPDF(t, r, webtest.GermanInvoice(t, "Rechnungsnummer:", "30064443", "15.11.2024", "29,18", "5,55", "34,73"), "pending"))
+	var layoutID int64
+	if err := a.DB.Pool.QueryRow(t.Context(), `INSERT INTO supplier_layouts (org_id, supplier_key, supplier_name, layout, learned_by)
+		VALUES ($1, 'vat:DE123456789', 'Lieferant GmbH', '{"fields": {}}', 'test') RETURNING id`, owner.ID).Scan(&layoutID); err != nil {
+		t.Fatal(err)
+	}
+	layout := webtest.Itoa(layoutID)
 
 	// The intruder is an admin of another org, so no route refuses it for its role first.
 	intruderOrg := testkit.Org(t, a.DB)
@@ -86,6 +94,8 @@ func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 	reason := `{"reason": "not mine to decide"}`
 	for _, tc := range []struct{ method, path, body string }{
 		{"GET", "/api/v1/intake/" + doc, ""},
+		{"GET", "/api/v1/intake/" + read + "/reading", ""},
+		{"DELETE", "/api/v1/layouts/" + layout, ""},
 		{"POST", "/api/v1/intake/" + doc + "/approve", ""},
 		{"POST", "/api/v1/intake/" + doc + "/reject", reason},
 		{"POST", "/api/v1/intake/" + doc + "/close-nothing-to-post", ""},
@@ -109,6 +119,8 @@ func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 	for _, tc := range []struct{ method, path string }{
 		{"GET", "/intake/" + doc},
 		{"GET", "/intake/" + doc + "/original"},
+		{"GET", "/intake/" + read + "/pages/1"},
+		{"POST", "/admin/layouts/" + layout + "/forget"},
 		{"GET", "/intake/" + doc + "/type-in"},
 		{"POST", "/intake/" + doc + "/type-in"},
 		{"GET", "/intake/" + doc + "/decision"},
@@ -174,6 +186,9 @@ func TestAnotherOrgsIDsAre404OnEveryRoute(t *testing.T) {
 	}
 	if n := testkit.Count(t, a.DB, `SELECT count(*) FROM journal_entries`); n != 1 {
 		t.Fatalf("%d journal entries, want the owner's one", n)
+	}
+	if n := testkit.Count(t, a.DB, `SELECT count(*) FROM supplier_layouts WHERE id = $1`, layoutID); n != 1 {
+		t.Fatal("the owner's layout was forgotten")
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package web is the HTTP face of greatbook: the Echo server, its
 // middleware and every route, over the JSON API's handlers (web/api) and
-// the browser's pages (web/ui, and web/ui/payui for paying suppliers),
+// the browser's pages (web/ui, web/ui/payui for paying suppliers and
+// web/ui/readui for the text reading's page images and learned layouts),
 // which all stand on web/httpkit.
 package web
 
@@ -20,6 +21,7 @@ import (
 	"greatbook/web/httpkit"
 	"greatbook/web/ui"
 	"greatbook/web/ui/payui"
+	"greatbook/web/ui/readui"
 )
 
 // Options configure the server.
@@ -37,12 +39,13 @@ type Options struct {
 // Server is the Echo router with the middleware and every route, over the
 // API's and the pages' handlers.
 type Server struct {
-	echo  *echo.Echo
-	base  *httpkit.Base
-	api   *api.Handlers
-	ui    *ui.Handlers
-	payui *payui.Handlers
-	opts  Options
+	echo   *echo.Echo
+	base   *httpkit.Base
+	api    *api.Handlers
+	ui     *ui.Handlers
+	payui  *payui.Handlers
+	readui *readui.Handlers
+	opts   Options
 }
 
 // New builds the server and its routes over the assembled services.
@@ -51,7 +54,7 @@ func New(a *app.App, opts Options) *Server {
 		opts.Logger = slog.Default()
 	}
 	base := httpkit.NewBase(a, opts.Logger, opts.Secure)
-	s := &Server{base: base, api: api.New(base), ui: ui.New(base), payui: payui.New(base), opts: opts}
+	s := &Server{base: base, api: api.New(base), ui: ui.New(base), payui: payui.New(base), readui: readui.New(base), opts: opts}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = base.HandleError
@@ -157,6 +160,7 @@ func (s *Server) routes() {
 	u.GET("/upload/documents/:id", s.ui.UploadOutcome)
 	u.GET("/intake/:id", s.ui.DocumentPage)
 	u.GET("/intake/:id/original", s.ui.Original)
+	u.GET("/intake/:id/pages/:n", s.readui.PageImage)
 	u.GET("/intake/:id/type-in", s.ui.TypeInForm)
 	u.POST("/intake/:id/type-in", s.ui.TypeIn)
 	u.GET("/intake/:id/decision", s.ui.DecisionPanel)
@@ -191,6 +195,10 @@ func (s *Server) routes() {
 	adm.GET("/supplier-rules", s.ui.SupplierRules)
 	adm.POST("/supplier-rules/change", s.ui.ChangeSupplierRule)
 	adm.POST("/supplier-rules/forget", s.ui.ForgetSupplierRule)
+	// The suppliers' layouts learned from confirmed readings.
+	adm.GET("/layouts", s.readui.LayoutsPage)
+	adm.POST("/layouts/:id/forget", s.readui.ForgetLayout)
+	adm.POST("/layouts/reset", s.readui.ResetLayouts)
 	// The chart: accounts and dimensions, and their CSV imports.
 	adm.GET("/accounts", s.ui.AccountsPage)
 	adm.POST("/accounts", s.ui.CreateAccount)

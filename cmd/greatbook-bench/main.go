@@ -36,7 +36,7 @@ func run(ctx context.Context, args []string) error {
 	riverApprovers := fs.String("e2e-river-approvers", "4", "e2e: comma-separated approver counts of the River rows, each among -e2e-approvers (empty: no River rows)")
 	twoServes := fs.String("e2e-two-serves", "4", "e2e: comma-separated approver counts of the rows with two serves on one database (empty: none)")
 	fs.IntVar(&reading.Specimens, "reading-specimens", 208, "reading: specimens read from their text layer (8 per layout)")
-	fs.IntVar(&reading.Scans, "reading-scans", 52, "reading: of those, the first ones also read as scans by OCR (2 per layout; each costs seconds)")
+	fs.IntVar(&reading.Scans, "reading-scans", 208, "reading: of those, the first ones also read as scans by OCR (each costs seconds)")
 	fs.IntVar(&reading.DPI, "reading-dpi", 300, "reading: the scans' resolution")
 	fs.IntVar(&reading.Workers, "reading-workers", 2, "reading: documents read at a time")
 	fs.BoolVar(&reading.ShowWrong, "reading-wrong", false, "reading: print the first wrong readings of each set")

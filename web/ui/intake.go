@@ -19,6 +19,7 @@ import (
 	"greatbook/internal/intake"
 	"greatbook/internal/payments"
 	"greatbook/internal/pipeline"
+	"greatbook/internal/reading"
 	"greatbook/internal/review"
 	"greatbook/views"
 	"greatbook/web/httpkit"
@@ -164,6 +165,9 @@ func (h *Handlers) documentView(c echo.Context, id int64) (views.DocumentView, e
 		if v.Coding, err = h.codingGrid(c, p.Document, *p.Fields); err != nil {
 			return v, err
 		}
+	}
+	if v.Reading, err = h.readingView(c, p.Document); err != nil {
+		return v, err
 	}
 	if p.Document.VersionGroup != 0 {
 		chain, err := h.App.Typewriter.Get(ctx, p.Document.OrgID, p.Document.VersionGroup)
@@ -333,12 +337,16 @@ func (h *Handlers) TypeInForm(c echo.Context) error {
 			f = formFromDocument(d)
 		}
 	}
+	if f.Read, err = h.readingView(c, doc); err != nil {
+		return err
+	}
 	return httpkit.Page(c, views.TypeInPage(h.Chrome(c, "Type in", "desk"), doc, f))
 }
 
 func formFromDocument(d einvoice.Document) views.TypeInForm {
 	f := views.TypeInForm{Type: string(d.Type), Number: d.Number, IssueDate: d.IssueDate, DueDate: d.DueDate, Currency: d.Currency,
-		SellerName: d.Seller.Name, SellerVAT: d.Seller.VATID, BuyerName: d.Buyer.Name, BuyerVAT: d.Buyer.VATID, BillingReference: d.BillingReference}
+		SellerName: d.Seller.Name, SellerVAT: d.Seller.VATID, BuyerName: d.Buyer.Name, BuyerVAT: d.Buyer.VATID, BillingReference: d.BillingReference,
+		IBAN: d.PayeeIBAN}
 	for _, l := range d.Lines {
 		f.Lines = append(f.Lines, views.TypeInLine{Description: l.Description, Quantity: l.Quantity.String(),
 			UnitPrice: l.UnitPrice.String(), TaxRate: l.TaxRate.String()})
@@ -357,6 +365,9 @@ func (h *Handlers) TypeIn(c echo.Context) error {
 	}
 	id, u, ctx := doc.ID, httpkit.CurrentUser(c), c.Request().Context()
 	form := formOf(c)
+	if form.Read, err = h.readingView(c, doc); err != nil {
+		return err
+	}
 	again := func(status int, f views.TypeInForm) error {
 		return httpkit.Render(c, status, views.TypeInPage(h.Chrome(c, "Type in", "desk"), doc, f))
 	}
@@ -402,6 +413,9 @@ func documentFromForm(f views.TypeInForm) (einvoice.Document, error) {
 	if ref := strings.TrimSpace(f.BillingReference); ref != "" {
 		body["billing_reference"] = ref
 	}
+	if iban := strings.TrimSpace(f.IBAN); iban != "" {
+		body["payee_iban"] = iban
+	}
 	var lines []line
 	for _, l := range f.Lines {
 		if strings.TrimSpace(l.Description+l.Quantity+l.UnitPrice) == "" {
@@ -424,6 +438,32 @@ func at(xs []string, i int) string {
 		return xs[i]
 	}
 	return ""
+}
+
+// readingView is how a document without e-invoice data was read from its
+// text, for its page and its type-in form: nil for a document not read so.
+func (h *Handlers) readingView(c echo.Context, doc intake.Document) (*views.ReadingView, error) {
+	if doc.MediaType != "application/pdf" && !strings.HasPrefix(doc.MediaType, "image/") {
+		return nil, nil
+	}
+	ctx := c.Request().Context()
+	r, err := h.App.Readings.Get(ctx, doc.OrgID, doc.ID)
+	if apperr.Is(err, apperr.NotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	v := &views.ReadingView{Reading: r}
+	if r.LayoutID != 0 {
+		// A layout forgotten since is "the supplier's".
+		if l, err := reading.GetLayout(ctx, h.Pool, doc.OrgID, r.LayoutID); err == nil {
+			v.Supplier = l.SupplierName
+		} else if !apperr.Is(err, apperr.NotFound) {
+			return nil, err
+		}
+	}
+	return v, nil
 }
 
 // contentDisposition is the header that names a file sent back (RFC 6266):

@@ -40,7 +40,7 @@ func formOf(c echo.Context) views.TypeInForm {
 	f := views.TypeInForm{Type: c.FormValue("type"), Number: c.FormValue("number"), IssueDate: c.FormValue("issue_date"),
 		DueDate: c.FormValue("due_date"), Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
 		SellerName: c.FormValue("seller_name"), SellerVAT: c.FormValue("seller_vat_id"), BuyerName: c.FormValue("buyer_name"),
-		BuyerVAT: c.FormValue("buyer_vat_id"), BillingReference: c.FormValue("billing_reference")}
+		BuyerVAT: c.FormValue("buyer_vat_id"), BillingReference: c.FormValue("billing_reference"), IBAN: c.FormValue("payee_iban")}
 	values, _ := c.FormParams()
 	descs, qtys, prices, rates := values["line_description"], values["line_quantity"], values["line_unit_price"], values["line_tax_rate"]
 	for i := range descs {

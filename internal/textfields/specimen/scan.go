@@ -73,7 +73,7 @@ func Rasterise(ctx context.Context, pdf []byte, sc Scan) ([]byte, error) {
 	if len(pages) == 1 {
 		return pages[0], nil
 	}
-	return imagePDF(pages, sc.DPI)
+	return imagePDF(pages)
 }
 
 // degrade turns and speckles a page picture as a cheap scanner would.
@@ -122,22 +122,24 @@ func degrade(pngBytes []byte, degrees, noise float64, r *rand.Rand) ([]byte, err
 	return out.Bytes(), nil
 }
 
-// imagePDF puts one page picture on each page of a PDF, at the size the
-// resolution gives it.
-func imagePDF(pages [][]byte, dpi int) ([]byte, error) {
+// imagePDF puts one page picture on each page of an A4 PDF, the size of
+// the pages Render draws and of the Factur-X sample's. (fpdf's pages of
+// another size than the document's come out with their size in the wrong
+// unit.)
+func imagePDF(pages [][]byte) ([]byte, error) {
 	doc := fpdf.New("P", "mm", "A4", "")
 	doc.SetCreationDate(epoch)
 	doc.SetModificationDate(epoch)
 	doc.SetCatalogSort(true)
 	doc.SetAutoPageBreak(false, 0)
+	w, h := doc.GetPageSize()
 	for i, p := range pages {
 		name := fmt.Sprintf("page%d", i+1)
-		info := doc.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(p))
+		doc.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(p))
 		if doc.Err() {
 			return nil, fmt.Errorf("specimen: image PDF: %w", doc.Error())
 		}
-		w, h := info.Width()/float64(dpi)*25.4, info.Height()/float64(dpi)*25.4
-		doc.AddPageFormat("P", fpdf.SizeType{Wd: w, Ht: h})
+		doc.AddPage()
 		doc.ImageOptions(name, 0, 0, w, h, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
 	}
 	var buf bytes.Buffer

@@ -54,6 +54,9 @@ func TestRasterise(t *testing.T) {
 	if got := http.DetectContentType(multi); got != "application/pdf" {
 		t.Fatalf("a %s scan is %s, want application/pdf", long.Layout, got)
 	}
+	if bytes.Contains(multi, []byte("/MediaBox [0 0 210")) {
+		t.Error("the scan's pages are 210 points wide, not 210 mm")
+	}
 	cmd := exec.Command("pdftotext", "-", "-")
 	cmd.Stdin = bytes.NewReader(multi)
 	text, err := cmd.Output()

@@ -100,11 +100,11 @@ type spec struct {
 }
 
 var (
-	commaDot  = func(m Mark) Numbers { return Numbers{",", ".", m} } // 1,234.56
-	dotComma  = func(m Mark) Numbers { return Numbers{".", ",", m} } // 1.234,56
-	spaceComa = func(m Mark) Numbers { return Numbers{" ", ",", m} } // 1 234,56
-	bareDot   = func(m Mark) Numbers { return Numbers{"", ".", m} }  // 1234.56
-	bareComma = func(m Mark) Numbers { return Numbers{"", ",", m} }  // 1234,56
+	commaDot   = func(m Mark) Numbers { return Numbers{",", ".", m} } // 1,234.56
+	dotComma   = func(m Mark) Numbers { return Numbers{".", ",", m} } // 1.234,56
+	spaceComma = func(m Mark) Numbers { return Numbers{" ", ",", m} } // 1 234,56
+	bareDot    = func(m Mark) Numbers { return Numbers{"", ".", m} }  // 1234.56
+	bareComma  = func(m Mark) Numbers { return Numbers{"", ",", m} }  // 1234,56
 )
 
 var specs = []spec{
@@ -114,18 +114,18 @@ var specs = []spec{
 	{"en-details", "en", "GB", "GBP", "Courier", 9, DetailsTable, TableGrid, "dqura", commaDot(MarkNone), DateSlashes, 3, []string{"20"}, false, false, true, "YYYY/####"},
 	{"en-long", "en", "AT", "CHF", "Helvetica", 8, DetailsInline, TableRules, "ndqpra", commaDot(MarkCodeBefore), DateShortMonth, 4, []string{"20", "10"}, true, true, false, "INV####"},
 	{"en-euro", "en", "DE", "EUR", "Times", 10, DetailsBox, TableGrid, "dqpa", dotComma(MarkSymbolAfter), DateDots, 5, []string{"19"}, false, false, true, "YYYY-####"},
-	{"en-euro-stacked", "en", "BE", "EUR", "Helvetica", 11, DetailsStacked, TableRules, "dqpra", spaceComa(MarkCodeAfter), DateDashes, 6, []string{"21", "6"}, false, false, false, "BE-YYYY-###"},
+	{"en-euro-stacked", "en", "BE", "EUR", "Helvetica", 11, DetailsStacked, TableRules, "dqpra", spaceComma(MarkCodeAfter), DateDashes, 6, []string{"21", "6"}, false, false, false, "BE-YYYY-###"},
 	{"de-classic", "de", "DE", "EUR", "Helvetica", 10, DetailsInline, TableRules, "ndqupa", dotComma(MarkSymbolAfter), DateDots, 0, []string{"19"}, false, false, true, "RE-YYYY-####"},
 	{"de-box", "de", "DE", "EUR", "Times", 10, DetailsBox, TableGrid, "dqpra", dotComma(MarkCodeBefore), DateLongDot, 1, []string{"19", "7"}, false, true, false, "R#####"},
 	{"de-details", "de", "AT", "EUR", "Helvetica", 9, DetailsTable, TablePlain, "ndqpa", dotComma(MarkNone), DateDots, 2, []string{"20"}, false, false, false, "YYYY######"},
 	{"de-stacked", "de", "AT", "EUR", "Courier", 10, DetailsStacked, TableRules, "dqpa", bareComma(MarkSymbolAfter), DateISO, 3, []string{"20"}, false, false, true, "AR-####"},
 	{"de-long", "de", "DE", "EUR", "Helvetica", 8, DetailsInline, TableGrid, "ndqupra", dotComma(MarkCodeAfter), DateDots, 4, []string{"19", "7"}, true, false, true, "YYYY-#####"},
 	{"de-chf", "de", "DE", "CHF", "Helvetica", 11, DetailsBox, TableRules, "dqpa", dotComma(MarkCodeBefore), DateLongDot, 5, []string{"19"}, false, true, false, "CH-####"},
-	{"fr-classic", "fr", "FR", "EUR", "Helvetica", 10, DetailsInline, TableGrid, "dqpra", spaceComa(MarkSymbolAfter), DateSlashes, 0, []string{"20"}, false, false, false, "FA-YYYY-####"},
-	{"fr-box", "fr", "FR", "EUR", "Times", 11, DetailsBox, TableRules, "ndqpa", spaceComa(MarkCodeAfter), DateLong, 1, []string{"20", "5.5"}, false, true, true, "F######"},
+	{"fr-classic", "fr", "FR", "EUR", "Helvetica", 10, DetailsInline, TableGrid, "dqpra", spaceComma(MarkSymbolAfter), DateSlashes, 0, []string{"20"}, false, false, false, "FA-YYYY-####"},
+	{"fr-box", "fr", "FR", "EUR", "Times", 11, DetailsBox, TableRules, "ndqpa", spaceComma(MarkCodeAfter), DateLong, 1, []string{"20", "5.5"}, false, true, true, "F######"},
 	{"fr-details", "fr", "BE", "EUR", "Helvetica", 9, DetailsTable, TablePlain, "dqpa", bareComma(MarkSymbolAfter), DateSlashes, 2, []string{"21"}, false, false, false, "YYYY-###"},
-	{"fr-stacked", "fr", "FR", "EUR", "Courier", 9, DetailsStacked, TableGrid, "dqupra", spaceComa(MarkNone), DateLong, 3, []string{"20"}, false, false, false, "FAC-#####"},
-	{"fr-long", "fr", "FR", "EUR", "Times", 9, DetailsInline, TableRules, "ndqpra", spaceComa(MarkSymbolAfter), DateSlashes, 0, []string{"20", "10"}, true, false, true, "YYYY-F-####"},
+	{"fr-stacked", "fr", "FR", "EUR", "Courier", 9, DetailsStacked, TableGrid, "dqupra", spaceComma(MarkNone), DateLong, 3, []string{"20"}, false, false, false, "FAC-#####"},
+	{"fr-long", "fr", "FR", "EUR", "Times", 9, DetailsInline, TableRules, "ndqpra", spaceComma(MarkSymbolAfter), DateSlashes, 0, []string{"20", "10"}, true, false, true, "YYYY-F-####"},
 	{"fr-belge", "fr", "BE", "EUR", "Helvetica", 12, DetailsBox, TableGrid, "dqpa", dotComma(MarkSymbolBefore), DateDots, 1, []string{"21"}, false, true, false, "FB/YYYY/###"},
 	{"nl-classic", "nl", "NL", "EUR", "Helvetica", 10, DetailsInline, TableRules, "dqpra", dotComma(MarkSymbolBefore), DateDashes, 0, []string{"21"}, false, false, false, "F-YYYY-####"},
 	{"nl-box", "nl", "NL", "EUR", "Times", 10, DetailsBox, TableGrid, "ndqpa", dotComma(MarkCodeAfter), DateLong, 1, []string{"21", "9"}, false, true, true, "YYYY####"},
