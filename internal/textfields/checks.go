@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"greatbook/internal/apchecks"
+	"greatbook/internal/money"
 )
 
 // vatCheck is what a VAT id's checking says: its shape is unknown, it has
@@ -191,5 +192,67 @@ func validIBAN(s string) (string, bool) {
 // two digits.
 func looksLikeIBANStart(s string) bool {
 	s = strings.ToUpper(s)
-	return len(s) >= 4 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' && isDigitByte(s[2]) && isDigitByte(s[3])
+	digitLike := func(c byte) bool { return isDigitByte(c) || c == 'O' } // an OCR's O for 0
+	return len(s) >= 4 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' && digitLike(s[2]) && digitLike(s[3]) &&
+		(isDigitByte(s[2]) || isDigitByte(s[3]))
+}
+
+// check raises the confidence of values that pass their checks and lowers
+// that of values that fail them.
+func (r *reader) check(chosen map[string]candidate) {
+	set := func(f string, conf float64) {
+		c := chosen[f]
+		c.Confidence = conf
+		chosen[f] = c
+	}
+	if c, ok := chosen[FieldIBAN]; ok {
+		if _, valid := validIBAN(c.Value); valid {
+			set(FieldIBAN, min(0.99, max(c.Confidence+0.1, 0.9*ocrFactor(nil))))
+		} else {
+			set(FieldIBAN, min(c.Confidence, 0.5))
+		}
+	}
+	for _, f := range []string{FieldSellerVAT, kindBuyerVAT} {
+		c, ok := chosen[f]
+		if !ok {
+			continue
+		}
+		switch checkVATID(c.Value) {
+		case vatValid:
+			set(f, min(0.99, max(c.Confidence+0.1, 0.85)))
+		case vatInvalid:
+			set(f, min(c.Confidence, 0.5))
+		case vatUnknown:
+			set(f, min(c.Confidence, 0.6))
+		}
+	}
+	n, okN := chosen[FieldNet]
+	t, okT := chosen[FieldTax]
+	p, okP := chosen[FieldPayable]
+	if okN && okT && okP {
+		if n.amount.Add(t.amount).Equal(p.amount) {
+			for _, f := range []string{FieldNet, FieldTax, FieldPayable} {
+				set(f, max(chosen[f].Confidence, 0.95))
+			}
+		} else {
+			for _, f := range []string{FieldNet, FieldTax, FieldPayable} {
+				set(f, min(chosen[f].Confidence, 0.6))
+			}
+		}
+	}
+	for _, f := range []string{FieldIssueDate, FieldDueDate} {
+		if c, ok := chosen[f]; ok && !plausibleDate(c.Value, r.now) {
+			set(f, min(c.Confidence, 0.4))
+		}
+	}
+	if due, ok := chosen[FieldDueDate]; ok {
+		if issue, ok := chosen[FieldIssueDate]; ok && due.Value < issue.Value {
+			set(FieldDueDate, min(due.Confidence, 0.5))
+		}
+	}
+	if c, ok := chosen[FieldCurrency]; ok {
+		if _, known := money.Lookup(c.Value); !known {
+			set(FieldCurrency, min(c.Confidence, 0.3))
+		}
+	}
 }

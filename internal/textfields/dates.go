@@ -13,7 +13,7 @@ var months = func() map[string]int {
 	names := [][]string{
 		{"january", "jan", "januar", "jänner", "janvier", "janv", "januari"},
 		{"february", "feb", "februar", "feber", "février", "fevrier", "févr", "fevr", "fév", "februari"},
-		{"march", "mar", "märz", "maerz", "mär", "mrz", "mars", "maart", "mrt", "mä"},
+		{"march", "mar", "märz", "maerz", "mär", "mrz", "mars", "maart", "mrt"},
 		{"april", "apr", "avril", "avr"},
 		{"may", "mai", "mei"},
 		{"june", "jun", "juni", "juin"},
@@ -27,7 +27,7 @@ var months = func() map[string]int {
 	m := map[string]int{}
 	for i, ns := range names {
 		for _, n := range ns {
-			m[n] = i + 1
+			m[foldAccents(n)] = i + 1
 		}
 	}
 	return m
@@ -102,7 +102,12 @@ func numericDate(s string, dayFirst bool) (string, bool) {
 // textDate reads a date with its month written as a word, day first or
 // month first.
 func textDate(s string) (string, bool) {
-	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '-' || r == ',' || r == '/' || r == '\u00a0' })
+	var fields []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '-' || r == ',' || r == '/' || r == '\u00a0' }) {
+		if strings.Trim(f, ".") != "" { // a stray dot an OCR read between the parts
+			fields = append(fields, f)
+		}
+	}
 	if len(fields) != 3 {
 		return "", false
 	}
@@ -129,7 +134,7 @@ func textDate(s string) (string, bool) {
 }
 
 func monthOf(s string) (int, bool) {
-	m, ok := months[strings.ToLower(strings.TrimSuffix(s, "."))]
+	m, ok := months[foldAccents(strings.ToLower(strings.TrimSuffix(s, ".")))]
 	return m, ok
 }
 

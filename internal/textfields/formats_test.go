@@ -1,6 +1,7 @@
 package textfields
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -114,5 +115,28 @@ func TestCheckVATID(t *testing.T) {
 		if got := checkVATID(normaliseVATID(in)); got != want {
 			t.Errorf("checkVATID(%q) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+func TestReadIBANAsPrinted(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"DE89 3704 0044 0532 0130 00":     "DE89370400440532013000",
+		"DE89370400440532013000":          "DE89370400440532013000",
+		"DE60 7015 0000 9097-0426 27":     "DE60701500009097042627", // an OCR's dash between groups
+		"DEO3 3704 0044 8389 1413 27":     "DE03370400448389141327", // an OCR's O for 0
+		"GB33 BUKB 2020 1555 5555 55 BIC": "GB33BUKB20201555555555",
+		"DE89 3704 0044 0532 0130 01":     "DE89370400440532013001", // as printed; its check fails
+	}
+	for printed, want := range tests {
+		ws := page(1, placed{0.1, 0.1, printed}).Words
+		v, ok := readIBAN(ws)
+		if !ok || v.text != want {
+			t.Errorf("readIBAN(%q) = %q %v, want %q", printed, v.text, ok, want)
+		}
+	}
+	r := readAt(doc(page(1, placed{0.1, 0.9, "IBAN: DE89 3704 0044 0532 0130 01"})), nil, time.Now())
+	if f := r.Fields[FieldIBAN]; f.Confidence >= Certain || !slices.Contains(r.Uncertain, FieldIBAN) {
+		t.Errorf("an IBAN failing its check read with confidence %.2f, uncertain %v", f.Confidence, r.Uncertain)
 	}
 }

@@ -43,7 +43,7 @@ var labelTable = []struct {
 	{FieldNumber, "nl", "factuurnummer|factuur nr|factuurnr|factuur nummer|factuur no|creditnota nr|creditnotanummer|creditnota nummer", 0.9},
 	{FieldIssueDate, "en", "invoice date|date of invoice|issue date|date of issue|credit note date|bill date", 0.9},
 	{FieldIssueDate, "en fr", "date~", 0.85},
-	{FieldIssueDate, "de", "rechnungsdatum|rechnungs-datum|ausstellungsdatum|gutschriftsdatum", 0.9},
+	{FieldIssueDate, "de", "rechnungsdatum|rechnungs-datum|ausstellungsdatum|gutschriftsdatum|belegdatum|datum der rechnung", 0.9},
 	{FieldIssueDate, "de nl", "datum~", 0.85},
 	{FieldIssueDate, "fr", "date de facture|date de facturation|date facture|date d'émission|date d'emission|date de l'avoir", 0.9},
 	{FieldIssueDate, "nl", "factuurdatum|factuur datum|datum factuur|creditnotadatum", 0.9},
@@ -240,14 +240,20 @@ func partyOf(ws []pagetext.Word) string {
 	if len(ws) == 0 || len(ws) > 4 {
 		return ""
 	}
-	text := strings.ToLower(joinWords(ws))
+	text := foldAccents(strings.ToLower(joinWords(ws)))
+	switch strings.TrimSuffix(text, ":") {
+	case "an", "to", "aan", "a", "fur", "for", "pour", "voor":
+		return "buyer"
+	case "von", "van", "de":
+		return "seller"
+	}
 	for _, s := range sellerStems {
-		if strings.HasPrefix(text, s) {
+		if strings.HasPrefix(text, foldAccents(s)) {
 			return "seller"
 		}
 	}
 	for _, s := range buyerStems {
-		if strings.Contains(text, s) {
+		if strings.Contains(text, foldAccents(s)) {
 			return "buyer"
 		}
 	}

@@ -215,51 +215,69 @@ func isLabelWord(s string) bool {
 // else in the learned place itself, moved as the labels found moved.
 func (r *reader) readAnchored(layout *Layout) {
 	type found struct {
-		line *textLine
-		box  pagetext.Box
+		line    *textLine
+		box     pagetext.Box
+		learned pagetext.Box
+		page    int
 	}
 	labelsFound := map[string]found{}
-	var shifts []float64
 	for _, f := range fieldOrder {
 		a, ok := layout.Fields[f]
 		if !ok || a.Label == "" {
 			continue
 		}
-		if l, box, ok := findLabelNear(r.linesOfPage(a.Page), a.Label, clampBox(a.LabelBox)); ok {
-			labelsFound[f] = found{l, box}
-			shifts = append(shifts, box.Y0-a.LabelBox.Y0)
+		// The totals move down, even to the next page, as the table grows;
+		// the header stays where it was.
+		maxDY := labelShiftY
+		if kindOf(f) == "amount" {
+			maxDY = 1
+		}
+		if l, box, ok := r.findLabelNear(a, maxDY); ok {
+			labelsFound[f] = found{l, box, a.LabelBox, l.page}
 		}
 	}
-	slices.Sort(shifts)
-	shiftY := 0.0
-	if len(shifts) > 0 {
-		shiftY = shifts[len(shifts)/2]
+	// A value learned without a label moves as the nearest label found
+	// again moved: the header's with the header, the totals' with the
+	// totals (which a longer table pushes down).
+	shiftNear := func(a Anchor) float64 {
+		best, shift := math.Inf(1), 0.0
+		for _, f := range fieldOrder {
+			lf, ok := labelsFound[f]
+			if !ok || lf.page != a.Page {
+				continue
+			}
+			if d := math.Abs(lf.learned.Y0 - a.Box.Y0); d < best {
+				best, shift = d, lf.box.Y0-lf.learned.Y0
+			}
+		}
+		return shift
 	}
 	for _, f := range fieldOrder {
 		a, ok := layout.Fields[f]
 		if !ok {
 			continue
 		}
-		lines := r.linesOfPage(a.Page)
-		if lines == nil {
-			continue
-		}
+		page := a.Page
 		region, conf := clampBox(a.Box), placedConfidence
+		shiftY := shiftNear(a)
 		region.Y0, region.Y1 = region.Y0+shiftY, region.Y1+shiftY
 		var labelLine *textLine
 		labelEnd := -1.0
-		if lf, ok := labelsFound[f]; ok {
+		lf, labelled := labelsFound[f]
+		if labelled {
 			dx, dy := lf.box.X0-a.LabelBox.X0, lf.box.Y0-a.LabelBox.Y0
 			region = pagetext.Box{X0: a.Box.X0 + dx, Y0: a.Box.Y0 + dy, X1: a.Box.X1 + dx, Y1: a.Box.Y1 + dy}
-			conf, labelLine, labelEnd = anchoredConfidence, lf.line, lf.box.X1
+			conf, labelLine, labelEnd, page = anchoredConfidence, lf.line, lf.box.X1, lf.page
 		}
-		for _, ws := range wordsIn(lines, region, labelLine, labelEnd, kindOf(f)) {
+		for _, ws := range wordsIn(r.linesOfPage(page), region, labelLine, labelEnd, kindOf(f)) {
 			v, ok := r.parseValue(f, ws)
 			if !ok {
 				continue
 			}
-			r.add(candidate{Field: Field{Value: v.text, Confidence: conf * ocrFactor(v.words), Page: a.Page, Box: wordsBox(v.words), Label: a.Label},
-				field: f, amount: v.amount, currency: v.currency, anchored: true, party: "seller"})
+			// A value in its learned place but without its label found
+			// again competes with first sight's; one by its label wins.
+			r.add(candidate{Field: Field{Value: v.text, Confidence: conf * ocrFactor(v.words), Page: page, Box: wordsBox(v.words), Label: a.Label},
+				field: f, amount: v.amount, currency: v.currency, anchored: labelled, party: "seller"})
 			break
 		}
 	}
@@ -274,42 +292,48 @@ func (r *reader) linesOfPage(n int) []textLine {
 	return nil
 }
 
-// findLabelNear finds a learned label's words again on a page, the
-// occurrence nearest the learned place and within a small shift of it.
-func findLabelNear(lines []textLine, label string, was pagetext.Box) (*textLine, pagetext.Box, bool) {
+// findLabelNear finds an anchor's label again: the occurrence nearest the
+// learned place, within labelShiftX across and maxDY down or up. On
+// another page than the learned one (totals pushed over), a page counts
+// as a page's height of distance.
+func (r *reader) findLabelNear(a Anchor, maxDY float64) (*textLine, pagetext.Box, bool) {
 	var want []string
-	for _, w := range strings.Fields(label) {
+	for _, w := range strings.Fields(a.Label) {
 		want = append(want, normToken(w))
 	}
 	if len(want) == 0 {
 		return nil, pagetext.Box{}, false
 	}
+	was := clampBox(a.LabelBox)
 	var bestLine *textLine
 	var bestBox pagetext.Box
 	bestDist := math.Inf(1)
-	for i := range lines {
-		l := &lines[i]
-		if l.box.Y1 < was.Y0-labelShiftY || l.box.Y0 > was.Y1+labelShiftY {
+	for p := range r.pages {
+		lines := r.pages[p]
+		if len(lines) == 0 {
 			continue
 		}
-		for j := 0; j+len(want) <= len(l.toks); j++ {
-			match := true
-			for k, w := range want {
-				if l.toks[j+k] != w {
-					match = false
-					break
+		pageDist := math.Abs(float64(lines[0].page - a.Page))
+		if pageDist > 0 && maxDY < 1 {
+			continue
+		}
+		for i := range lines {
+			l := &lines[i]
+			if pageDist == 0 && (l.box.Y1 < was.Y0-maxDY || l.box.Y0 > was.Y1+maxDY) {
+				continue
+			}
+			for j := 0; j+len(want) <= len(l.toks); j++ {
+				if l.toks[j] != want[0] || !slices.Equal(l.toks[j:j+len(want)], want) {
+					continue
 				}
-			}
-			if !match {
-				continue
-			}
-			b := wordsBox(l.words[j : j+len(want)])
-			dx, dy := math.Abs(b.X0-was.X0), math.Abs(b.Y0-was.Y0)
-			if dx > labelShiftX || dy > labelShiftY {
-				continue
-			}
-			if d := dx + dy; d < bestDist {
-				bestLine, bestBox, bestDist = l, b, d
+				b := wordsBox(l.words[j : j+len(want)])
+				dx, dy := math.Abs(b.X0-was.X0), math.Abs(b.Y0-was.Y0)
+				if dx > labelShiftX || pageDist == 0 && dy > maxDY {
+					continue
+				}
+				if d := dx + dy + pageDist; d < bestDist {
+					bestLine, bestBox, bestDist = l, b, d
+				}
 			}
 		}
 	}
@@ -347,10 +371,10 @@ func wordsIn(lines []textLine, region pagetext.Box, labelLine *textLine, labelEn
 		if first < 0 {
 			continue
 		}
-		for last+1 < len(l.words) && l.gapAfter(last) < 0.8 {
+		for last+1 < len(l.words) && l.gapAfter(last) < 1.5 {
 			last++
 		}
-		for first > 0 && l.gapAfter(first-1) < 0.8 && !(l == labelLine && l.words[first-1].Box.X0 < labelEnd) &&
+		for first > 0 && l.gapAfter(first-1) < 1.5 && !(l == labelLine && l.words[first-1].Box.X0 < labelEnd) &&
 			(kind == "amount" && !isLabelWord(l.words[first-1].Text) || kind == "text") {
 			first--
 		}

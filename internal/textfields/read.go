@@ -1,15 +1,14 @@
 package textfields
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
-	"greatbook/internal/apchecks"
 	"greatbook/internal/einvoice"
-	"greatbook/internal/money"
 	"greatbook/internal/pagetext"
 )
 
@@ -108,6 +107,7 @@ func (r *reader) add(c candidate) {
 
 // readLabelled reads the value beside or below every label.
 func (r *reader) readLabelled() {
+	defer r.addTaxSums()
 	for _, h := range r.hits {
 		field := h.def.kind
 		if field == kindOther || field == kindCreditTitle {
@@ -172,14 +172,22 @@ func (r *reader) below(h labelHit) []pagetext.Word {
 		if next.box.Y0-h.line.box.Y1 > 4*h.line.height() {
 			break
 		}
-		var ws []pagetext.Word
-		for _, w := range next.words {
+		first, last := -1, -1
+		for j, w := range next.words {
 			if w.Box.X1 >= lb.X0-0.02 && w.Box.X0 <= lb.X1+0.02 {
-				ws = append(ws, w)
+				if first < 0 {
+					first = j
+				}
+				last = j
 			}
 		}
-		if len(ws) > 0 {
-			return ws
+		if first >= 0 {
+			// A value wider than its label ("January 19, 2026" under "Due")
+			// runs on in closely spaced words.
+			for last+1 < len(next.words) && next.gapAfter(last) < 1.5 {
+				last++
+			}
+			return next.words[first : last+1]
 		}
 	}
 	return nil
@@ -194,66 +202,12 @@ func (r *reader) pageLines(l *textLine) []textLine {
 	return nil
 }
 
-// lineIndex finds a line among its page's lines by address (lines are
-// sorted top to bottom, so a binary search on the top edge finds it).
+// lineIndex is a line's place among its page's lines.
 func lineIndex(lines []textLine, l *textLine) int {
-	i := sort.Search(len(lines), func(i int) bool { return centreY(lines[i].words[0].Box) >= centreY(l.words[0].Box) })
-	for ; i < len(lines); i++ {
-		if &lines[i] == l {
-			return i
-		}
-		if centreY(lines[i].words[0].Box) > centreY(l.words[0].Box) {
-			break
-		}
-	}
-	for i := range lines { // a line out of order: rare, and then once
-		if &lines[i] == l {
-			return i
-		}
+	if l.index < len(lines) && &lines[l.index] == l {
+		return l.index
 	}
 	return -1
-}
-
-// partyAt says whose block word i of a line stands in: the buyer's when a
-// buyer word precedes it in its run ("Ihre USt-IdNr."), else the heading
-// of the block above it in its column, read up to the first wide gap.
-func (r *reader) partyAt(l *textLine, i int) string {
-	before := strings.ToLower(joinWords(l.words[firstWordOfBlock(l, i) : i+1]))
-	for _, s := range buyerStems {
-		if strings.Contains(before, s) {
-			return "buyer"
-		}
-	}
-	lines := r.pageLines(l)
-	idx := lineIndex(lines, l)
-	x := l.words[i].Box
-	top := l.box.Y0
-	for k := idx - 1; k >= 0 && k >= idx-12; k-- {
-		above := &lines[k]
-		for _, run := range above.runs() {
-			b := wordsBox(above.words[run[0]:run[1]])
-			if b.X1 < x.X0-0.1 || b.X0 > x.X1+0.1 {
-				continue
-			}
-			if top-b.Y1 > 3*l.height() {
-				return ""
-			}
-			if p := partyOf(above.words[run[0]:run[1]]); p != "" {
-				return p
-			}
-			top = b.Y0
-		}
-	}
-	return ""
-}
-
-// firstWordOfBlock is the index of the word that opens the run of closely
-// spaced words holding word j.
-func firstWordOfBlock(l *textLine, j int) int {
-	for j > 0 && l.gapAfter(j-1) < 1.5 {
-		j--
-	}
-	return j
 }
 
 // ocrFactor lowers a confidence by the OCR's doubt about the words read.
@@ -304,8 +258,8 @@ func (r *reader) readPatterns() {
 		r.add(*firstDate)
 	}
 	best, count := "", 0
-	for c, n := range currencies {
-		if n > count || n == count && c < best {
+	for _, c := range slices.Sorted(maps.Keys(currencies)) {
+		if n := currencies[c]; n > count {
 			best, count = c, n
 		}
 	}
@@ -317,112 +271,48 @@ func (r *reader) readPatterns() {
 		r.add(candidate{Field: Field{Value: best, Confidence: conf}, field: FieldCurrency})
 	}
 	r.readNames()
+	r.readTitleNumber()
 }
 
-// legalForms are the words that end a company's name.
-var legalForms = map[string]bool{
-	"gmbh": true, "ag": true, "kg": true, "ohg": true, "ug": true, "kgaa": true, "ev": true, "mbh": true,
-	"ltd": true, "limited": true, "plc": true, "llc": true, "llp": true, "inc": true, "corp": true,
-	"sa": true, "sas": true, "sarl": true, "sàrl": true, "eurl": true, "sasu": true, "bv": true, "nv": true, "vof": true,
-	"se": true, "gbr": true, "co": true,
-}
-
-// readNames reads the seller's name (the first company name on the first
-// page outside the buyer's block) and the buyer's (the first line of the
-// block a buyer heading opens).
-func (r *reader) readNames() {
-	if len(r.pages) == 0 {
-		return
-	}
-	lines := r.pages[0]
-	sellerFound, buyerFound := false, false
-	for i := range lines {
-		l := &lines[i]
-		for _, run := range l.runs() {
-			if buyerFound || partyOf(l.words[run[0]:run[1]]) != "buyer" {
-				continue
-			}
-			if ws := nameAfterHeading(lines, i, run); len(ws) > 0 {
-				r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.6 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldBuyerName, line: l})
-				buyerFound = true
-			}
+// readTitleNumber reads a number printed right after the document's title
+// word without a label of its own: "INVOICE #4711" (a number glued to its
+// "#" is as good as labelled), "Rechnung 4711" (less sure).
+func (r *reader) readTitleNumber() {
+	for p := range r.pages {
+		if p > 0 {
+			return
 		}
-		if sellerFound {
-			continue
-		}
-		for j, tok := range l.toks {
-			if !legalForms[tok] || j == 0 || r.partyAt(l, j) == "buyer" {
-				continue
-			}
-			start := firstWordOfBlock(l, j)
-			for start < j && (strings.HasSuffix(l.words[start].Text, ":") || normToken(l.words[start].Text) == "name") {
-				start++
-			}
-			for k := j - 1; k > start; k-- {
-				if strings.ContainsAny(l.words[k].Text, "·|•") {
-					start = k + 1
-					break
+		for i := range r.pages[p] {
+			l := &r.pages[p][i]
+			for j := 0; j+1 < len(l.toks); j++ {
+				if !isTitleWord(l.toks[j]) {
+					continue
 				}
+				next := l.words[j+1]
+				t, glued := strings.CutPrefix(next.Text, "#")
+				if !isDocumentNumber(strings.Trim(t, ":;,")) || l.gapAfter(j) > 2 {
+					continue
+				}
+				conf := 0.75
+				if glued {
+					conf = 0.85
+				}
+				ws := l.words[j+1 : j+2]
+				r.add(candidate{Field: Field{Value: strings.Trim(t, ":;,"), Confidence: conf * ocrFactor(ws), Page: l.page, Box: wordsBox(ws),
+					Label: l.words[j].Text}, field: FieldNumber, line: l})
+				return
 			}
-			end := j + 1
-			for end < len(l.toks) && legalForms[l.toks[end]] || end < len(l.toks) && l.toks[end] == "&" {
-				end++
-			}
-			ws := l.words[start:end]
-			r.add(candidate{Field: Field{Value: joinWords(ws), Confidence: 0.6 * ocrFactor(ws), Page: l.page, Box: wordsBox(ws)}, field: FieldSellerName, line: l})
-			sellerFound = true
-			break
 		}
 	}
 }
 
-// nameAfterHeading is the name a buyer heading introduces: the words right
-// of it on its line, else the next line's words in its column.
-func nameAfterHeading(lines []textLine, i int, run [2]int) []pagetext.Word {
-	l := &lines[i]
-	for j := run[0]; j < run[1]; j++ {
-		if strings.HasSuffix(l.words[j].Text, ":") && j+1 < run[1] {
-			return l.words[j+1 : run[1]]
-		}
+// isTitleWord says whether a token is a document's title alone.
+func isTitleWord(tok string) bool {
+	switch tok {
+	case "invoice", "rechnung", "facture", "factuur", "gutschrift", "avoir", "creditnota", "bill":
+		return true
 	}
-	if end := run[1]; strings.HasSuffix(l.words[end-1].Text, ":") && end < len(l.words) {
-		return runFrom(l, l.words[end])
-	}
-	head := wordsBox(l.words[run[0]:run[1]])
-	var first []pagetext.Word
-	prev := l
-	for k := i + 1; k < len(lines) && k <= i+4; k++ {
-		next := &lines[k]
-		if next.box.Y0-prev.box.Y1 > 3*l.height() {
-			break
-		}
-		prev = next
-		var ws []pagetext.Word
-		for _, w := range next.words {
-			if w.Box.X1 >= head.X0-0.02 && w.Box.X0 <= head.X1+0.25 {
-				ws = append(ws, w)
-			}
-		}
-		if len(ws) == 0 {
-			continue
-		}
-		// A "Name:" row names the party; other labelled rows (its number)
-		// are passed over for the first unlabelled one.
-		if label := normToken(ws[0].Text); strings.HasSuffix(ws[0].Text, ":") {
-			if label == "name" || label == "nom" || label == "naam" {
-				for j := range next.words {
-					if next.words[j] == ws[0] && j+1 < len(next.words) {
-						return runFrom(next, next.words[j+1])
-					}
-				}
-			}
-			continue
-		}
-		if first == nil {
-			first = ws
-		}
-	}
-	return first
+	return false
 }
 
 // best is the most confident candidate of a field; among equals an amount
@@ -466,12 +356,13 @@ func (r *reader) reading(anchored bool) Reading {
 	r.check(chosen)
 
 	out := Reading{Fields: map[string]Field{}, Language: r.lang, Layout: anchored}
-	for f, c := range chosen {
-		c.Confidence = min(1, max(0, c.Confidence))
-		c.Box = clampBox(c.Box)
-		if kindOf(f) == "text" && f != FieldSellerName && f != FieldBuyerName || f == kindBuyerVAT || f == kindGross {
+	for _, f := range fieldOrder {
+		c, ok := chosen[f]
+		if !ok {
 			continue
 		}
+		c.Confidence = min(1, max(0, c.Confidence))
+		c.Box = clampBox(c.Box)
 		out.Fields[f] = c.Field
 	}
 	d := &out.Document
@@ -535,25 +426,6 @@ func isKey(f string) bool {
 	return false
 }
 
-// supplierKey names the seller for layout learning: its VAT id, else the
-// account it asks to be paid to, else its name folded.
-func supplierKey(d einvoice.Document) string {
-	if id := normaliseVATID(d.Seller.VATID); id != "" {
-		return id
-	}
-	if d.PayeeIBAN != "" {
-		return apchecks.NormalizeIBAN(d.PayeeIBAN)
-	}
-	if n := apchecks.NormalizeName(d.Seller.Name); n != "" {
-		return "name:" + n
-	}
-	return ""
-}
-
-// SupplierKey is the key of the seller of the document t holds, as a
-// reading of it at first sight gives it.
-func SupplierKey(t pagetext.Text) string { return Read(t, nil).SupplierKey }
-
 // isCreditNote says whether the first page's upper part is titled as a
 // credit note.
 func (r *reader) isCreditNote() bool {
@@ -570,160 +442,4 @@ func (r *reader) firstPage() int {
 		return r.pages[0][0].page
 	}
 	return 1
-}
-
-// chooseVATIDs takes the seller's VAT id from the candidates outside the
-// buyer's block, and the buyer's from those inside it.
-func (r *reader) chooseVATIDs(chosen map[string]candidate) {
-	var seller, buyer *candidate
-	all := append(append([]candidate{}, r.cands[FieldSellerVAT]...), r.cands[kindBuyerVAT]...)
-	for i := range all {
-		c := &all[i]
-		if c.party == "buyer" && !c.anchored {
-			if buyer == nil || better(*c, *buyer, false) {
-				buyer = c
-			}
-			continue
-		}
-		if seller == nil || better(*c, *seller, false) {
-			seller = c
-		}
-	}
-	if seller != nil {
-		chosen[FieldSellerVAT] = *seller
-	}
-	if buyer != nil && (seller == nil || buyer.Value != seller.Value) {
-		chosen[kindBuyerVAT] = *buyer
-	}
-}
-
-// chooseTotals picks net, tax and payable together: the most confident
-// combination, one where net + tax = payable winning over any other.
-func (r *reader) chooseTotals(chosen map[string]candidate) {
-	top := func(field string) []*candidate {
-		cs := append([]candidate{}, r.cands[field]...)
-		if field == FieldPayable {
-			for _, g := range r.cands[kindGross] {
-				g.Confidence *= 0.95
-				cs = append(cs, g)
-			}
-		}
-		sort.SliceStable(cs, func(i, j int) bool { return better(cs[i], cs[j], true) })
-		out := []*candidate{nil}
-		for i := range cs {
-			if i >= 6 {
-				break
-			}
-			out = append(out, &cs[i])
-		}
-		return out
-	}
-	nets, taxes, payables := top(FieldNet), top(FieldTax), top(FieldPayable)
-	score := func(c *candidate) float64 {
-		if c == nil {
-			return 0
-		}
-		if c.anchored {
-			return c.Confidence + 1
-		}
-		return c.Confidence
-	}
-	var bestN, bestT, bestP *candidate
-	bestScore := -1.0
-	for _, n := range nets {
-		for _, t := range taxes {
-			for _, p := range payables {
-				s := score(n) + score(t) + score(p)
-				if n != nil && t != nil && p != nil && n.amount.Add(t.amount).Equal(p.amount) && !p.amount.IsZero() {
-					s += 1.5
-				}
-				if s > bestScore {
-					bestScore, bestN, bestT, bestP = s, n, t, p
-				}
-			}
-		}
-	}
-	for field, c := range map[string]*candidate{FieldNet: bestN, FieldTax: bestT, FieldPayable: bestP} {
-		if c != nil {
-			chosen[field] = *c
-		}
-	}
-	if g, ok := r.best(kindGross); ok {
-		chosen[kindGross] = g
-	}
-}
-
-// check raises the confidence of values that pass their checks and lowers
-// that of values that fail them.
-func (r *reader) check(chosen map[string]candidate) {
-	set := func(f string, conf float64) {
-		c := chosen[f]
-		c.Confidence = conf
-		chosen[f] = c
-	}
-	if c, ok := chosen[FieldIBAN]; ok {
-		if _, valid := validIBAN(c.Value); valid {
-			set(FieldIBAN, min(0.99, max(c.Confidence+0.1, 0.9*ocrFactor(nil))))
-		} else {
-			set(FieldIBAN, min(c.Confidence, 0.5))
-		}
-	}
-	for _, f := range []string{FieldSellerVAT, kindBuyerVAT} {
-		c, ok := chosen[f]
-		if !ok {
-			continue
-		}
-		switch checkVATID(c.Value) {
-		case vatValid:
-			set(f, min(0.99, max(c.Confidence+0.1, 0.85)))
-		case vatInvalid:
-			set(f, min(c.Confidence, 0.5))
-		case vatUnknown:
-			set(f, min(c.Confidence, 0.6))
-		}
-	}
-	n, okN := chosen[FieldNet]
-	t, okT := chosen[FieldTax]
-	p, okP := chosen[FieldPayable]
-	if okN && okT && okP {
-		if n.amount.Add(t.amount).Equal(p.amount) {
-			for _, f := range []string{FieldNet, FieldTax, FieldPayable} {
-				set(f, max(chosen[f].Confidence, 0.95))
-			}
-		} else {
-			for _, f := range []string{FieldNet, FieldTax, FieldPayable} {
-				set(f, min(chosen[f].Confidence, 0.6))
-			}
-		}
-	}
-	for _, f := range []string{FieldIssueDate, FieldDueDate} {
-		if c, ok := chosen[f]; ok && !plausibleDate(c.Value, r.now) {
-			set(f, min(c.Confidence, 0.4))
-		}
-	}
-	if due, ok := chosen[FieldDueDate]; ok {
-		if issue, ok := chosen[FieldIssueDate]; ok && due.Value < issue.Value {
-			set(FieldDueDate, min(due.Confidence, 0.5))
-		}
-	}
-	if c, ok := chosen[FieldCurrency]; ok {
-		if _, known := money.Lookup(c.Value); !known {
-			set(FieldCurrency, min(c.Confidence, 0.3))
-		}
-	}
-}
-
-// runFrom is the closely spaced words of a line from word w on.
-func runFrom(l *textLine, w pagetext.Word) []pagetext.Word {
-	for j := range l.words {
-		if l.words[j] != w {
-			continue
-		}
-		end := j
-		for end+1 < len(l.words) && l.gapAfter(end) < 1.5 {
-			end++
-		}
-		return l.words[j : end+1]
-	}
-	return nil
 }

@@ -132,6 +132,12 @@ func TestReadFirstSight(t *testing.T) {
 			placed{0.6, 0.44, "Amount due"}, placed{0.8, 0.44, "USD 1,080.00"},
 		)), want{lang: "en", certain: true, fields: map[string]string{
 			FieldNumber: "1001", FieldIssueDate: "2026-01-02", FieldCurrency: "USD", FieldNet: "1000", FieldTax: "80", FieldPayable: "1080"}}},
+		{"number glued to its hash after the title", doc(page(1,
+			placed{0.05, 0.05, "INVOICE #A-2041"},
+			placed{0.6, 0.10, "Date: 3 February 2026"},
+			placed{0.6, 0.44, "Total due"}, placed{0.8, 0.44, "€1,250.00"},
+		)), want{lang: "en", certain: true, fields: map[string]string{
+			FieldNumber: "A-2041", FieldIssueDate: "2026-02-03", FieldCurrency: "EUR", FieldPayable: "1250"}}},
 		{"german credit note, labels above values", doc(page(1,
 			placed{0.05, 0.05, "Gutschrift"},
 			placed{0.05, 0.10, "Gutschrift-Nr."}, placed{0.3, 0.10, "Datum"}, placed{0.5, 0.10, "Währung"},

@@ -15,9 +15,11 @@ import (
 // right, with each word's normalised token for label matching.
 type textLine struct {
 	page  int
+	index int // among its page's lines, top to bottom
 	words []pagetext.Word
 	toks  []string
 	box   pagetext.Box
+	cells [][2]int // runs, once computed
 }
 
 // height is the line's height, never zero, so that gaps can be measured
@@ -68,6 +70,7 @@ func buildLines(t pagetext.Text) [][]textLine {
 		}
 		for k := range lines {
 			l := &lines[k]
+			l.index = k
 			sort.SliceStable(l.words, func(a, b int) bool { return l.words[a].Box.X0 < l.words[b].Box.X0 })
 			l.toks = make([]string, len(l.words))
 			for j, w := range l.words {
@@ -155,12 +158,37 @@ func joinWords(ws []pagetext.Word) string {
 	return strings.Join(parts, " ")
 }
 
-// normToken is a word folded for label matching: NFKC, lower case, dots
+// foldAccents drops the accents of s ("Fälligkeit" is "Falligkeit",
+// "Échéance" "Echeance"), as OCR often drops them.
+func foldAccents(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return norm.NFC.String(b.String())
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// normToken is a word folded for label matching: NFKC, lower case, accents
+// dropped, dots
 // dropped ("Nr." and "USt.-Id.-Nr." match "nr" and "ust-id-nr"), the
 // numero and degree signs read as "o" ("N°" is "no"), and surrounding
 // punctuation trimmed.
 func normToken(s string) string {
-	s = strings.ToLower(norm.NFKC.String(s))
+	s = foldAccents(strings.ToLower(norm.NFKC.String(s)))
 	s = strings.Map(func(r rune) rune {
 		switch r {
 		case '.':
@@ -188,7 +216,10 @@ func (l *textLine) gapAfter(i int) float64 {
 // and a half line heights), as [start, end) word indexes: the cells of a
 // table, a label and its value, the columns of a letterhead.
 func (l *textLine) runs() [][2]int {
-	var out [][2]int
+	if l.cells != nil {
+		return l.cells
+	}
+	out := [][2]int{}
 	start := 0
 	for i := range l.words {
 		if l.gapAfter(i) >= 1.5 {
@@ -196,5 +227,6 @@ func (l *textLine) runs() [][2]int {
 			start = i + 1
 		}
 	}
+	l.cells = out
 	return out
 }

@@ -164,33 +164,38 @@ func hasDecimals(s string) bool {
 // prefix that passes its check; a failing one is returned as printed (its
 // check fails later).
 func readIBAN(ws []pagetext.Word) (value, bool) {
-	joined := ""
+	joined, n := "", 0
 	var best value
 	for i, w := range ws {
-		if i >= 9 {
+		// OCR may join two groups with a dash or read a dot between them.
+		part := strings.NewReplacer("-", "", ".", "").Replace(strings.ToUpper(strings.Trim(w.Text, ":;,()")))
+		if i >= 9 || i > 0 && (len(part) > 8 || !isAlnum(part)) || len(joined)+len(part) > 34 {
 			break
 		}
-		part := strings.ToUpper(strings.Trim(w.Text, ":;,()"))
-		if i > 0 && (len(part) > 4 || !isAlnum(part)) {
-			break
-		}
-		joined += part
-		if len(joined) > 34 {
-			break
-		}
-		if iban, ok := validIBAN(joined); ok {
-			best = value{text: iban, words: ws[:i+1]}
-		} else if best.text == "" && i == len(ws)-1 || best.text == "" && i+1 < len(ws) && len(strings.Trim(ws[i+1].Text, ":;,()")) > 4 {
-			best = value{text: joined, words: ws[:i+1]}
+		joined, n = joined+part, i+1
+		if iban, ok := validIBANRead(joined); ok {
+			best = value{text: iban, words: ws[:n]}
 		}
 	}
-	if best.text == "" {
-		if len(joined) < 15 {
-			return value{}, false
-		}
-		best = value{text: joined, words: ws[:1]}
+	if best.text != "" {
+		return best, true
 	}
-	return best, true
+	if len(joined) < 15 {
+		return value{}, false
+	}
+	return value{text: joined, words: ws[:n]}, true
+}
+
+// validIBANRead is validIBAN, forgiving an OCR's letter O for the digit
+// zero in the check digits ("DEO3"), which the check digits then confirm.
+func validIBANRead(s string) (string, bool) {
+	if iban, ok := validIBAN(s); ok {
+		return iban, true
+	}
+	if len(s) > 4 && strings.ContainsAny(s[2:4], "OIl") {
+		return validIBAN(s[:2] + strings.NewReplacer("O", "0", "I", "1", "l", "1").Replace(s[2:4]) + s[4:])
+	}
+	return "", false
 }
 
 func isAlnum(s string) bool {
