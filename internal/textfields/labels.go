@@ -118,9 +118,7 @@ var labels = func() labelIndex {
 	for _, row := range labelTable {
 		for _, p := range strings.Split(row.phrases, "|") {
 			w := row.weight
-			if strings.HasSuffix(p, "~") {
-				p = strings.TrimSuffix(p, "~")
-			}
+			p = strings.TrimSuffix(p, "~")
 			var words []string
 			for _, f := range strings.Fields(p) {
 				words = append(words, normToken(f))
@@ -203,9 +201,9 @@ func detectLanguage(hits []labelHit, pages [][]textLine) string {
 			score[l] += 1 / float64(len(h.def.langs))
 		}
 	}
-	for _, lines := range pages {
-		for li := range lines {
-			for _, tok := range lines[li].toks {
+	if len(pages) > 0 { // the first page tells
+		for _, line := range pages[0] {
+			for _, tok := range line.toks {
 				for _, s := range documentStems {
 					if strings.Contains(tok, s.stem) {
 						score[s.lang] += 0.5
@@ -213,7 +211,6 @@ func detectLanguage(hits []labelHit, pages [][]textLine) string {
 				}
 			}
 		}
-		break // the first page tells
 	}
 	best, bestScore := "", 0.0
 	for _, l := range []string{"en", "de", "fr", "nl"} {
