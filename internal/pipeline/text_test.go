@@ -1,12 +1,10 @@
 package pipeline_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
 
-	"codeberg.org/go-pdf/fpdf"
 	"github.com/shopspring/decimal"
 
 	"greatbook/internal/audit"
@@ -15,45 +13,25 @@ import (
 	"greatbook/internal/pipeline"
 	"greatbook/internal/reading"
 	"greatbook/internal/testkit"
+	"greatbook/internal/textfields/specimen"
 )
 
-// plainInvoice is a PDF invoice with a text layer and no e-invoice inside:
-// rows of label and value, as an accounting program prints them.
 func plainInvoice(t *testing.T, rows [][2]string) []byte {
 	t.Helper()
-	pdf := fpdf.New("P", "mm", "A4", "")
-	pdf.SetCompression(false)
-	pdf.AddPage()
-	tr := pdf.UnicodeTranslatorFromDescriptor("")
-	pdf.SetFont("Helvetica", "B", 14)
-	pdf.Cell(0, 10, tr("Lieferant GmbH"))
-	pdf.Ln(8)
-	pdf.SetFont("Helvetica", "", 10)
-	pdf.Cell(0, 6, tr("Lieferantenstraße 20, 80333 München"))
-	pdf.Ln(12)
-	for _, r := range rows {
-		pdf.Cell(60, 7, tr(r[0]))
-		pdf.Cell(60, 7, tr(r[1]))
-		pdf.Ln(7)
-	}
-	var buf bytes.Buffer
-	if err := pdf.Output(&buf); err != nil {
+	b, err := specimen.Plain(rows)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return b
 }
 
 func germanInvoice(t *testing.T, numberLabel, number, date, net, tax, total string) []byte {
-	return plainInvoice(t, [][2]string{
-		{"USt-IdNr.:", "DE123456789"},
-		{numberLabel, number},
-		{"Rechnungsdatum:", date},
-		{"An:", "Kunden AG Mitte"},
-		{"Nettobetrag:", net + " EUR"},
-		{"MwSt. 19 %:", tax + " EUR"},
-		{"Gesamtbetrag:", total + " EUR"},
-		{"IBAN:", "DE02120300000000202051"},
-	})
+	t.Helper()
+	b, err := specimen.PlainGerman(numberLabel, number, date, net, tax, total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func fieldsOf(t *testing.T, doc intake.Document) einvoice.Document {
