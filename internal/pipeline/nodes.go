@@ -50,6 +50,9 @@ type State struct {
 	Text     *pagetext.Text      `json:"text,omitempty"`
 	Reading  *textfields.Reading `json:"reading,omitempty"`
 	LayoutID int64               `json:"layout_id,omitempty"`
+	// Notes are warnings of the text reading filed with the document
+	// (pages left unread, a model that gave no answer).
+	Notes []einvoice.Finding `json:"notes,omitempty"`
 }
 
 // Inputs are what the stages between ingest and queue may use: the bytes
@@ -128,6 +131,10 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 	}
 	ex := in.extractor(s.Extractor)
 	doc, err := ex.Extract(ctx, content, s.MediaType, hints)
+	if s.Extractor == "model" && s.Reading != nil && s.Text != nil && foundAny(*s.Reading) {
+		// The model reads only what the text reading was unsure of.
+		return modelFill(ctx, s, doc, err)
+	}
 	var parseErr *einvoice.ParseError
 	var unreadable *unreadableOutput
 	switch {
@@ -135,10 +142,6 @@ func extract(ctx context.Context, in Inputs, s *State) (string, string, error) {
 		// The one place an extracted document enters the run's state: what
 		// the database cannot store is named, then made storable, before the
 		// state is checkpointed.
-		if s.Reading != nil && s.Text != nil && foundAny(*s.Reading) {
-			// The model reads only what the text reading was unsure of.
-			doc = fillUncertain(completed(s.Reading.Document, *s.Text), doc, s.Reading.Uncertain)
-		}
 		found := einvoice.StorageFindings(doc)
 		doc = einvoice.MakeStorable(doc)
 		s.Unstorable = cleanedAway(found, einvoice.StorageFindings(doc))

@@ -99,8 +99,8 @@ func (p *Pipeline) inputs(orgID, docID int64) Inputs {
 			Read: func(ctx context.Context, content []byte, mediaType string) (pagetext.Text, error) {
 				return pagetext.Read(ctx, content, mediaType, p.opts.Reading)
 			},
-			Layout: func(ctx context.Context, supplierKey string) (reading.Layout, bool, error) {
-				return reading.LayoutFor(ctx, p.pool, orgID, supplierKey)
+			Layout: func(ctx context.Context, supplierKeys ...string) (reading.Layout, bool, error) {
+				return reading.LayoutFor(ctx, p.pool, orgID, supplierKeys...)
 			},
 		}
 	}
@@ -183,11 +183,26 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 			s := r.State
 			s.Flag = intake.FlagExtractionFailed
 			s.Findings = append(s.Findings, einvoice.Finding{Code: "pipeline_failed", Severity: einvoice.SeverityFatal, Field: "document", Message: cause.Error()})
-			_, err := queue(ctx, intake.NewPGStoreTx(tx), &s)
+			if s.Reading != nil && s.Text != nil && foundAny(*s.Reading) {
+				// What the text reading found stands, for a person to
+				// confirm; the failure is a warning beside it.
+				d := einvoice.MakeStorable(completed(s.Reading.Document, *s.Text))
+				s.Document, s.Flag = &d, intake.FlagUncertainReading
+				s.Findings = append(uncertainFindings(*s.Reading), einvoice.Finding{Code: "pipeline_failed", Severity: einvoice.SeverityWarning,
+					Field: "document", Message: cause.Error()})
+			}
+			doc, err := queue(ctx, intake.NewPGStoreTx(tx), &s)
 			if errors.Is(err, intake.ErrNotReceived) {
 				return nil
 			}
-			return err
+			if err != nil || s.Reading == nil || s.Text == nil {
+				return err
+			}
+			b := &pgx.Batch{}
+			if err := reading.QueueSave(b, doc.OrgID, doc.ID, *s.Reading, s.LayoutID, *s.Text); err != nil {
+				return err
+			}
+			return tx.SendBatch(ctx, b).Close()
 		},
 	}
 }

@@ -53,19 +53,23 @@ func scanLayout(row pgx.Row) (Layout, error) {
 	return l, nil
 }
 
-// LayoutFor returns the layout learned for a supplier of the org, if any.
-func LayoutFor(ctx context.Context, db database.Executor, orgID int64, supplierKey string) (Layout, bool, error) {
-	if supplierKey == "" {
-		return Layout{}, false, nil
+// LayoutFor returns the layout learned for a supplier of the org, if any,
+// looked up by each of its keys in turn (SupplierKeysOf).
+func LayoutFor(ctx context.Context, db database.Executor, orgID int64, supplierKeys ...string) (Layout, bool, error) {
+	for _, key := range supplierKeys {
+		if key == "" {
+			continue
+		}
+		l, err := scanLayout(db.QueryRow(ctx, layoutForSQL, orgID, key))
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return Layout{}, false, fmt.Errorf("reading: layout of %s: %w", key, err)
+		}
+		return l, true, nil
 	}
-	l, err := scanLayout(db.QueryRow(ctx, layoutForSQL, orgID, supplierKey))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Layout{}, false, nil
-	}
-	if err != nil {
-		return Layout{}, false, fmt.Errorf("reading: layout of %s: %w", supplierKey, err)
-	}
-	return l, true, nil
+	return Layout{}, false, nil
 }
 
 // GetLayout returns layout id of the org.
@@ -100,8 +104,11 @@ func ListLayouts(ctx context.Context, db database.Executor, orgID int64) ([]Layo
 
 // LearnTx learns the layout of document id's supplier from its reading's
 // words and the facts d a person confirmed or typed, in the caller's
-// transaction. A document not read from its text, or whose facts name no
-// supplier or place no field on its pages, teaches nothing (false).
+// transaction. It is kept under the supplier's key by d, and also under the
+// key its first reading found when that differs (a person who adds the VAT
+// id the reading missed still has the next invoice, read like this one,
+// find the layout). A document not read from its text, or whose facts name
+// no supplier or place no field on its pages, teaches nothing (false).
 func LearnTx(ctx context.Context, tx pgx.Tx, orgID, id int64, d einvoice.Document, actor audit.Actor) (bool, error) {
 	t, ok, err := Words(ctx, tx, orgID, id)
 	if err != nil || !ok {
@@ -119,13 +126,26 @@ func LearnTx(ctx context.Context, tx pgx.Tx, orgID, id int64, d einvoice.Documen
 	if err != nil {
 		return false, fmt.Errorf("reading: encode layout: %w", err)
 	}
-	var layoutID int64
-	if err := tx.QueryRow(ctx, upsertLayoutSQL, orgID, key, d.Seller.Name, raw, id, actor.Label).Scan(&layoutID); err != nil {
-		return false, fmt.Errorf("reading: keep layout of %s: %w", key, err)
+	keys := []string{key}
+	var read string
+	if err := tx.QueryRow(ctx, readingKeySQL, id, orgID).Scan(&read); err != nil {
+		return false, fmt.Errorf("reading: document %d's supplier key: %w", id, err)
+	}
+	if read != "" && read != key {
+		keys = append(keys, read)
 	}
 	names := Layout{Layout: l}.FieldNames()
-	return true, audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "layout_learned",
-		SubjectType: "layout", SubjectID: layoutID, Detail: map[string]any{"supplier_key": key, "from_document": id, "fields": names}})
+	for _, k := range keys {
+		var layoutID int64
+		if err := tx.QueryRow(ctx, upsertLayoutSQL, orgID, k, d.Seller.Name, raw, id, actor.Label).Scan(&layoutID); err != nil {
+			return false, fmt.Errorf("reading: keep layout of %s: %w", k, err)
+		}
+		if err := audit.Record(ctx, tx, audit.Event{OrgID: orgID, Actor: actor, Action: "layout_learned",
+			SubjectType: "layout", SubjectID: layoutID, Detail: map[string]any{"supplier_key": k, "from_document": id, "fields": names}}); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // LearnFiledTx learns the layout of document id's supplier from its

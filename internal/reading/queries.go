@@ -12,6 +12,8 @@ const (
 
 	readingSQL = `SELECT ` + readingColumns + ` FROM intake_readings WHERE intake_id = $1 AND org_id = $2`
 
+	readingKeySQL = `SELECT supplier_key FROM intake_readings WHERE intake_id = $1 AND org_id = $2`
+
 	wordsSQL = `SELECT words FROM intake_readings WHERE intake_id = $1 AND org_id = $2`
 
 	layoutColumns = `id, org_id, supplier_key, supplier_name, layout, coalesce(learned_from, 0), learned_by, learned_at, uses`

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,27 +56,43 @@ func SourceOf(t pagetext.Text) string {
 	return string(pagetext.TextLayer)
 }
 
-// SupplierKeyOf is the key a supplier's layout is kept under: its VAT id,
-// else its IBAN, else its other identity or name; empty when d names no
-// seller at all.
+// SupplierKeyOf is the key a supplier's layout is kept under: its VAT id
+// (or other identifier), else its IBAN, else its name; empty when d names
+// no seller at all.
 func SupplierKeyOf(d einvoice.Document) string {
-	id, ok := d.SellerIdentity()
-	if d.Seller.VATID == "" && d.PayeeIBAN != "" {
-		return "iban:" + compactIBAN(d.PayeeIBAN)
+	if keys := SupplierKeysOf(d); len(keys) > 0 {
+		return keys[0]
 	}
-	if !ok {
-		return ""
-	}
-	return id
+	return ""
 }
 
-// compactIBAN is an IBAN without spaces, upper case.
+// SupplierKeysOf are every key d's seller may be known by, the surest
+// first: its VAT id or other identifier, its IBAN, its name. A layout is
+// looked up by each in turn, since a first reading may have found only
+// some of them.
+func SupplierKeysOf(d einvoice.Document) []string {
+	var keys []string
+	id, ok := d.SellerIdentity()
+	if ok && !strings.HasPrefix(id, "name:") {
+		keys = append(keys, id)
+	}
+	if iban := compactIBAN(d.PayeeIBAN); iban != "" {
+		keys = append(keys, "iban:"+iban)
+	}
+	if name, ok := (einvoice.Document{Seller: einvoice.Party{Name: d.Seller.Name}}).SellerIdentity(); ok {
+		keys = append(keys, name)
+	}
+	return keys
+}
+
+// compactIBAN is an IBAN upper case without the spaces, dashes and dots it
+// may be printed with.
 func compactIBAN(iban string) string {
 	out := make([]byte, 0, len(iban))
 	for i := 0; i < len(iban); i++ {
 		c := iban[i]
 		switch {
-		case c == ' ':
+		case c == ' ' || c == '-' || c == '.':
 		case c >= 'a' && c <= 'z':
 			out = append(out, c-'a'+'A')
 		default:
