@@ -295,12 +295,6 @@ func fillUncertain(text, model einvoice.Document, r textfields.Reading) (einvoic
 	return d, filled, still
 }
 
-func or(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // validateReading files a document read from its text: pending when every
 // key field was read with confidence and its figures validate, else
