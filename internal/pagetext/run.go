@@ -148,6 +148,11 @@ func (r *reader) run(name string, args []string, outCap int, overWhat string) ([
 	return out, nil
 }
 
+// contextError is the error of a read whose context is done: the time
+// limit when the document's own deadline passed, else the caller's error,
+// wrapped. A caller's cancellation is then permanent to retry.ClassOf and a
+// caller's own deadline passing transient: whether to read again is the
+// caller's business, not the document's.
 func (r *reader) contextError() error {
 	if errors.Is(context.Cause(r.ctx), errTimeLimit) {
 		return &LimitError{What: "time", Limit: r.lim.Timeout.String()}
