@@ -335,6 +335,20 @@ func TestTimeLimitKillsTheToolsGroup(t *testing.T) {
 	}
 }
 
+// A tool past its CPU seconds is a time LimitError, not taken for one that
+// ran out of memory.
+func TestToolOverCPUSeconds(t *testing.T) {
+	fakeTool(t, "pdfinfo", "while :; do :; done\n")
+	budget := cpuSeconds
+	t.Cleanup(func() { cpuSeconds = budget })
+	cpuSeconds = func(context.Context) int64 { return 1 }
+	_, err := Read(context.Background(), pdfWith(t, invoiceLines), "application/pdf", Limits{Timeout: time.Minute})
+	var le *LimitError
+	if !errors.As(err, &le) || le.What != "time" || !strings.Contains(le.Limit, "CPU seconds") {
+		t.Fatalf("Read: %v, want the time limit of CPU seconds", err)
+	}
+}
+
 // A caller's cancellation is the caller's error, not the document's.
 func TestCancelledReadIsNotALimit(t *testing.T) {
 	t.Parallel()
@@ -412,12 +426,12 @@ func TestToolOutputIsCapped(t *testing.T) {
 // Each tool runs with its address space and CPU seconds capped, and
 // tesseract on one thread.
 func TestToolsRunUnderTheirCaps(t *testing.T) {
-	fakeTool(t, "tesseract", `printf 'level\n5\t1\t1\t1\t1\t1\t0\t0\t10\t10\t90\tas=%s,cpu=%s,threads=%s\n' "$(ulimit -v)" "$(ulimit -t)" "$OMP_THREAD_LIMIT"`+"\n")
+	fakeTool(t, "tesseract", `printf 'level\n5\t1\t1\t1\t1\t1\t0\t0\t10\t10\t90\tas=%s,cpu=%s:%s,threads=%s\n' "$(ulimit -v)" "$(ulimit -St)" "$(ulimit -Ht)" "$OMP_THREAD_LIMIT"`+"\n")
 	text, err := Read(context.Background(), hugePNG(2000, 2000), "image/png", Limits{MaxMemory: 512 << 20, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := wordTexts(text.Pages[0]); got != "as=524288,cpu=31,threads=1" {
+	if got := wordTexts(text.Pages[0]); got != "as=524288,cpu=31:32,threads=1" {
 		t.Fatalf("the tool ran with %q", got)
 	}
 }

@@ -171,7 +171,9 @@ func (r *reader) tesseract(file string, dpi, w, h, page int) ([]Word, error) {
 
 // parseTSV reads tesseract's TSV: the rows of level 5 are words, in reading
 // order, with a box in pixels and a confidence of 0..100 (-1 for rows that
-// are not words).
+// are not words). A word's text is cleaned as the text layer's is: control
+// characters and invalid UTF-8 become spaces, which PostgreSQL's jsonb would
+// refuse (NUL) or garble.
 func parseTSV(tsv []byte, w, h, page int) ([]Word, error) {
 	words := []Word{}
 	sc := bufio.NewScanner(bytes.NewReader(tsv))
@@ -181,7 +183,7 @@ func parseTSV(tsv []byte, w, h, page int) ([]Word, error) {
 		if len(f) != 12 || f[0] != "5" {
 			continue
 		}
-		conf, text := number(f[10]), strings.TrimSpace(f[11])
+		conf, text := number(f[10]), strings.TrimSpace(string(xmlSafe([]byte(f[11]))))
 		if conf < 0 || text == "" {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const bboxPage = `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd"><html xmlns="http://www.w3.org/1999/xhtml">
@@ -62,6 +63,9 @@ func TestParseTSV(t *testing.T) {
 		"5\t1\t1\t1\t1\t2\t320\t50\t100\t25\t-1\tnoise\n" +
 		"5\t1\t1\t1\t1\t3\t450\t50\t100\t25\t80\t  \n" +
 		"5\t1\t1\t1\t1\t4\t900\t480\t200\t40\t42\tEUR\n" +
+		"5\t1\t1\t1\t1\t5\t100\t100\t100\t25\t90\tn\x00\x017\n" +
+		"5\t1\t1\t1\t1\t6\t100\t150\t100\t25\t90\t\xff\xfeTotal\x1b\n" +
+		"5\t1\t1\t1\t1\t7\t100\t200\t100\t25\t90\t\x00\x1f\xc3\n" +
 		"5\tbroken\n"
 	words, err := parseTSV([]byte(tsv), 1000, 500, 3)
 	if err != nil {
@@ -70,6 +74,8 @@ func TestParseTSV(t *testing.T) {
 	want := []Word{
 		{Text: "Rechnung", Page: 3, Box: Box{0.1, 0.1, 0.3, 0.15}, Conf: 0.965},
 		{Text: "EUR", Page: 3, Box: Box{0.9, 0.96, 1, 1}, Conf: 0.42},
+		{Text: "n  7", Page: 3, Box: Box{0.1, 0.2, 0.2, 0.25}, Conf: 0.9},
+		{Text: "Total", Page: 3, Box: Box{0.1, 0.3, 0.2, 0.35}, Conf: 0.9},
 	}
 	if fmt.Sprint(words) != fmt.Sprint(want) {
 		t.Fatalf("words\n%v, want\n%v", words, want)
@@ -141,7 +147,7 @@ func FuzzParseTSV(f *testing.F) {
 			return
 		}
 		for _, w := range words {
-			if !(w.Conf >= 0 && w.Conf <= 1) || !inPage(w.Box) || w.Text == "" {
+			if !(w.Conf >= 0 && w.Conf <= 1) || !inPage(w.Box) || w.Text == "" || !utf8.ValidString(w.Text) || strings.ContainsRune(w.Text, 0) {
 				t.Fatalf("word %+v", w)
 			}
 		}

@@ -23,6 +23,16 @@ var lookTool = exec.LookPath
 // process group); tests use it to prove no process outlives a read.
 var toolStarted = func(pid int) {}
 
+// cpuSeconds is the CPU budget of one tool run: the wall time left to the
+// document and a second, which only a tool busy on several threads at once
+// can use up before the deadline. Tests replace it.
+var cpuSeconds = func(ctx context.Context) int64 {
+	if deadline, ok := ctx.Deadline(); ok {
+		return int64(math.Ceil(time.Until(deadline).Seconds())) + 1
+	}
+	return 60
+}
+
 // stderrCap bounds what is kept of a tool's messages.
 const stderrCap = 16 << 10
 
@@ -70,13 +80,13 @@ func (r *reader) run(name string, args []string, outCap int, overWhat string) ([
 	if err != nil {
 		return nil, fmt.Errorf("%w: prlimit", ErrToolMissing)
 	}
-	cpu := int64(60)
-	if deadline, ok := r.ctx.Deadline(); ok {
-		cpu = int64(math.Ceil(time.Until(deadline).Seconds())) + 1
-	}
+	cpu := max(cpuSeconds(r.ctx), 1)
+	// The soft limit sends SIGXCPU, reported as the time limit; the hard
+	// one a second later is SIGKILL, for a tool that ignores it. With the
+	// two equal Linux sends only SIGKILL, which reads as the memory limit.
 	argv := append([]string{
 		"--as=" + strconv.FormatInt(r.lim.MaxMemory, 10),
-		"--cpu=" + strconv.FormatInt(max(cpu, 1), 10),
+		"--cpu=" + strconv.FormatInt(cpu, 10) + ":" + strconv.FormatInt(cpu+1, 10),
 		"--", path,
 	}, args...)
 	cmd := exec.CommandContext(r.ctx, prlimit, argv...)
@@ -138,6 +148,11 @@ func (r *reader) run(name string, args []string, outCap int, overWhat string) ([
 	return out, nil
 }
 
+// contextError is the error of a read whose context is done: the time
+// limit when the document's own deadline passed, else the caller's error,
+// wrapped. A caller's cancellation is then permanent to retry.ClassOf and a
+// caller's own deadline passing transient: whether to read again is the
+// caller's business, not the document's.
 func (r *reader) contextError() error {
 	if errors.Is(context.Cause(r.ctx), errTimeLimit) {
 		return &LimitError{What: "time", Limit: r.lim.Timeout.String()}

@@ -197,7 +197,47 @@ func (s *Service) PageImage(ctx context.Context, orgID, id int64, n, dpi int) ([
 	if err != nil {
 		return nil, err
 	}
-	return pagetext.RenderPage(ctx, content, doc.MediaType, n, dpi, s.Limits)
+	release, err := acquireRender(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	img, err := pagetext.RenderPage(ctx, content, doc.MediaType, n, dpi, s.Limits)
+	return img, pageError(err, id, n)
+}
+
+// renders bounds the page images drawn at once: each runs pdftoppm, and a
+// reviewer's browser asks for every page of a document together.
+var renders = make(chan struct{}, 2)
+
+// acquireRender waits, as long as ctx lets it, for a turn to draw a page
+// image; release ends the turn.
+func acquireRender(ctx context.Context) (release func(), err error) {
+	select {
+	case renders <- struct{}{}:
+		return func() { <-renders }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// pageError says why page n of document id cannot be drawn: a page past the
+// reading's limits, or one the tools cannot read, is the document's (422);
+// a missing tool is the server's, for a while (503).
+func pageError(err error, id int64, n int) error {
+	var limit *pagetext.LimitError
+	var unreadable *pagetext.UnreadableError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &limit):
+		return apperr.Wrap(err, apperr.Invalid, "page %d of document %d cannot be drawn: it goes past the %s limit (%s)", n, id, limit.What, limit.Limit)
+	case errors.As(err, &unreadable):
+		return apperr.Wrap(err, apperr.Invalid, "page %d of document %d cannot be drawn: the document cannot be read", n, id)
+	case errors.Is(err, pagetext.ErrToolMissing):
+		return apperr.Wrap(err, apperr.Unavailable, "page images cannot be drawn now: a reading tool is not installed")
+	}
+	return err
 }
 
 // Layouts lists the org's learned layouts.

@@ -11,6 +11,7 @@ import (
 	"greatbook/internal/apperr"
 	"greatbook/internal/audit"
 	"greatbook/internal/intake"
+	"greatbook/internal/pagetext"
 	"greatbook/internal/reading"
 	"greatbook/internal/testkit"
 	"greatbook/internal/textfields/specimen"
@@ -119,5 +120,20 @@ func TestAnAdminForgetsLayoutsOfTheirOrgOnly(t *testing.T) {
 	// An e-invoice was not read from its text.
 	if _, err := reading.Get(ctx, w.DB.Pool, w.Org.ID, w.Doc(t, 0)); !apperr.Is(err, apperr.NotFound) {
 		t.Fatalf("an e-invoice's reading: %v, want not_found", err)
+	}
+}
+
+// A page that cannot be drawn within the reading's limits is the
+// document's fault (422), not a server error.
+func TestAPagePastALimitIsInvalid(t *testing.T) {
+	t.Parallel()
+	w := apptest.NewWorld(t, app.Config{})
+	a, _ := sameSupplier(t)
+	doc := filed(t, w, a.PDF)
+	// 16 MiB of address space does not even hold pdftoppm's libraries.
+	s := reading.Service{Pool: w.DB.Pool, Limits: pagetext.Limits{MaxMemory: 16 << 20}}
+	_, err := s.PageImage(context.Background(), w.Org.ID, doc.ID, 1, 72)
+	if !apperr.Is(err, apperr.Invalid) {
+		t.Fatalf("PageImage: %v, want invalid", err)
 	}
 }
