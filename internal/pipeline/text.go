@@ -295,7 +295,6 @@ func fillUncertain(text, model einvoice.Document, r textfields.Reading) (einvoic
 	return d, filled, still
 }
 
-
 // validateReading files a document read from its text: pending when every
 // key field was read with confidence and its figures validate, else
 // flagged for a person, with the uncertain fields and the broken rules
