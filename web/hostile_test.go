@@ -127,8 +127,8 @@ func TestHostileCorpus(t *testing.T) {
 			if elapsed > bound {
 				t.Errorf("took %v, bound %v (%d× the sidecar's max_ms)", elapsed, bound, hostileSlack)
 			}
-			if limit := cmpOr(want.MaxAllocMB, 256); allocMB > float64(limit) {
-				t.Errorf("allocated %.1f MB, bound %d MB", allocMB, limit)
+			if limit := float64(cmpOr(want.MaxAllocMB, 256)) * raceAllocFactor; allocMB > limit {
+				t.Errorf("allocated %.1f MB, bound %.0f MB", allocMB, limit)
 			}
 		})
 	}
