@@ -109,36 +109,107 @@ const (
 	listEntriesOrderLimits    = " ORDER BY e.entry_date DESC, e.id DESC LIMIT %s OFFSET %s"
 )
 
-// The trial balance, of every date or up to one.
+// The trial balance, of every date or up to one, read from ledger_balances
+// (kept by the journal_lines_update_balances trigger of migration 00034):
+// a row per account, month and slot, and, up to a date, the lines of that
+// date's month until it.
 const (
-	// trialBalanceSQL sums every line: without a date the lines alone say
-	// it (an entry's date is only needed to leave later entries out).
-	trialBalanceSQL = `SELECT a.id, a.code, a.name, a.type, a.active, coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
-	FROM accounts a
-	JOIN journal_lines l ON l.account_id = a.id
-	WHERE a.org_id = $1
+	// trialBalanceSQL sums every account's balances.
+	trialBalanceSQL = `SELECT a.id, a.code, a.name, a.type, a.active, sum(b.debit)::text, sum(b.credit)::text
+	FROM ledger_balances b
+	JOIN accounts a ON a.id = b.account_id
+	WHERE b.org_id = $1 AND b.dimension = ''
 	GROUP BY a.id ORDER BY a.code`
 
-	trialBalanceAsOfSQL = `SELECT a.id, a.code, a.name, a.type, a.active, coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
-	FROM accounts a
-	JOIN journal_lines l ON l.account_id = a.id
-	JOIN journal_entries e ON e.id = l.entry_id
-	WHERE a.org_id = $1 AND e.entry_date <= $2::date
+	// trialBalanceAsOfSQL sums every account's balances of the months
+	// before $2's and the lines of $2's month up to $2. Those lines are
+	// found through journal_entries_date_idx, a month of entries.
+	trialBalanceAsOfSQL = `SELECT a.id, a.code, a.name, a.type, a.active, sum(s.debit)::text, sum(s.credit)::text
+	FROM (
+		SELECT b.account_id, b.debit, b.credit FROM ledger_balances b
+		WHERE b.org_id = $1 AND b.dimension = '' AND b.period < date_trunc('month', $2::date::timestamp)::date
+		UNION ALL
+		SELECT l.account_id, l.base_debit, l.base_credit FROM journal_entries e
+		JOIN journal_lines l ON l.entry_id = e.id
+		WHERE e.org_id = $1 AND e.entry_date >= date_trunc('month', $2::date::timestamp)::date AND e.entry_date <= $2::date
+	) s
+	JOIN accounts a ON a.id = s.account_id
 	GROUP BY a.id ORDER BY a.code`
 
-	// trialBalanceByDimensionSQL sums every account's lines per value of
-	// dimension $2 ('' for lines without it), up to date $3 (every date
-	// when NULL), of value $4 only unless it is ''. The lines of an org's
-	// accounts are read through their account index either way: no index
-	// on the dimensions would narrow them further.
-	trialBalanceByDimensionSQL = `SELECT a.id, a.code, a.name, a.type, a.active, coalesce(l.dimensions ->> $2::text, ''),
-		coalesce(sum(l.base_debit), 0)::text, coalesce(sum(l.base_credit), 0)::text
-	FROM accounts a
-	JOIN journal_lines l ON l.account_id = a.id
+	// trialBalanceByDimensionSQL is every account's balance per value of
+	// dimension $2, up to date $3 (every date when NULL), of value $4 only
+	// unless it is ''. The sums of the account's lines (dimension '') and
+	// of its values come from the balances (and the lines of $3's month up
+	// to $3); the lines without the dimension (value '') are the account's
+	// total less its values, a row when any such line exists.
+	trialBalanceByDimensionSQL = `WITH s AS (
+		SELECT b.account_id, b.dimension, b.value, b.debit, b.credit, b.lines FROM ledger_balances b
+		WHERE b.org_id = $1 AND b.dimension IN ('', $2::text)
+			AND ($3::date IS NULL OR b.period < date_trunc('month', $3::date::timestamp)::date)
+		UNION ALL
+		SELECT l.account_id, d.dimension, d.value, l.base_debit, l.base_credit, 1 FROM journal_entries e
+		JOIN journal_lines l ON l.entry_id = e.id
+		CROSS JOIN LATERAL (SELECT '', '' UNION ALL
+			SELECT $2::text, l.dimensions ->> $2::text WHERE l.dimensions ->> $2::text <> '') AS d (dimension, value)
+		WHERE $3::date IS NOT NULL AND e.org_id = $1
+			AND e.entry_date >= date_trunc('month', $3::date::timestamp)::date AND e.entry_date <= $3::date
+	), sums AS (
+		SELECT account_id, dimension, value, sum(debit) AS debit, sum(credit) AS credit, sum(lines) AS lines
+		FROM s GROUP BY account_id, dimension, value
+	), valued AS (
+		SELECT account_id, sum(debit) AS debit, sum(credit) AS credit, sum(lines) AS lines
+		FROM sums WHERE dimension <> '' GROUP BY account_id
+	), r AS (
+		SELECT account_id, value, debit, credit FROM sums WHERE dimension <> '' AND ($4::text = '' OR value = $4::text)
+		UNION ALL
+		SELECT t.account_id, '', t.debit - coalesce(v.debit, 0), t.credit - coalesce(v.credit, 0)
+		FROM sums t LEFT JOIN valued v ON v.account_id = t.account_id
+		WHERE t.dimension = '' AND $4::text = '' AND t.lines > coalesce(v.lines, 0)
+	)
+	SELECT a.id, a.code, a.name, a.type, a.active, r.value, r.debit::text, r.credit::text
+	FROM r JOIN accounts a ON a.id = r.account_id
+	ORDER BY a.code, r.value`
+)
+
+// The balances' invariant: they are the sums of the lines.
+const (
+	// lineSumsSQL groups the lines as journal_lines_update_balances does,
+	// without the slots, for the orgs $1 names (every org when 0).
+	lineSumsSQL = `SELECT l.org_id, d.dimension, d.value, l.account_id, date_trunc('month', e.entry_date::timestamp)::date AS period,
+		sum(l.base_debit) AS debit, sum(l.base_credit) AS credit, count(*) AS lines
+	FROM journal_lines l
 	JOIN journal_entries e ON e.id = l.entry_id
-	WHERE a.org_id = $1 AND ($3::date IS NULL OR e.entry_date <= $3::date)
-		AND ($4::text = '' OR l.dimensions @> jsonb_build_object($2::text, $4::text))
-	GROUP BY a.id, 6 ORDER BY a.code, 6`
+	CROSS JOIN LATERAL (SELECT '', '' UNION ALL
+		SELECT key, value FROM jsonb_each_text(l.dimensions) WHERE value <> '') AS d (dimension, value)
+	WHERE $1::bigint = 0 OR l.org_id = $1::bigint
+	GROUP BY 1, 2, 3, 4, 5`
+
+	// checkBalancesSQL lists every org, account, month, dimension and
+	// value whose balances differ from the sum of the lines.
+	checkBalancesSQL = `WITH kept AS (
+		SELECT org_id, dimension, value, account_id, period, sum(debit) AS debit, sum(credit) AS credit, sum(lines) AS lines
+		FROM ledger_balances WHERE $1::bigint = 0 OR org_id = $1::bigint
+		GROUP BY 1, 2, 3, 4, 5
+	), summed AS (` + lineSumsSQL + `)
+	SELECT coalesce(k.org_id, s.org_id), coalesce(k.account_id, s.account_id), coalesce(k.period, s.period)::text,
+		coalesce(k.dimension, s.dimension), coalesce(k.value, s.value),
+		coalesce(k.debit, 0)::text, coalesce(k.credit, 0)::text, coalesce(k.lines, 0),
+		coalesce(s.debit, 0)::text, coalesce(s.credit, 0)::text, coalesce(s.lines, 0)
+	FROM kept k FULL JOIN summed s USING (org_id, dimension, value, account_id, period)
+	WHERE k.debit IS DISTINCT FROM s.debit OR k.credit IS DISTINCT FROM s.credit OR k.lines IS DISTINCT FROM s.lines
+	ORDER BY 1, 2, 3, 4, 5
+	LIMIT 1000`
+
+	// lockLinesSQL keeps postings out while the balances are rebuilt: new
+	// lines wait for the rebuild's commit, reads go on.
+	lockLinesSQL = `LOCK TABLE journal_lines IN SHARE MODE`
+
+	// deleteBalancesSQL and rebuildBalancesSQL recompute the balances of
+	// the orgs $1 names (every org when 0) from their lines.
+	deleteBalancesSQL = `DELETE FROM ledger_balances WHERE $1::bigint = 0 OR org_id = $1::bigint`
+
+	rebuildBalancesSQL = `INSERT INTO ledger_balances (org_id, dimension, value, account_id, period, slot, debit, credit, lines)
+	SELECT org_id, dimension, value, account_id, period, 0, debit, credit, lines FROM (` + lineSumsSQL + `) s`
 )
 
 // What writers saw under a source key (the source-key explorer).

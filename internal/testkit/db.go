@@ -24,6 +24,7 @@ import (
 	"github.com/peterldowns/pgtestdb/migrators/goosemigrator"
 
 	"greatbook/internal/embeddedpg"
+	"greatbook/internal/ledger"
 	"greatbook/migrations"
 )
 
@@ -177,7 +178,25 @@ func NewDB(t testing.TB) *DB {
 		t.Fatalf("testkit: connect: %v", err)
 	}
 	t.Cleanup(pool.Close)
+	t.Cleanup(func() { checkBalances(t, pool) }) // before pool.Close: cleanups run last in, first out
 	return &DB{Pool: pool, URL: u}
+}
+
+// checkBalances fails the test if the ledger's kept balances are not the
+// sums of its journal lines, whatever the test did to the ledger. On a
+// test's few lines it costs a millisecond or two.
+func checkBalances(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	diffs, err := ledger.CheckBalances(ctx, pool, 0)
+	if err != nil {
+		t.Errorf("testkit: check the ledger's balances: %v", err)
+		return
+	}
+	for _, d := range diffs {
+		t.Errorf("testkit: the ledger's balances are not the sums of its lines: %s", d)
+	}
 }
 
 // Conn opens a dedicated connection to the test database, closed after the
