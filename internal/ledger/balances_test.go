@@ -358,3 +358,87 @@ func TestCheckBalancesFindsATamperedBalance(t *testing.T) {
 	}
 	noDifferences(t, db, 0)
 }
+
+// rowsRead sums, over a plan's nodes that scan relation, the rows they
+// returned (times their loops).
+func rowsRead(node map[string]any, relation string) float64 {
+	var n float64
+	if node["Relation Name"] == relation {
+		n += node["Actual Rows"].(float64) * node["Actual Loops"].(float64)
+	}
+	if children, ok := node["Plans"].([]any); ok {
+		for _, c := range children {
+			n += rowsRead(c.(map[string]any), relation)
+		}
+	}
+	return n
+}
+
+// TestTheTrialBalanceReadsBalancesAndOneMonthOfLines loads a year of
+// entries and proves, on the plans as run, that the trial balance reads
+// the balances and at most the lines of the as-of date's month, whatever
+// the history.
+func TestTheTrialBalanceReadsBalancesAndOneMonthOfLines(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	const entries = 12_000 // 1,000 a month, 2,000 lines
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO journal_entries (org_id, source_type, source_id, entry_set, entry_date, currency, base_currency)
+			SELECT $1, 'test', g::text, 'bill', date '2025-01-01' + (g % 365), 'EUR', 'EUR' FROM generate_series(1, $2::int) g`, o.ID, entries)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO journal_lines (entry_id, org_id, line_no, account_id, debit, credit, base_debit, base_credit, dimensions)
+			SELECT e.id, $1, l.n, a.id, l.d, l.c, l.d, l.c,
+			       CASE l.n WHEN 0 THEN jsonb_build_object('cost_center', 'C' || e.id % 20) ELSE '{}' END
+			FROM journal_entries e
+			CROSS JOIN (VALUES (0, '6000', 10, 0), (1, '2000', 0, 10)) AS l (n, code, d, c)
+			JOIN accounts a ON a.org_id = $1 AND a.code = l.code
+			WHERE e.org_id = $1`, o.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `ANALYZE journal_entries, journal_lines, ledger_balances`); err != nil {
+		t.Fatal(err)
+	}
+	// At this size reading every line is cheaper than a thousand index
+	// probes, and the planner rightly does; with sequential scans off, the
+	// plans show that the statements can read one month of lines, as they
+	// do once the ledger is large.
+	conn := db.Conn(t)
+	if _, err := conn.Exec(ctx, `SET enable_seqscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	asOf := "2025-06-15"
+	for _, c := range []struct {
+		name  string
+		sql   string
+		args  []any
+		lines float64 // the most journal lines it may read
+	}{
+		{"every date", ledger.TrialBalanceSQL, []any{o.ID}, 0},
+		{"as of", ledger.TrialBalanceAsOfSQL, []any{o.ID, asOf}, 2 * 15 * entries / 365},
+		{"by dimension", ledger.TrialBalanceByDimensionSQL, []any{o.ID, "cost_center", nil, ""}, 0},
+		{"by dimension as of", ledger.TrialBalanceByDimensionSQL, []any{o.ID, "cost_center", asOf, ""}, 2 * 15 * entries / 365},
+	} {
+		var plan []map[string]any
+		if err := conn.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+c.sql, c.args...).Scan(&plan); err != nil {
+			t.Fatal(err)
+		}
+		root := plan[0]["Plan"].(map[string]any)
+		// 2 accounts × 12 months, and 20 cost centres of one.
+		lines, balances, entries := rowsRead(root, "journal_lines"), rowsRead(root, "ledger_balances"), rowsRead(root, "journal_entries")
+		if lines > c.lines*1.1 || entries > c.lines/2*1.1 || balances > 2*12+20*12 {
+			t.Errorf("%s: read %.0f lines and %.0f entries (at most %.0f lines) and %.0f balances", c.name, lines, entries, c.lines*1.1, balances)
+		}
+	}
+	for _, by := range [][3]string{{"", "", ""}, {asOf, "", ""}, {"", "cost_center", ""}, {asOf, "cost_center", ""}, {asOf, "cost_center", "C3"}} {
+		if got, want := keptTrialBalance(t, db, o.ID, by[0], by[1], by[2]), linesTrialBalance(t, db, o.ID, by[0], by[1], by[2]); !slices.Equal(got, want) {
+			t.Errorf("trial balance %v:\n kept  %v\n lines %v", by, got, want)
+		}
+	}
+}

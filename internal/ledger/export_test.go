@@ -21,3 +21,10 @@ const LookupSQL = lookupSQL
 
 // AccountsSQL is the account lookup of a post, for the plan test.
 const AccountsSQL = accountsSQL
+
+// The trial balance's statements, for the plan test.
+const (
+	TrialBalanceSQL            = trialBalanceSQL
+	TrialBalanceAsOfSQL        = trialBalanceAsOfSQL
+	TrialBalanceByDimensionSQL = trialBalanceByDimensionSQL
+)
