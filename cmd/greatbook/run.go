@@ -57,6 +57,11 @@ const usage = `usage: greatbook <command> [flags]
                                                    runs; print its id and counts ("already imported" for a
                                                    file imported before, finishing it if it was interrupted)
   statement show SLUG ID                           print an import and the lines no payment matched, and why
+  balances check [SLUG]                            compare the ledger's kept balances (of an org, or of every
+                                                   org) with the sums of the journal lines; print every
+                                                   difference and fail if there is one
+  balances rebuild [SLUG]                          recompute the kept balances from the journal lines, holding
+                                                   postings back meanwhile (audited)
   sweep                                            one recovery pass; print what it launched
   ingest --org SLUG FILE...                        run the intake pipeline on files; one line per file: id and status
 
@@ -116,6 +121,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.statementImport(ctx, rest[1:])
 	case cmd == "statement" && sub == "show":
 		return e.statementShow(ctx, rest[1:])
+	case cmd == "balances" && sub == "check":
+		return e.balancesCheck(ctx, rest[1:])
+	case cmd == "balances" && sub == "rebuild":
+		return e.balancesRebuild(ctx, rest[1:])
 	case cmd == "ingest":
 		return e.ingest(ctx, rest)
 	case cmd == "sweep":

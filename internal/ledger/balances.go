@@ -61,19 +61,27 @@ func CheckBalances(ctx context.Context, q database.Executor, orgID int64) ([]Bal
 	return diffs, nil
 }
 
+// AuditRebuildBalances is the audit action of a rebuild of the balances;
+// its detail counts the differences it corrected.
+const AuditRebuildBalances = "rebuild_balances"
+
 // RebuildBalancesTx recomputes the kept balances of an org (every org when
-// orgID is 0) from their journal lines, in the caller's transaction. Its
+// orgID is 0) from their journal lines, in the caller's transaction, and
+// returns the differences it corrected (as CheckBalances found them). Its
 // first statement locks journal_lines against inserts until the
 // transaction ends, so that no posting adds to balances being rebuilt.
-func RebuildBalancesTx(ctx context.Context, tx pgx.Tx, orgID int64) error {
-	for _, sql := range []string{lockLinesSQL, deleteBalancesSQL, rebuildBalancesSQL} {
-		var args []any
-		if sql != lockLinesSQL {
-			args = []any{orgID}
-		}
-		if _, err := tx.Exec(ctx, sql, args...); err != nil {
-			return fmt.Errorf("ledger: rebuild balances: %w", err)
+func RebuildBalancesTx(ctx context.Context, tx pgx.Tx, orgID int64) ([]BalanceDifference, error) {
+	if _, err := tx.Exec(ctx, lockLinesSQL); err != nil {
+		return nil, fmt.Errorf("ledger: rebuild balances: %w", err)
+	}
+	diffs, err := CheckBalances(ctx, tx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	for _, sql := range []string{deleteBalancesSQL, rebuildBalancesSQL} {
+		if _, err := tx.Exec(ctx, sql, orgID); err != nil {
+			return nil, fmt.Errorf("ledger: rebuild balances: %w", err)
 		}
 	}
-	return nil
+	return diffs, nil
 }

@@ -353,8 +353,12 @@ func TestCheckBalancesFindsATamperedBalance(t *testing.T) {
 		!diffs[0].KeptDebit.Equal(dec("101")) || !diffs[0].LinesDebit.Equal(dec("100")) {
 		t.Fatalf("differences: %v %v", diffs, err)
 	}
-	if err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error { return ledger.RebuildBalancesTx(ctx, tx, o.ID) }); err != nil {
-		t.Fatal(err)
+	var corrected []ledger.BalanceDifference
+	if err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) (err error) {
+		corrected, err = ledger.RebuildBalancesTx(ctx, tx, o.ID)
+		return err
+	}); err != nil || len(corrected) != 1 {
+		t.Fatalf("rebuild: %v %v", corrected, err)
 	}
 	noDifferences(t, db, 0)
 }
