@@ -21,9 +21,10 @@ CREATE TABLE ledger_balances (
     account_id bigint NOT NULL,
     -- The first day of the month of the entries' date.
     period     date NOT NULL CHECK (extract(day FROM period) = 1),
-    -- Concurrent postings to one account and month update different rows
-    -- (one per slot: the backend's pid modulo 8), so they do not queue on
-    -- one row lock until each other's commit. Readers sum the slots.
+    -- Concurrent postings to one account and month update different rows,
+    -- so they do not queue on one row lock until each other's commit: each
+    -- posting transaction holds a slot of its own (below). Readers sum the
+    -- slots.
     slot       smallint NOT NULL CHECK (slot >= 0),
     debit      numeric NOT NULL CHECK (debit >= 0),
     credit     numeric NOT NULL CHECK (credit >= 0),
@@ -35,13 +36,32 @@ CREATE TABLE ledger_balances (
 
 -- +goose StatementBegin
 -- Adds the inserted lines to the balances in the inserting transaction.
--- One upsert, its rows in key order, so that two postings take the rows'
--- locks in the same order and never deadlock within a statement.
+-- The transaction first takes a slot, 0 to 7, that no other transaction
+-- holds until it ends (the advisory lock 71004 of database.LockBalanceSlot
+-- on the slot; probing from the backend's pid, so a connection usually
+-- finds the one it had): concurrent postings never update the same rows,
+-- and so never wait for or deadlock with each other on them, even when
+-- one transaction posts several entries. Only a ninth concurrent posting
+-- waits, for the slot of its pid, before it has locked any balance.
+-- A transaction keeps its slot: trying a lock it holds succeeds.
+-- Then one upsert, its rows in key order.
 CREATE FUNCTION journal_lines_update_balances() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    s smallint;
 BEGIN
+    FOR i IN 0..7 LOOP
+        s := (pg_backend_pid() + i) % 8;
+        IF pg_try_advisory_xact_lock(71004, s) THEN
+            EXIT;
+        END IF;
+        IF i = 7 THEN
+            s := pg_backend_pid() % 8;
+            PERFORM pg_advisory_xact_lock(71004, s);
+        END IF;
+    END LOOP;
     INSERT INTO ledger_balances AS b (org_id, dimension, value, account_id, period, slot, debit, credit, lines)
     SELECT l.org_id, d.dimension, d.value, l.account_id, date_trunc('month', e.entry_date::timestamp)::date,
-           pg_backend_pid() % 8, sum(l.base_debit), sum(l.base_credit), count(*)
+           s, sum(l.base_debit), sum(l.base_credit), count(*)
     FROM new_lines l
     JOIN journal_entries e ON e.id = l.entry_id
     CROSS JOIN LATERAL (SELECT '', '' UNION ALL

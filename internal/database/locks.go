@@ -14,6 +14,11 @@ const (
 	// (same seller, date, currency and total), whose duplicates are found by
 	// a query rather than a unique index.
 	LockContentKey int32 = 71_003
+	// LockBalanceSlot gives a posting transaction one of the ledger
+	// balances' slots to itself (its second key is the slot, 0 to 7). It is
+	// taken by the journal_lines_update_balances trigger of migration
+	// 00034, which spells the number.
+	LockBalanceSlot int32 = 71_004
 )
 
 // KeyLookupSettings is a select-list item that the first statement of a hot
