@@ -147,7 +147,7 @@ func (b *BulkRetries) step(ctx context.Context, r *runs.Run[BulkRetryState]) (ru
 	}
 	n := len(args)
 	args = append(args, st.Cutoff, st.After, st.trigger(r.ID), batch)
-	rows, err := b.Pool.Query(ctx, fmt.Sprintf(bulkRetryBatchSQL, st.Filter.from(), where, n+1, n+2, n+3, n+4), args...)
+	rows, err := b.Pool.Query(ctx, fmt.Sprintf(bulkRetryBatchSQL, where, n+1, n+2, n+3, n+4), args...)
 	if err != nil {
 		return runs.Step{}, fmt.Errorf("jobs: bulk retry: next batch: %w", err)
 	}

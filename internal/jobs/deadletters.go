@@ -58,7 +58,7 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 		return "", nil, err
 	}
 	if s := strings.TrimSpace(f.Supplier); s != "" {
-		where = append(where, "lower(d.supplier_name) LIKE "+arg("%"+strings.ToLower(database.LikeEscape(s))+"%"))
+		where = append(where, fmt.Sprintf(supplierMatchesSQL, arg("%"+strings.ToLower(database.LikeEscape(s))+"%")))
 	}
 	days, err := database.DayRange("j.updated_at", f.From, f.To, arg)
 	if err != nil {
@@ -85,15 +85,31 @@ func DeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f 
 // DeadLetterPage is how many dead letters the page lists.
 const DeadLetterPage = 500
 
-// deadLetters lists up to limit dead letters (every one when limit is 0).
-func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, limit int) ([]DeadLetter, error) {
+// deadLettersQuery is the statement that lists up to limit dead letters
+// (every one when limit is 0), and its arguments.
+func deadLettersQuery(scope org.Scope, f DeadLetterFilter, limit int) (string, []any, error) {
 	where, args, err := f.where(scope)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	sql := fmt.Sprintf(deadLettersSQL, where)
 	if limit > 0 {
 		sql += fmt.Sprintf(limitSQL, limit)
+	}
+	return sql, args, nil
+}
+
+// countDeadLettersQuery is CountDeadLettersIn's statement and arguments.
+func countDeadLettersQuery(scope org.Scope, f DeadLetterFilter) (string, []any, error) {
+	where, args, err := f.where(scope)
+	return fmt.Sprintf(countDeadLettersSQL, where), args, err
+}
+
+// deadLetters lists up to limit dead letters (every one when limit is 0).
+func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, limit int) ([]DeadLetter, error) {
+	sql, args, err := deadLettersQuery(scope, f, limit)
+	if err != nil {
+		return nil, err
 	}
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
@@ -150,22 +166,13 @@ type BulkRetry struct {
 // CountDeadLettersIn counts the dead letters of a scope (an operator's:
 // every org's) a filter matches.
 func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) (int, error) {
-	where, args, err := f.where(scope)
+	sql, args, err := countDeadLettersQuery(scope, f)
 	if err != nil {
 		return 0, err
 	}
 	var n int
-	err = q.QueryRow(ctx, fmt.Sprintf(countDeadLettersSQL, f.from(), where), args...).Scan(&n)
+	err = q.QueryRow(ctx, sql, args...).Scan(&n)
 	return n, err
-}
-
-// from is what a count of the filter's dead letters reads: the jobs, and
-// their documents only when the filter asks for a supplier.
-func (f DeadLetterFilter) from() string {
-	if strings.TrimSpace(f.Supplier) == "" {
-		return jobsFromSQL
-	}
-	return jobsWithDocumentsFromSQL
 }
 
 // DryRun is what a bulk retry would retry: how many dead letters a filter
@@ -184,7 +191,7 @@ func DryRunRetryIn(ctx context.Context, q database.Executor, scope org.Scope, f 
 	if err != nil {
 		return DryRun{}, err
 	}
-	rows, err := q.Query(ctx, fmt.Sprintf(dryRunSQL, f.from(), where), args...)
+	rows, err := q.Query(ctx, fmt.Sprintf(dryRunSQL, where), args...)
 	if err != nil {
 		return DryRun{}, fmt.Errorf("jobs: dry run: %w", err)
 	}

@@ -96,32 +96,35 @@ const (
 	sweepStateSQL = `SELECT last_pass_at, launched, failed FROM sweep_passes WHERE id = 1`
 )
 
-// Dead letters: the statements a DeadLetterFilter completes with the FROM
-// it reads (jobsFromSQL, or jobsWithDocumentsFromSQL when it asks for a
-// supplier) and its conditions (DeadLetterFilter.where).
+// Dead letters: the statements a DeadLetterFilter completes with its
+// conditions on the jobs j (DeadLetterFilter.where).
 const (
 	// deadLetterStatusesSQL keeps both kinds of dead letter.
 	deadLetterStatusesSQL = `j.status IN ('abandoned', 'failed')`
+	// supplierMatchesSQL is true of a job whose document's supplier
+	// matches the LIKE pattern %s. It reads the document of each dead
+	// letter by its key, so that a filter reads the dead letters (through
+	// jobs_dead_letters_idx) and never the documents of every supplier that
+	// matches, which grow with the org's history.
+	supplierMatchesSQL = `(SELECT lower(x.supplier_name) FROM intake_documents x WHERE x.id = j.intake_id) LIKE %s`
 	// deadLettersSQL lists them with their documents and orgs, the most
 	// recently failed first: conditions; then limitSQL, when a page.
 	deadLettersSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug
 		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id WHERE %s ORDER BY j.updated_at DESC, j.id DESC`
-	limitSQL                 = ` LIMIT %d`
-	jobsFromSQL              = `jobs j`
-	jobsWithDocumentsFromSQL = `jobs j JOIN intake_documents d ON d.id = j.intake_id`
-	// countDeadLettersSQL and dryRunSQL: FROM, conditions.
-	countDeadLettersSQL = `SELECT count(*) FROM %s WHERE %s`
-	dryRunSQL           = `SELECT j.id, j.attempts FROM %s WHERE %s`
+	limitSQL = ` LIMIT %d`
+	// countDeadLettersSQL and dryRunSQL: conditions.
+	countDeadLettersSQL = `SELECT count(*) FROM jobs j WHERE %s`
+	dryRunSQL           = `SELECT j.id, j.attempts FROM jobs j WHERE %s`
 	// selectedJobsSQL finds the ticked jobs ($1) within a scope's condition.
 	selectedJobsSQL = `SELECT id, org_id FROM jobs WHERE id = ANY($1) AND %s ORDER BY id`
 )
 
 // A durable bulk retry: the database's clock for its cutoff, and its next
-// batch (a format: the filter's FROM and conditions, then the numbers of the
-// cutoff, position, trigger and batch size parameters).
+// batch (a format: the filter's conditions, then the numbers of the cutoff,
+// position, trigger and batch size parameters).
 const (
 	nowSQL            = `SELECT now()`
-	bulkRetryBatchSQL = `SELECT j.id FROM %s WHERE %s AND j.updated_at <= $%d AND j.id > $%d
+	bulkRetryBatchSQL = `SELECT j.id FROM jobs j WHERE %s AND j.updated_at <= $%d AND j.id > $%d
 		AND NOT EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = j.id AND a.trigger = $%d)
 		ORDER BY j.id LIMIT $%d`
 )
@@ -141,8 +144,11 @@ var (
 const (
 	strandedLaunchedSQL = `SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at, coalesce(r.last_error, j.last_error, ''), '' FROM jobs j LEFT JOIN runs r ON r.id = j.run_id
 			 WHERE j.org_id = $1 AND j.status = 'launched' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`
+	// strandedApprovedSQL looks up the job of each approved document by its
+	// key: OFFSET 0 keeps the planner from turning the NOT EXISTS into an
+	// anti join, which it would rather hash over every job of the history.
 	strandedApprovedSQL = `SELECT 'document ' || d.id, '/intake/' || d.id, d.decided_at, '', '' FROM intake_documents d
-			 WHERE d.org_id = $1 AND d.status = 'active' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.intake_id = d.id)`
+			 WHERE d.org_id = $1 AND d.status = 'active' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.intake_id = d.id OFFSET 0)`
 	strandedReceivedSQL = `SELECT 'document ' || d.id, '/intake/' || d.id, d.received_at, coalesce(r.last_error, ''), coalesce(r.id::text, '') FROM intake_documents d
 			 LEFT JOIN runs r ON r.id = d.pipeline_run_id
 			 WHERE d.org_id = $1 AND d.status = 'received' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`

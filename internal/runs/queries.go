@@ -29,19 +29,25 @@ func Lapsed(grace string) string { return runQueue.Lapsed(grace) }
 var heldByNoOne = runQueue.Free()
 
 // inBackoffSQL is true for a running run held by a live worker whose last
-// checkpoint is a retry: the worker is sleeping its backoff.
+// checkpoint is a retry: the worker is sleeping its backoff. It is false,
+// never NULL, for a run with no checkpoint yet (its first node running).
 var inBackoffSQL = `r.state = 'running' AND ` + runQueue.Held() + `
-	AND (SELECT c.outcome FROM run_checkpoints c WHERE c.run_id = r.id ORDER BY c.seq DESC LIMIT 1) = 'retry'`
+	AND coalesce((SELECT c.outcome FROM run_checkpoints c WHERE c.run_id = r.id ORDER BY c.seq DESC LIMIT 1), '') = 'retry'`
 
-// countsSQL counts the runs of a scope (%s) per state: running, in
-// backoff, paused, done, failed.
+// countsSQL counts the runs of a scope per state: running, in backoff and
+// paused (the unfinished runs, few at any time), then done and failed, each
+// counted up to $1 rows (finished runs are the history: counting them all
+// would cost more than the page). The three %s are the scope's condition.
+// The capped counts read in the order of the index on (org_id, state,
+// updated_at DESC, id), so that they read the scope's rows from it and not
+// the table's first pages, which may hold other orgs' runs.
 var countsSQL = `SELECT
 			count(*) FILTER (WHERE r.state = 'running' AND NOT (` + inBackoffSQL + `)),
 			count(*) FILTER (WHERE ` + inBackoffSQL + `),
 			count(*) FILTER (WHERE r.state = 'paused'),
-			count(*) FILTER (WHERE r.state = 'done'),
-			count(*) FILTER (WHERE r.state = 'failed')
-		FROM runs r WHERE %s`
+			(SELECT count(*) FROM (SELECT 1 FROM runs r WHERE r.state = 'done' AND %s ORDER BY r.updated_at DESC LIMIT $1) x),
+			(SELECT count(*) FROM (SELECT 1 FROM runs r WHERE r.state = 'failed' AND %s ORDER BY r.updated_at DESC LIMIT $1) x)
+		FROM runs r WHERE r.state IN ('running', 'paused') AND %s`
 
 // A run and its history.
 
@@ -56,11 +62,16 @@ const (
 	// getRunSQL reads a run in a scope (%s).
 	getRunSQL        = `SELECT ` + infoColumns + ` FROM runs WHERE id = $1::uuid AND %s`
 	runsOfSubjectSQL = `SELECT ` + infoColumns + ` FROM runs WHERE org_id = $1 AND kind = $2 AND subject_id = $3 ORDER BY created_at, id`
-	// listRunsSQL lists the runs of a scope (%s), of a kind ($1) and a
-	// state ($2) when not empty, the most recently changed first.
-	listRunsSQL = `SELECT ` + infoColumns + ` FROM runs WHERE ($1 = '' OR kind = $1) AND ($2 = '' OR state = $2)
-		AND %s ORDER BY updated_at DESC, id LIMIT $3`
-	checkpointsSQL = `SELECT seq, node, outcome, coalesce(next_node, ''), data, note, worker, duration_ms, created_at
+	// listRunsSQL lists the most recently changed of the runs its
+	// branches (%s, listRunsBranchSQL joined by UNION ALL) found, up to
+	// $1. Each branch reads one state's newest runs of a scope, and of a
+	// kind when the filter names one (its conditions, %s), in the order of
+	// the index on (org_id, state, updated_at DESC, id) or on (org_id,
+	// kind, state, updated_at DESC, id): a page is found however many
+	// runs of other states or kinds changed since.
+	listRunsSQL       = `SELECT ` + infoColumns + ` FROM (%s) r ORDER BY updated_at DESC, id LIMIT $1`
+	listRunsBranchSQL = `(SELECT * FROM runs WHERE %s ORDER BY updated_at DESC, id LIMIT $1)`
+	checkpointsSQL    = `SELECT seq, node, outcome, coalesce(next_node, ''), data, note, worker, duration_ms, created_at
 		FROM run_checkpoints WHERE run_id = $1::uuid ORDER BY seq`
 )
 

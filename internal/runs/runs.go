@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -238,6 +239,25 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 	return ListIn(ctx, q, org.Only(orgID), f)
 }
 
+// listQuery is the statement of ListIn and its arguments.
+func listQuery(scope org.Scope, f ListFilter) (string, []any) {
+	args := []any{f.Limit}
+	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	where := scope.Where("org_id", &args)
+	if f.Kind != "" {
+		where += " AND kind = " + arg(f.Kind)
+	}
+	states := []string{string(Running), string(Paused), string(Done), string(Failed)}
+	if f.State != "" {
+		states = []string{f.State}
+	}
+	branches := make([]string, len(states))
+	for i, st := range states {
+		branches[i] = fmt.Sprintf(listRunsBranchSQL, where+" AND state = "+arg(st))
+	}
+	return fmt.Sprintf(listRunsSQL, strings.Join(branches, " UNION ALL ")), args
+}
+
 // ListIn returns the runs of a scope (an operator's: every org's), the most
 // recently changed first.
 func ListIn(ctx context.Context, q database.Executor, scope org.Scope, f ListFilter) ([]Info, error) {
@@ -248,8 +268,8 @@ func ListIn(ctx context.Context, q database.Executor, scope org.Scope, f ListFil
 		storable.Param{Name: "state", Value: f.State, Max: 64}); err != nil {
 		return nil, err
 	}
-	args := []any{f.Kind, f.State, f.Limit}
-	rows, err := q.Query(ctx, fmt.Sprintf(listRunsSQL, scope.Where("org_id", &args)), args...)
+	sql, args := listQuery(scope, f)
+	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("runs: list: %w", err)
 	}

@@ -1,0 +1,79 @@
+package jobs_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"greatbook/internal/jobs"
+	"greatbook/internal/org"
+	"greatbook/internal/testkit"
+)
+
+// The dead-letter page and the stranded-work check read through indexes
+// bounded by a status, however long the history: on an org with 60,000
+// documents (their jobs mostly done, 2% abandoned) and as many runs, the
+// dead letters come from the jobs' dead-letter index (a supplier filter
+// reads each one's document by its key, never the trigram index over every
+// document of a matching supplier), and no check reads a table in full.
+func TestTheDeadLettersAndTheStrandedChecksPlanOnIndexes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	for _, sql := range []string{
+		`INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by,
+			pipeline_run_id, status, doc_type, source_ref, format, fields, queued_at, received_at, decided_by, decided_at)
+		SELECT $1, encode(sha256(('p' || i)::bytea), 'hex'), 'application/xml', 'invoice-' || i || '.xml', 6000, 'api', 'test', gen_random_uuid(),
+		       CASE WHEN i % 50 = 4 THEN 'active' ELSE 'posted' END, 'invoice', 'vat:SE' || (i % 3000) || '/INV-' || i, 'ubl',
+		       jsonb_build_object('seller', jsonb_build_object('name', 'Supplier ' || (i % 3000) || ' AB'), 'number', 'INV-' || i),
+		       now(), now(), 'reviewer', now()
+		FROM generate_series(1, 60000) i`,
+		`INSERT INTO runs (id, org_id, kind, subject_id, state, data, created_at, updated_at, finished_at)
+		SELECT pipeline_run_id, org_id, 'pipeline', id, 'done', '{}', now(), now(), now() FROM intake_documents WHERE org_id = $1`,
+		`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error, error_class, created_by)
+		SELECT org_id, id, CASE status WHEN 'posted' THEN 'done' ELSE 'abandoned' END, 3, 3,
+		       CASE WHEN status = 'active' THEN 'posting service unavailable' END,
+		       CASE WHEN status = 'active' THEN CASE WHEN id % 4 = 0 THEN 'transient' ELSE 'permanent' END END, 'reviewer'
+		FROM intake_documents WHERE org_id = $1`,
+	} {
+		if _, err := db.Pool.Exec(ctx, sql, o.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Pool.Exec(ctx, `VACUUM ANALYZE intake_documents, jobs, runs`); err != nil {
+		t.Fatal(err)
+	}
+	conn := db.Conn(t)
+	big := []string{"jobs", "intake_documents", "runs"}
+	scope := org.Only(o.ID)
+	for _, f := range []jobs.DeadLetterFilter{{}, {ErrorClass: "transient"}, {Supplier: "supplier 12", ErrorClass: "transient"}, {Supplier: "supplier 1234 ab"}} {
+		list, args, err := jobs.DeadLettersQuery(scope, f, jobs.DeadLetterPage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count, countArgs, err := jobs.CountDeadLettersQuery(scope, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, p := range map[string]testkit.Plan{
+			"the dead letters " + f.Supplier + " " + f.ErrorClass:          testkit.GenericPlan(t, conn, list, args...),
+			"the count of dead letters " + f.Supplier + " " + f.ErrorClass: testkit.GenericPlan(t, conn, count, countArgs...),
+		} {
+			p.RequireIndexes(t, what, big)
+			if !p.UsesIndex("jobs_dead_letters_idx") && !p.UsesIndex("jobs_status_idx") {
+				t.Errorf("%s: the plan does not read the jobs by their status:\n%s", what, p.Text)
+			}
+			if p.UsesIndex("intake_supplier_trgm_idx") {
+				t.Errorf("%s: the plan reads every document of the matching suppliers:\n%s", what, p.Text)
+			}
+		}
+	}
+	for _, sql := range jobs.StrandedChecks {
+		args := []any{o.ID}
+		if strings.Contains(sql, "$2") {
+			args = append(args, 300)
+		}
+		testkit.GenericPlan(t, conn, sql+" LIMIT 200", args...).RequireIndexes(t, "a stranded-work check", big)
+	}
+}
