@@ -129,9 +129,10 @@ func listQuery(orgID int64, f ListFilter, limit int) (string, []any) {
 		where = append(where, "d.id < "+arg(f.Before))
 	}
 	var sql string
-	if f.Status == "" && strings.TrimSpace(f.Supplier) == "" {
+	if f.Status == "" && strings.TrimSpace(f.Supplier) == "" && strings.TrimSpace(f.Query) == "" {
 		// Every status, newest first: one ordered scan of (org_id, status,
-		// id) per status, merged, as the desk's All tab reads.
+		// id) per status, merged, as the desk's All tab reads (a search
+		// or a supplier has indexes of its own).
 		limitArg := arg(limit + 1)
 		branches := make([]string, len(intake.Statuses))
 		for i, st := range intake.Statuses {

@@ -104,7 +104,7 @@ func mayApproveSQL(approver string) string {
 }
 
 // listSQL reads a page of the API's listing, newest first: conditions,
-// limit. Without a status or a supplier to bound it, the page is a merge
+// limit. Without a status, a supplier or a search to bound it, the page is a merge
 // (listMergeSQL: branches, limit) of one branch per status (listPageSQL:
 // conditions, limit).
 const (
