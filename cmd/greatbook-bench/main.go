@@ -71,8 +71,20 @@ func run(ctx context.Context, args []string) error {
 		if !selected(b.name) {
 			continue
 		}
+		var before bench.IntakeFigures
+		if b.database {
+			var err error
+			if before, err = env.IntakeFigures(ctx); err != nil {
+				return err
+			}
+		}
 		if err := b.run(ctx, env); err != nil {
 			return fmt.Errorf("%s: %w", b.name, err)
+		}
+		if b.database {
+			if err := env.PrintIntakeFigures(ctx, b.name, before); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

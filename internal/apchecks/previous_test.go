@@ -84,7 +84,7 @@ func TestPreviousAccounts(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(plan, "\n"), "intake_posted_supplier_idx") {
+	if !strings.Contains(strings.Join(plan, "\n"), "intake_approved_supplier_idx") {
 		t.Fatalf("the query does not use its index:\n%s", strings.Join(plan, "\n"))
 	}
 }

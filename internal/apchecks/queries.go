@@ -7,7 +7,8 @@ package apchecks
 // invoices filed before this one, newest first. The supplier is the part of
 // source_ref before the first '/', the bookkeeper's supplier key (VAT id,
 // else endpoint id, else legal id, else name; '/' is escaped inside it),
-// looked up through intake_posted_supplier_idx.
+// looked up through intake_approved_supplier_idx (posted is approved),
+// newest first, past the supplier's few approved documents not posted yet.
 const previousAccountsSQL = `
 	SELECT id, fields ->> 'payee_iban'
 	FROM intake_documents

@@ -5,3 +5,4 @@ var (
 	TabCountsSQL = tabCountsSQL
 	QueueQuery   = queueQuery
 )
+var ListQuery = listQuery

@@ -104,5 +104,11 @@ func mayApproveSQL(approver string) string {
 }
 
 // listSQL reads a page of the API's listing, newest first: conditions,
-// limit.
-const listSQL = `SELECT ` + intake.DocumentColumns + ` FROM intake_documents d WHERE %s ORDER BY d.id DESC LIMIT %s`
+// limit. Without a status, a supplier or a search to bound it, the page is a merge
+// (listMergeSQL: branches, limit) of one branch per status (listPageSQL:
+// conditions, limit).
+const (
+	listSQL      = `SELECT ` + intake.DocumentColumns + ` FROM intake_documents d WHERE %s ORDER BY d.id DESC LIMIT %s`
+	listPageSQL  = `SELECT * FROM intake_documents d WHERE %s ORDER BY d.id DESC LIMIT %s`
+	listMergeSQL = `SELECT ` + intake.DocumentColumns + ` FROM (%s) d ORDER BY d.id DESC LIMIT %s`
+)

@@ -176,7 +176,7 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 		}}, nil
 	}
 	return runs.Graph[State]{
-		Kind: Kind, Start: nodeClassify, Nodes: nodes,
+		Kind: Kind, Start: nodeClassify, Nodes: nodes, History: history,
 		// A run that fails never strands its row at received: it is filed
 		// flagged, with the error, for a person.
 		OnFail: func(ctx context.Context, tx pgx.Tx, r *runs.Run[State], cause error) error {
@@ -205,6 +205,16 @@ func (p *Pipeline) buildGraph() runs.Graph[State] {
 			return tx.SendBatch(ctx, b).Close()
 		},
 	}
+}
+
+// history is what a run's checkpoints record of its state: not what was
+// read (the document's fields, the page's words and their reading), which
+// the run's own row keeps while it runs and the filing stores with the
+// document (its fields) and the reading's tables when it ends. A
+// checkpoint row then costs a few hundred bytes, however long the invoice.
+func history(s State) State {
+	s.Document, s.Text, s.Reading = nil, nil, nil
+	return s
 }
 
 // Ingested is the outcome of an arrival.

@@ -2,6 +2,8 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
@@ -71,6 +73,24 @@ func TestDurablePipeline(t *testing.T) {
 	}
 	if len(nodes) != 4 || nodes[0] != "classify" || nodes[1] != "extract" || nodes[2] != "validate" || nodes[3] != "queue" {
 		t.Fatalf("checkpoints %v", nodes)
+	}
+	// The run's history refers to the document and does not repeat what
+	// was read of it: the intake row holds the fields.
+	info, err := runs.Get(context.Background(), d.db.Pool, doc.OrgID, first.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, data := range append([]json.RawMessage{info.Data}, cps[0].Data, cps[1].Data, cps[2].Data, cps[3].Data) {
+		var kept map[string]json.RawMessage
+		if err := json.Unmarshal(data, &kept); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := kept["document"]; ok || string(kept["document_id"]) != strconv.FormatInt(doc.ID, 10) {
+			t.Errorf("state %d of the run's history: %s", i, data)
+		}
+	}
+	if len(doc.Fields) == 0 {
+		t.Fatal("the filed document has no fields")
 	}
 
 	again := d.ingest(t, ubl, "application/xml")

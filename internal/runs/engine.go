@@ -508,7 +508,11 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 			}
 			return x.pause(ctx, e, r, step.Pause, data, ms)
 		}
-		row := checkpointRow{node: r.Node, outcome: "ok", next: step.Next, data: data, note: step.Note, ms: ms}
+		recorded, err := x.history(r.State, data)
+		if err != nil {
+			return fmt.Errorf("runs: encode state of %s: %w", c.id, err)
+		}
+		row := checkpointRow{node: r.Node, outcome: "ok", next: step.Next, data: recorded, note: step.Note, ms: ms}
 		if step.Chain && step.Commit == nil && step.CommitBatched == nil && step.Next != "" {
 			chained = append(chained, row)
 			e.steps.Add(1)
@@ -520,7 +524,7 @@ func (x graphExecutor[S]) execute(parent context.Context, e *Engine, c claim) er
 			continue
 		}
 		checkpointStart := time.Now()
-		err = x.checkpoint(ctx, e, r, step, append(chained, row))
+		err = x.checkpoint(ctx, e, r, step, append(chained, row), data)
 		e.checkpointNanos.Add(int64(time.Since(checkpointStart)))
 		e.steps.Add(1)
 		if err != nil {
@@ -629,15 +633,14 @@ func (x graphExecutor[S]) writeChained(ctx context.Context, e *Engine, r *Run[S]
 }
 
 // checkpoint commits a finished node in one transaction: the step's own effects, then the run's next
-// node (or its end) and state with the checkpoint rows (those of the chained nodes before it, then its
-// own, the last of rows), in one fenced statement. A step without effects is that one statement, one
-// round trip.
-func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], step Step, rows []checkpointRow) error {
-	data := rows[len(rows)-1].data
+// node (or its end) and state (data, the whole state) with the checkpoint rows (those of the chained
+// nodes before it, then its own, the last of rows), in one fenced statement. A run that ends keeps the
+// state its last row records. A step without effects is that one statement, one round trip.
+func (x graphExecutor[S]) checkpoint(ctx context.Context, e *Engine, r *Run[S], step Step, rows []checkpointRow, data []byte) error {
 	var sql string
 	var args []any
 	if step.Next == "" {
-		sql, args = e.fencedCheckpoint(r.ID, finishRunSQL, []any{data}, rows)
+		sql, args = e.fencedCheckpoint(r.ID, finishRunSQL, []any{rows[len(rows)-1].data}, rows)
 	} else {
 		sql, args = e.fencedCheckpoint(r.ID, advanceRunSQL, []any{step.Next, data, e.LeaseTTL.Seconds()}, rows)
 	}
@@ -760,6 +763,15 @@ func (x graphExecutor[S]) fail(ctx context.Context, e *Engine, r *Run[S], saved 
 	return database.WithTx(ctx, e.pool, func(tx pgx.Tx) error {
 		return mark(tx, fmt.Errorf("%w (and recording the failure failed: %v)", cause, err))
 	})
+}
+
+// history is what a checkpoint row records of state, whose whole encoding
+// is data (see Graph.History).
+func (x graphExecutor[S]) history(state S, data []byte) ([]byte, error) {
+	if x.g.History == nil {
+		return data, nil
+	}
+	return json.Marshal(x.g.History(state))
 }
 
 // restore sets state to the one saved at the last checkpoint. It decodes into

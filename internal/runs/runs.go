@@ -108,6 +108,13 @@ type Graph[S any] struct {
 	// OnFail runs in the transaction that marks a run failed (a permanent
 	// error, or retries exhausted), so the run's subject learns of it.
 	OnFail func(ctx context.Context, tx pgx.Tx, r *Run[S], cause error) error
+	// History, when set, is what of the state a node's checkpoint row
+	// records, and what a finished run keeps: the run resumes only from
+	// its own row's state (a running or paused run keeps the whole of
+	// it), so the history may leave out what the run's subject stores
+	// once the run ends. Pauses, failures, retries and takeovers record
+	// the whole state: a run reopened resumes from a failure's.
+	History func(S) S
 }
 
 // Info describes a stored run.
