@@ -144,11 +144,12 @@ var (
 const (
 	strandedLaunchedSQL = `SELECT 'job ' || j.id, '/admin/jobs/' || j.id, j.updated_at, coalesce(r.last_error, j.last_error, ''), '' FROM jobs j LEFT JOIN runs r ON r.id = j.run_id
 			 WHERE j.org_id = $1 AND j.status = 'launched' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`
-	// strandedApprovedSQL looks up the job of each approved document by its
-	// key: OFFSET 0 keeps the planner from turning the NOT EXISTS into an
-	// anti join, which it would rather hash over every job of the history.
-	strandedApprovedSQL = `SELECT 'document ' || d.id, '/intake/' || d.id, d.decided_at, '', '' FROM intake_documents d
-			 WHERE d.org_id = $1 AND d.status = 'active' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.intake_id = d.id OFFSET 0)`
+	// strandedApprovedSQL reads the approvals noted without a job when they
+	// committed (approvals_without_job), not every approved document of the
+	// history: an approval writes its job in its own transaction.
+	strandedApprovedSQL = `SELECT 'document ' || d.id, '/intake/' || d.id, d.decided_at, '', '' FROM approvals_without_job n
+			 JOIN intake_documents d ON d.id = n.document_id
+			 WHERE d.org_id = $1 AND d.status = 'active' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.intake_id = d.id)`
 	strandedReceivedSQL = `SELECT 'document ' || d.id, '/intake/' || d.id, d.received_at, coalesce(r.last_error, ''), coalesce(r.id::text, '') FROM intake_documents d
 			 LEFT JOIN runs r ON r.id = d.pipeline_run_id
 			 WHERE d.org_id = $1 AND d.status = 'received' AND (r.id IS NULL OR r.state IN ('done', 'failed'))`

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"greatbook/internal/app"
+	"greatbook/internal/database"
 	"greatbook/internal/jobs"
 	"greatbook/internal/runs"
 	"greatbook/internal/testkit"
@@ -115,5 +118,57 @@ func TestTheStrandedWorkCheck(t *testing.T) {
 	}
 	if sweep.LastPassAt == nil || time.Since(*sweep.LastPassAt) > time.Minute {
 		t.Fatalf("the sweep's last pass: %+v", sweep)
+	}
+}
+
+// Only an approval that commits without its job is noted for the check: the
+// outbox's own approvals, whose job commits with them, are not, so the check
+// reads the few noted rows however many documents were approved.
+func TestOnlyAnApprovalWithoutAJobIsNoted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, app.Config{})
+	noted := func() []int64 {
+		t.Helper()
+		rows, err := w.DB.Pool.Query(ctx, `SELECT document_id FROM approvals_without_job ORDER BY document_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	// The job inserted after the status, in the same transaction, as an
+	// approval does.
+	withJob := w.Doc(t, 0)
+	err := database.WithTx(ctx, w.DB.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE intake_documents SET status = 'active' WHERE id = $1`, withJob); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'pending', 0, 5, 'test')`, w.Org.ID, withJob)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := noted(); len(got) != 0 {
+		t.Fatalf("an approval with its job is noted: %v", got)
+	}
+	orphan := w.Doc(t, 0)
+	if _, err := w.DB.Pool.Exec(ctx, `UPDATE intake_documents SET status = 'active' WHERE id = $1`, orphan); err != nil {
+		t.Fatal(err)
+	}
+	if got := noted(); !slices.Equal(got, []int64{orphan}) {
+		t.Fatalf("noted %v, want [%d]", got, orphan)
+	}
+	// Once it has a job, the check no longer lists it.
+	if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'pending', 0, 5, 'test')`, w.Org.ID, orphan); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := jobs.StrandedWork(ctx, w.DB.Pool, w.Org.ID, time.Minute)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("stranded: %+v %v", got, err)
 	}
 }
