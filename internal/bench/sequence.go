@@ -53,14 +53,14 @@ func sequenceScript(ctx context.Context, e *Env, seed EndToEndSeed, targets stri
 		"owner": "bench|0|0|00000000|000000000000", "ttl": "30", "finaldata": string(rated),
 		"nodes": "{load,account,rate,post}", "outcomes": "{ok,ok,ok,ok}", "nexts": `{account,rate,post,""}`,
 		"states": pgArray(string(loaded), string(chosen), string(rated), string(rated)),
-		"notes": pgArray("", "invoice BENCH-1 from Bench Supplier AB, EUR", "account 6000 mapped for the supplier", "in the base currency posted"),
-		"ms":    "{1,0,0,0}",
+		"notes":  pgArray("", "invoice BENCH-1 from Bench Supplier AB, EUR", "account 6000 mapped for the supplier", "in the base currency posted"),
+		"ms":     "{1,0,0,0}",
 		// The posting, as the bookkeeper asks the ledger for it.
 		"ns": strconv.Itoa(int(database.LockLedgerSourceKey)), "stype": ledger.SourceTypeIntake, "eset": "bill", "edate": "2026-11-20",
 		"cur": "EUR", "base": "EUR", "descr": "Bench Supplier AB invoice BENCH-1", "fp": `\x` + strings.Repeat("ab", 32), "rev": "0",
 		"bookkeeper": "system:bookkeeper", "codes": "{6000,1400,2000}", "lineno": "{0,1,2}",
-		"accts":  fmt.Sprintf("{%d,%d,%d}", accounts["6000"], accounts["1400"], accounts["2000"]),
-		"debit":  "{220.04,55.01,0}", "credit": "{0,0,275.05}", "bdebit": "{220.04,55.01,0}", "bcredit": "{0,0,275.05}",
+		"accts": fmt.Sprintf("{%d,%d,%d}", accounts["6000"], accounts["1400"], accounts["2000"]),
+		"debit": "{220.04,55.01,0}", "credit": "{0,0,275.05}", "bdebit": "{220.04,55.01,0}", "bcredit": "{0,0,275.05}",
 		"dims": pgArray(`{"supplier":"e2e-supplier","vat_rate":"25"}`, `{"vat_rate":"25"}`, `{"supplier":"e2e-supplier"}`),
 		// What the bookkeeper files after the entry.
 		"supplier": EndToEndSupplier, "account": "6000", "chosenby": "rule", "setby": "bench", "setat": setAt.Format(time.RFC3339Nano),
