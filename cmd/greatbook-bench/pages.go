@@ -40,6 +40,9 @@ const (
 	groupsPer = 10
 )
 
+// minPageDocuments is the smallest load the pages are measured at.
+const minPageDocuments = 2000
+
 // pageDocuments is what -pages-documents sets: the sizes the pages are
 // measured at, in order; the growth is the last one's p95 over the first's.
 var pageDocuments []int
@@ -310,6 +313,13 @@ type pageFigure struct {
 func pages(ctx context.Context, e *bench.Env) error {
 	if len(pageDocuments) == 0 {
 		return fmt.Errorf("no sizes: -pages-documents is empty")
+	}
+	for _, n := range pageDocuments {
+		// Fewer would leave a page without its sample (a dead letter, a
+		// group), or the desk without a page 20.
+		if n < minPageDocuments {
+			return fmt.Errorf("-pages-documents: %d is fewer than %d documents", n, minPageDocuments)
+		}
 	}
 	pool, err := e.NewTracedPool(ctx, 8, sqlTracer{})
 	if err != nil {
