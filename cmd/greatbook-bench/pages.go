@@ -109,7 +109,7 @@ type pagesWorld struct {
 // its pipeline run and four checkpoints; the approved ones with their audit
 // events, bookkeeping jobs (1.2% of the documents abandoned, with three
 // failed attempts each) and, once posted, their journal entries. Each step
-// is one statement in a transaction of its own, timed.
+// is one statement, timed.
 func seedPages(ctx context.Context, e *bench.Env, documents int) (*pagesWorld, error) {
 	o, _, err := org.Create(ctx, e.Pool, fmt.Sprintf("bench-pages-%d", documents), fmt.Sprintf("Bench Pages %d", documents), "EUR", ledger.SeedDefaultChart)
 	if err != nil {
@@ -126,19 +126,13 @@ func seedPages(ctx context.Context, e *bench.Env, documents int) (*pagesWorld, e
 		what string
 		sql  string
 		args []any
-		// sameTx runs the step in the transaction of the one before: a
-		// journal entry needs its lines by the commit.
-		sameTx bool
 	}{
-		{"documents", `INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by,
-			pipeline_run_id, status, doc_type, source_ref, format, fields, flag_reason, queued_at, received_at, decided_by, decided_at)
-			SELECT $1, encode(sha256(('p' || i)::bytea), 'hex'), 'application/xml', 'invoice-' || i || '.xml', 6000, 'api', 'bench',
-			       gen_random_uuid(), s.status, 'invoice', 'vat:SE' || (i % 3000) || '/INV-' || i, 'ubl',
-			       jsonb_set(jsonb_set(jsonb_set($2::jsonb, '{seller,name}', to_jsonb('Supplier ' || (i % 3000) || ' AB')),
-			           '{number}', to_jsonb('INV-' || i)), '{totals,payable}', to_jsonb((1 + i % 99999) || '.' || lpad((i % 100)::text, 2, '0'))),
-			       CASE s.status WHEN 'flagged' THEN 'needs_manual_extraction' END,
-			       t, t, CASE WHEN s.status IN ('active', 'posted', 'rejected') THEN 'reviewer@bench.test' END,
-			       CASE WHEN s.status IN ('active', 'posted', 'rejected') THEN t + interval '1 hour' END
+		// The documents of their own, and the journal entries of the posted
+		// ones with their lines: the entries' ids are drawn first, so that
+		// each document is written with its entry's id once and never
+		// updated (the foreign keys are checked at the statement's end).
+		{"documents, journal entries and lines", `WITH src AS MATERIALIZED (
+			SELECT i, tm.t, s.status, CASE s.status WHEN 'posted' THEN nextval(pg_get_serial_sequence('journal_entries', 'id')) END AS entry_id
 			FROM generate_series(1, $3::int) i
 			CROSS JOIN LATERAL (SELECT now() - (($3::int - i) * interval '5 minutes') AS t) tm
 			CROSS JOIN LATERAL (SELECT CASE
@@ -147,8 +141,34 @@ func seedPages(ctx context.Context, e *bench.Env, documents int) (*pagesWorld, e
 			    WHEN i % 10 IN (0, 1) THEN 'pending'
 			    WHEN i % 10 = 2 THEN 'flagged'
 			    WHEN i % 10 = 3 THEN 'rejected'
-			    ELSE 'posted' END AS status) s`,
-			[]any{o.ID, fields, roots, groups}, false},
+			    ELSE 'posted' END AS status) s
+		), d AS (
+			INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by,
+				pipeline_run_id, status, doc_type, source_ref, format, fields, flag_reason, queued_at, received_at, decided_by, decided_at,
+				result_entry_id)
+			SELECT $1, encode(sha256(('p' || i)::bytea), 'hex'), 'application/xml', 'invoice-' || i || '.xml', 6000, 'api', 'bench',
+			       gen_random_uuid(), status, 'invoice', 'vat:SE' || (i % 3000) || '/INV-' || i, 'ubl',
+			       jsonb_set(jsonb_set(jsonb_set($2::jsonb, '{seller,name}', to_jsonb('Supplier ' || (i % 3000) || ' AB')),
+			           '{number}', to_jsonb('INV-' || i)), '{totals,payable}', to_jsonb((1 + i % 99999) || '.' || lpad((i % 100)::text, 2, '0'))),
+			       CASE status WHEN 'flagged' THEN 'needs_manual_extraction' END,
+			       t, t, CASE WHEN status IN ('active', 'posted', 'rejected') THEN 'reviewer@bench.test' END,
+			       CASE WHEN status IN ('active', 'posted', 'rejected') THEN t + interval '1 hour' END, entry_id
+			FROM src ORDER BY i
+			RETURNING id, org_id, result_entry_id, decided_at, supplier_name, doc_number, payable
+		), e AS (
+			INSERT INTO journal_entries (id, org_id, source_type, source_id, entry_set, entry_date, currency, base_currency,
+				description, created_by, created_at) OVERRIDING SYSTEM VALUE
+			SELECT result_entry_id, org_id, '` + ledger.SourceTypeIntake + `', id::text, 'bill', decided_at::date, 'EUR', 'EUR',
+			       supplier_name || ' ' || doc_number, 'system:bookkeeper', decided_at
+			FROM d WHERE result_entry_id IS NOT NULL
+		)
+		INSERT INTO journal_lines (entry_id, org_id, line_no, account_id, debit, credit, base_debit, base_credit)
+		SELECT d.result_entry_id, d.org_id, l.no, a.id, CASE l.no WHEN 0 THEN d.payable ELSE 0 END, CASE l.no WHEN 1 THEN d.payable ELSE 0 END,
+		       CASE l.no WHEN 0 THEN d.payable ELSE 0 END, CASE l.no WHEN 1 THEN d.payable ELSE 0 END
+		FROM d CROSS JOIN (VALUES (0, '6000'), (1, '2000')) AS l (no, code)
+		JOIN accounts a ON a.org_id = d.org_id AND a.code = l.code
+		WHERE d.result_entry_id IS NOT NULL`,
+			[]any{o.ID, fields, roots, groups}},
 		{"duplicates", `INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by,
 			pipeline_run_id, status, doc_type, source_ref, format, fields, flag_reason, duplicate_of, duplicate_reason, queued_at, received_at)
 			SELECT r.org_id, encode(sha256(('d' || r.id || '/' || k)::bytea), 'hex'), r.media_type, r.filename, r.size_bytes, 'api', 'bench',
@@ -156,42 +176,29 @@ func seedPages(ctx context.Context, e *bench.Env, documents int) (*pagesWorld, e
 			       r.received_at + k * interval '1 day', r.received_at + k * interval '1 day'
 			FROM (SELECT * FROM intake_documents WHERE org_id = $1 ORDER BY id LIMIT $2) r CROSS JOIN generate_series(1, $3::int) k
 			ORDER BY r.received_at + k * interval '1 day', r.id`,
-			[]any{o.ID, groups, groupSize - 1}, false},
+			[]any{o.ID, groups, groupSize - 1}},
 		{"pipeline runs", `INSERT INTO runs (id, org_id, kind, subject_id, state, data, created_at, updated_at, finished_at)
 			SELECT pipeline_run_id, org_id, 'pipeline', id, 'done', '{}', received_at, received_at, received_at FROM intake_documents WHERE org_id = $1`,
-			[]any{o.ID}, false},
+			[]any{o.ID}},
 		{"checkpoints", `INSERT INTO run_checkpoints (run_id, seq, node, outcome, next_node, data, worker, duration_ms, created_at)
 			SELECT r.id, n.seq, n.node, 'ok', n.next, '{}', 'bench', 2, r.created_at
 			FROM runs r CROSS JOIN (VALUES (1, 'classify', 'extract'), (2, 'extract', 'validate'), (3, 'validate', 'queue'), (4, 'queue', NULL))
-			     AS n (seq, node, next) WHERE r.org_id = $1`, []any{o.ID}, false},
+			     AS n (seq, node, next) WHERE r.org_id = $1`, []any{o.ID}},
 		{"audit events", `INSERT INTO audit_events (org_id, actor, action, subject_type, subject_id, from_status, to_status, detail, created_at)
 			SELECT org_id, decided_by, CASE status WHEN 'rejected' THEN 'reject' ELSE 'approve' END, 'intake', id, 'pending',
 			       CASE status WHEN 'rejected' THEN 'rejected' ELSE 'active' END, '{}', decided_at
-			FROM intake_documents WHERE org_id = $1 AND status IN ('active', 'posted', 'rejected')`, []any{o.ID}, false},
+			FROM intake_documents WHERE org_id = $1 AND status IN ('active', 'posted', 'rejected')`, []any{o.ID}},
 		{"jobs", `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error, error_class, created_by, created_at, updated_at)
 			SELECT org_id, id, CASE status WHEN 'posted' THEN 'done' ELSE 'abandoned' END,
 			       CASE status WHEN 'posted' THEN 1 ELSE 3 END, 3,
 			       CASE WHEN status = 'active' THEN CASE WHEN id % 2 = 0 THEN 'posting service unavailable' ELSE 'account 1400 is inactive' END END,
 			       CASE WHEN status = 'active' THEN CASE WHEN id % 2 = 0 THEN 'transient' ELSE 'permanent' END END,
 			       decided_by, decided_at, decided_at + interval '10 minutes'
-			FROM intake_documents WHERE org_id = $1 AND status IN ('active', 'posted')`, []any{o.ID}, false},
+			FROM intake_documents WHERE org_id = $1 AND status IN ('active', 'posted')`, []any{o.ID}},
 		{"job attempts", `INSERT INTO job_attempts (job_id, attempt, trigger, actor, outcome, error, error_class, created_at)
 			SELECT j.id, a, CASE a WHEN 1 THEN 'approve' ELSE 'sweep' END, 'system:sweep', 'failed', j.last_error, j.error_class,
 			       j.created_at + a * interval '1 minute'
-			FROM jobs j CROSS JOIN generate_series(1, 3) a WHERE j.org_id = $1 AND j.status = 'abandoned'`, []any{o.ID}, false},
-		{"journal entries", `INSERT INTO journal_entries (org_id, source_type, source_id, entry_set, entry_date, currency, base_currency,
-			description, created_by, created_at)
-			SELECT org_id, '` + ledger.SourceTypeIntake + `', id::text, 'bill', decided_at::date, 'EUR', 'EUR', supplier_name || ' ' || doc_number, 'system:bookkeeper', decided_at
-			FROM intake_documents WHERE org_id = $1 AND status = 'posted' ORDER BY id`, []any{o.ID}, false},
-		{"journal lines", `INSERT INTO journal_lines (entry_id, org_id, line_no, account_id, debit, credit, base_debit, base_credit)
-			SELECT e.id, e.org_id, l.no, a.id, CASE l.no WHEN 0 THEN d.payable ELSE 0 END, CASE l.no WHEN 1 THEN d.payable ELSE 0 END,
-			       CASE l.no WHEN 0 THEN d.payable ELSE 0 END, CASE l.no WHEN 1 THEN d.payable ELSE 0 END
-			FROM journal_entries e JOIN intake_documents d ON d.id = e.source_id::bigint AND d.org_id = e.org_id
-			CROSS JOIN (VALUES (0, '6000'), (1, '2000')) AS l (no, code)
-			JOIN accounts a ON a.org_id = e.org_id AND a.code = l.code
-			WHERE e.org_id = $1`, []any{o.ID}, true},
-		{"entry links", `UPDATE intake_documents d SET result_entry_id = e.id FROM journal_entries e
-			WHERE e.org_id = $1 AND d.org_id = $1 AND d.id = e.source_id::bigint`, []any{o.ID}, false},
+			FROM jobs j CROSS JOIN generate_series(1, 3) a WHERE j.org_id = $1 AND j.status = 'abandoned'`, []any{o.ID}},
 	}
 	fmt.Fprintf(e.Out, "\npages: loading %d intake rows in %d groups of %d...\n", documents, groups, groupSize)
 	start := time.Now()
@@ -203,34 +210,18 @@ func seedPages(ctx context.Context, e *bench.Env, documents int) (*pagesWorld, e
 		fmt.Fprintf(e.Out, "pages: %s in %.1f s\n", what, time.Since(t0).Seconds())
 		return nil
 	}
-	for i := 0; i < len(steps); {
-		n := 1
-		for i+n < len(steps) && steps[i+n].sameTx {
-			n++
-		}
-		what := steps[i].what
-		for _, s := range steps[i+1 : i+n] {
-			what += " and " + s.what
-		}
-		if err := timed(what, func() error {
-			return database.WithTx(ctx, e.Pool, func(tx pgx.Tx) error {
-				for _, s := range steps[i : i+n] {
-					if _, err := tx.Exec(ctx, s.sql, s.args...); err != nil {
-						return err
-					}
-					// The next step's plan needs to know how many rows this
-					// one wrote (other orgs' and benchmarks' rows fill the
-					// same tables).
-					if _, err := tx.Exec(ctx, "ANALYZE intake_documents, runs, jobs, journal_entries"); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
+	for _, s := range steps {
+		if err := timed(s.what, func() error {
+			if _, err := e.Pool.Exec(ctx, s.sql, s.args...); err != nil {
+				return err
+			}
+			// The next step's plan needs to know how many rows this one
+			// wrote (other orgs' and benchmarks' rows fill the same tables).
+			_, err := e.Pool.Exec(ctx, "ANALYZE intake_documents, runs, jobs, journal_entries")
+			return err
 		}); err != nil {
 			return nil, err
 		}
-		i += n
 	}
 	// A cluster in service is vacuumed: the visibility map and the
 	// statistics are what autovacuum leaves.
