@@ -32,6 +32,7 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&endToEnd.Documents, "e2e-documents", 5000, "e2e: documents approved at each approver count")
 	approvers := fs.String("e2e-approvers", "1,4,16", "e2e: comma-separated approver counts")
 	fs.StringVar(&endToEnd.RiverPeer, "e2e-river", "cmd/greatbook-bench/riverpeer", "e2e: folder of the River peer module (empty: no River rows)")
+	documents := fs.String("pages-documents", "100000,1000000", "pages: comma-separated counts of documents the pages are measured at, each an org of its own; the growth is the last over the first")
 	clients := fs.String("ledger-clients", "1,4,16", "ledger: comma-separated client counts")
 	riverApprovers := fs.String("e2e-river-approvers", "4", "e2e: comma-separated approver counts of the River rows, each among -e2e-approvers (empty: no River rows)")
 	twoServes := fs.String("e2e-two-serves", "4", "e2e: comma-separated approver counts of the rows with two serves on one database (empty: none)")
@@ -46,7 +47,7 @@ func run(ctx context.Context, args []string) error {
 	for _, c := range []struct {
 		flag, value string
 		dst         *[]int
-	}{{"-ledger-clients", *clients, &ledgerClients}, {"-e2e-approvers", *approvers, &endToEnd.Approvers}, {"-e2e-river-approvers", *riverApprovers, &endToEnd.RiverApprovers},
+	}{{"-pages-documents", *documents, &pageDocuments}, {"-ledger-clients", *clients, &ledgerClients}, {"-e2e-approvers", *approvers, &endToEnd.Approvers}, {"-e2e-river-approvers", *riverApprovers, &endToEnd.RiverApprovers},
 		{"-e2e-two-serves", *twoServes, &endToEnd.TwoServes}} {
 		counts, err := parseCounts(c.flag, c.value)
 		if err != nil {

@@ -286,8 +286,9 @@ type EndToEndOptions struct {
 }
 
 // EndToEnd measures approve → posted at each approver count: greatbook as
-// `serve` runs it, the combined pgbench limit of approve and post, and the
-// River peer doing the same work at its defaults and with a 10 ms fetch
+// `serve` runs it, the combined pgbench limit of approve and post,
+// pgbench's limit of a document's whole statement sequence, and the River
+// peer doing the same work at its defaults and with a 10 ms fetch
 // cooldown. Each side works in its own database of the same cluster, so
 // that no engine picks up another side's runs.
 func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
@@ -329,9 +330,9 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 	}
 	defer limits.close()
 	var rows []EndToEndResult
-	limit := make([]float64, len(opt.Approvers))
+	limit, whole := make([]float64, len(opt.Approvers)), make([]float64, len(opt.Approvers))
 	for i, c := range opt.Approvers {
-		before, err := limits.at(ctx, c, opt.Documents, "before")
+		before, wholeBefore, err := limits.at(ctx, c, opt.Documents, "before")
 		if err != nil {
 			return err
 		}
@@ -362,11 +363,11 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 			}
 			rows = append(rows, r)
 		}
-		after, err := limits.at(ctx, c, opt.Documents, "after")
+		after, wholeAfter, err := limits.at(ctx, c, opt.Documents, "after")
 		if err != nil {
 			return err
 		}
-		limit[i] = (before + after) / 2
+		limit[i], whole[i] = (before+after)/2, (wholeBefore+wholeAfter)/2
 	}
 	for _, r := range rows {
 		if r.Entries != r.Documents || r.DuplicateKeys != 0 {
@@ -381,11 +382,12 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 	}
 	t := &Table{Title: fmt.Sprintf("end to end: %d documents approved -> posted, bookkeeper as in serve (%d workers, pool of %d)",
 		opt.Documents, ServeWorkers, pool.Config().MaxConns),
-		Columns: []string{"approvers", "who", "approvals/s", "postings/s", "p50", "p99", "backlog", "pgbench limit", "ratio"}}
+		Columns: []string{"approvers", "who", "approvals/s", "postings/s", "p50", "p99", "backlog", "pgbench limit", "ratio",
+			"whole sequence limit", "ratio"}}
 	for i, c := range opt.Approvers {
 		add := func(r EndToEndResult) {
 			t.Add(strconv.Itoa(c), r.Name, Rate(r.ApprovalsPerSecond()), Rate(r.PostingsPerSecond()), ms(r.P50), ms(r.P99),
-				strconv.Itoa(r.Backlog), Rate(limit[i]), Ratio(r.PostingsPerSecond(), limit[i]))
+				strconv.Itoa(r.Backlog), Rate(limit[i]), Ratio(r.PostingsPerSecond(), limit[i]), Rate(whole[i]), Ratio(r.PostingsPerSecond(), whole[i]))
 		}
 		for _, r := range slices.Concat(rows, river) {
 			if r.Approvers == c {
@@ -396,7 +398,9 @@ func EndToEnd(ctx context.Context, e *Env, opt EndToEndOptions) error {
 	t.Print(e.Out)
 	fmt.Fprintln(e.Out, "(p50/p99: approve's return -> the entry's created_at, the posting transaction's start; backlog: approved, not posted when the last approval returned;")
 	fmt.Fprintln(e.Out, " two serves: two apps on one database, each with serve's pool, workers and sweep, the approvers split between them;")
-	fmt.Fprintln(e.Out, " pgbench limit: 1 / (1/approve + 1/new post), each pgbench at that client count, the mean of its measures just before and just after greatbook's rows; goal at 4: >= 0.75 of it, >= 3x River's defaults, p50 < 50 ms)")
+	fmt.Fprintln(e.Out, " pgbench limit: 1 / (1/approve + 1/new post), each pgbench at that client count, the mean of its measures just before and just after greatbook's rows; goal at 4: >= 0.75 of it, >= 3x River's defaults, p50 < 50 ms;")
+	fmt.Fprintln(e.Out, " whole sequence limit: documents/s of one pgbench script sending, per document, every statement greatbook sends from approval to posted (approve, launch, the run's claim,")
+	fmt.Fprintln(e.Out, " load's read, the posting with the result filed, the job's and the run's end) in its transactions and batches, at that client count, measured as the pgbench limit is)")
 	return nil
 }
 
@@ -462,40 +466,71 @@ func (l *endToEndLimits) setup(ctx context.Context) error {
 
 func (l *endToEndLimits) close() { l.pg.Pool.Close() }
 
-// at measures the combined limit 1 / (1/approve + 1/post) at c clients:
-// approve over as many fresh documents as greatbook's rows approve.
-func (l *endToEndLimits) at(ctx context.Context, c, documents int, when string) (float64, error) {
+// at measures, at c clients, the combined limit 1 / (1/approve + 1/post),
+// approve over as many fresh documents as greatbook's rows approve, and
+// the whole sequence's limit: sequenceScript over as many documents of a
+// new org seeded as greatbook's rows are.
+func (l *endToEndLimits) at(ctx context.Context, c, documents int, when string) (limit, whole float64, err error) {
 	fmt.Fprintf(l.e.Out, "\ne2e: pgbench approve and new post, %d clients (%s greatbook's rows)...\n", c, when)
 	targets, err := l.w.makeGroups(ctx, documents, func() int { return 1 })
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	name := fmt.Sprintf("e2e_targets_%d_%s", c, when)
 	if err := l.w.pgbenchTargets(ctx, name, targets); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := l.pg.Analyze(ctx); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	s := l.w.approveScript(name)
 	s.Transactions = max(1, documents/c)
 	if err := l.pg.ResetStatements(ctx); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	approve, err := l.pg.PGBenchRun(ctx, s, c)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := l.pg.PrintStatements(ctx, fmt.Sprintf("e2e, pgbench's approve and launch, %d clients", c), "approval", s.Transactions*c); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	p, err := l.pg.PGBench(ctx, l.post, c)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	limit := 1 / (1/approve.TPS + 1/p)
+	limit = 1 / (1/approve.TPS + 1/p)
 	fmt.Fprintf(l.e.Out, "e2e: pgbench at %d clients, %s: approve %s/s, new post %s/s, limit %s/s\n", c, when, Rate(approve.TPS), Rate(p), Rate(limit))
-	return limit, nil
+
+	fmt.Fprintf(l.e.Out, "e2e: pgbench whole sequence, %d clients (%s greatbook's rows)...\n", c, when)
+	seed, err := SeedEndToEnd(ctx, l.pg.Pool, fmt.Sprintf("e2e-sequence-%d-%s", c, when), documents)
+	if err != nil {
+		return 0, 0, err
+	}
+	name = fmt.Sprintf("e2e_sequence_%d_%s", c, when)
+	if err := l.w.pgbenchTargets(ctx, name, seed.IDs); err != nil {
+		return 0, 0, err
+	}
+	if err := l.pg.Analyze(ctx); err != nil {
+		return 0, 0, err
+	}
+	seq, err := sequenceScript(ctx, l.pg, seed, name)
+	if err != nil {
+		return 0, 0, err
+	}
+	seq.Transactions = max(1, documents/c)
+	if err := l.pg.ResetStatements(ctx); err != nil {
+		return 0, 0, err
+	}
+	r, err := l.pg.PGBenchRun(ctx, seq, c)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := l.pg.PrintStatements(ctx, fmt.Sprintf("e2e, pgbench's whole sequence, %d clients", c), "document", seq.Transactions*c); err != nil {
+		return 0, 0, err
+	}
+	fmt.Fprintf(l.e.Out, "e2e: pgbench at %d clients, %s: whole sequence %s documents/s\n", c, when, Rate(r.TPS))
+	return limit, r.TPS, nil
 }
 
 // newPostScript is the ledger figure's new post of a three-line entry as

@@ -35,6 +35,9 @@ type Env struct {
 	cluster  *embeddedpg.Cluster
 	dir      string
 	db       string
+	// url, when set, is the database pgbench connects to instead of db
+	// on the cluster (a test's database).
+	url string
 	// pipelineRate is the pipeline figure's documents/s at 1 worker, once it has run: the rules figure
 	// shows the pipeline's rate with the rules on and off from it.
 	pipelineRate float64
@@ -151,8 +154,7 @@ func (e *Env) PGBenchRun(ctx context.Context, s Script, clients int) (PGBenchRes
 	if err := os.WriteFile(f, []byte(s.Text), 0o644); err != nil {
 		return PGBenchResult{}, err
 	}
-	args := []string{"-h", e.cluster.SocketDir(), "-p", strconv.Itoa(embeddedpg.Port), "-U", "postgres", "-n",
-		"-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)), "-f", f}
+	args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)), "-f", f}
 	if s.Transactions > 0 {
 		args = append(args, "-t", strconv.Itoa(s.Transactions))
 	} else {
@@ -166,7 +168,11 @@ func (e *Env) PGBenchRun(ctx context.Context, s Script, clients int) (PGBenchRes
 	for _, k := range names {
 		args = append(args, "-D", k+"="+s.Vars[k])
 	}
-	args = append(args, e.db)
+	if e.url != "" {
+		args = append(args, e.url)
+	} else {
+		args = append(args, "-h", e.cluster.SocketDir(), "-p", strconv.Itoa(embeddedpg.Port), "-U", "postgres", e.db)
+	}
 	out, err := exec.CommandContext(ctx, "pgbench", args...).CombinedOutput()
 	if err != nil {
 		return PGBenchResult{}, fmt.Errorf("bench: pgbench: %v: %s", err, out)

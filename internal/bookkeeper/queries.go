@@ -121,3 +121,12 @@ const (
 	forgetSupplierRuleSQL = `DELETE FROM supplier_accounts s USING accounts a
 	WHERE s.org_id = $1 AND s.supplier_key = $2 AND a.id = s.account_id RETURNING a.code`
 )
+
+// Statements are the SQL a bookkeeper run sends for a document posted on
+// a supplier's rule, in order, for the benchmark that runs a document's
+// whole sequence through pgbench: load's read, then, in the posting's
+// transaction after the ledger's statements, the record of the account's
+// choice, the document marked posted and the job's end.
+var Statements = struct {
+	Load, RecordChoice, MarkPosted, FinishJob string
+}{loadSQL, recordChoiceSQL, markPostedSQL, finishJobSQL}

@@ -1,6 +1,10 @@
 package runs
 
-import "greatbook/internal/queue"
+import (
+	"fmt"
+
+	"greatbook/internal/queue"
+)
 
 // The statements of the runs engine, by what they do. Each runs through a
 // database.Executor, in the transaction database.WithTx opened, or in a
@@ -179,3 +183,13 @@ var (
 	abandonRunSQL = `UPDATE runs r SET state = 'failed', next_node = NULL, last_error = $2, lease_owner = NULL, lease_expires_at = NULL,
 			updated_at = now(), finished_at = now() WHERE r.id = $1::uuid AND ` + heldByNoOne
 )
+
+// Statements are the SQL of a run's claim and of its last checkpoint, for
+// the benchmark that runs a document's whole sequence through pgbench: the
+// claim of a run launched fresh (AsyncCommit then ClaimFree, one batch),
+// and the fenced statement that ends a run done with its checkpoint rows
+// ($1 the run, $2 the worker, $3 its state, then the rows' nodes,
+// outcomes, next nodes, states, notes and durations).
+var Statements = struct {
+	AsyncCommit, ClaimFree, Finish string
+}{asyncCommitSQL, claimFreeSQL, fmt.Sprintf(fencedCheckpointSQL, finishRunSQL, "$4", "$5", "$6", "$7", "$8", "$9")}
