@@ -161,7 +161,8 @@ func TestBalancesFollowPostsAndReversals(t *testing.T) {
 	noDifferences(t, db, o.ID)
 }
 
-// TestBalancesAreTheSumsOfTheLines posts and reverses random entries
+// TestBalancesAreTheSumsOfTheLines posts random entries from four
+// connections at once, then reverses some of them at once
 // (dates over a few months, dimensions, foreign currency) and checks that
 // the kept balances are the sums of the lines, and that the trial balance,
 // as of any date and by any dimension and value, is what summing the
@@ -187,22 +188,27 @@ func TestBalancesAreTheSumsOfTheLines(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
 		o := testkit.OrgWith(t, db, "balances-"+strconv.Itoa(n), "EUR")
-		var entries []int64
-		reversed := map[int64]bool{}
+		// Drawn first, then sent at once: the posts from four connections
+		// together, then the reversals of some of them together.
+		var posts []ledger.Request
+		type reversal struct {
+			of int
+			r  ledger.Reversal
+		}
+		var reversals []reversal
+		reversed := map[int]bool{}
 		for i, ops := 0, rapid.IntRange(1, 8).Draw(rt, "ops"); i < ops; i++ {
-			if len(entries) > 0 && rapid.IntRange(0, 3).Draw(rt, "reverse") == 0 {
-				id := rapid.SampledFrom(entries).Draw(rt, "entry")
-				if reversed[id] {
+			if len(posts) > 0 && rapid.IntRange(0, 3).Draw(rt, "reverse") == 0 {
+				of := rapid.IntRange(0, len(posts)-1).Draw(rt, "entry")
+				if reversed[of] {
 					continue
 				}
-				reversed[id] = true
+				reversed[of] = true
 				r := ledger.Reversal{Reason: "test", Actor: audit.System("test")}
 				if rapid.Bool().Draw(rt, "on another day") {
 					r.Date = date(rt, "reversal date", 150)
 				}
-				if _, err := ledger.Reverse(ctx, db.Pool, o.ID, id, r); err != nil {
-					rt.Fatal(err)
-				}
+				reversals = append(reversals, reversal{of, r})
 				continue
 			}
 			cents := rapid.Int64Range(1, 1_000_000).Draw(rt, "cents")
@@ -221,12 +227,18 @@ func TestBalancesAreTheSumsOfTheLines(t *testing.T) {
 				req.Currency = "USD"
 				req.Lines[0].BaseDebit, req.Lines[1].BaseCredit = &base, &base
 			}
-			res, err := ledger.Post(ctx, db.Pool, req)
-			if err != nil {
-				rt.Fatal(err)
-			}
-			entries = append(entries, res.Entry.ID)
+			posts = append(posts, req)
 		}
+		entries := make([]int64, len(posts))
+		together(rt, len(posts), func(i int) error {
+			res, err := ledger.Post(ctx, db.Pool, posts[i])
+			entries[i] = res.Entry.ID
+			return err
+		})
+		together(rt, len(reversals), func(i int) error {
+			_, err := ledger.Reverse(ctx, db.Pool, o.ID, entries[reversals[i].of], reversals[i].r)
+			return err
+		})
 		noDifferences(rt, db, o.ID)
 		asOfs := []string{"", date(rt, "as of", 160), date(rt, "as of", 160)}
 		for _, asOf := range asOfs {
@@ -238,6 +250,35 @@ func TestBalancesAreTheSumsOfTheLines(t *testing.T) {
 			}
 		}
 	})
+}
+
+// together runs f(0) … f(n-1) on four goroutines at once and fails t on
+// the first error.
+func together(t tb, n int, f func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := f(i); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
 }
 
 // TestConcurrentPostsToOneAccountKeepItsBalanceExact posts from more real
