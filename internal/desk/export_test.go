@@ -26,3 +26,5 @@ func ListQuery(ctx context.Context, q database.Executor, orgID int64, f ListFilt
 	sql, args := listQuery(orgID, f, s, limit)
 	return sql, args, err
 }
+
+var PrefixRange = prefixRange

@@ -104,3 +104,25 @@ func tabStatuses(tab desk.Tab) []string {
 	}
 	return []string{"received", "pending", "flagged", "active", "posted", "rejected"}
 }
+
+// The range of a prefix holds exactly the strings that begin with it, in
+// byte order: its upper bound is the prefix with its last character the
+// next one, past the surrogates and the last character.
+func TestAPrefixRangeHoldsWhatBeginsWithIt(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		prefix, hi string
+		ok         bool
+	}{
+		{"INV-", "INV.", true},
+		{"Ä", "Å", true},
+		{"a\uD7FF", "a\uE000", true},
+		{"a\U0010FFFF", "b", true},
+		{"\U0010FFFF", "", false},
+	} {
+		lo, hi, ok := desk.PrefixRange(c.prefix)
+		if ok != c.ok || hi != c.hi || (ok && lo != c.prefix) {
+			t.Errorf("PrefixRange(%q) = %q, %q, %v; want %q, %q, %v", c.prefix, lo, hi, ok, c.prefix, c.hi, c.ok)
+		}
+	}
+}
