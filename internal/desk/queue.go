@@ -292,11 +292,10 @@ func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter)
 // page, to tell whether there is a next one) and its arguments, s being what its search found among
 // the supplier names; order is the direction it reads ids in, ASC when paging towards newer rows.
 func queueQuery(orgID int64, f QueueFilter, s supplierSearch) (sql string, args []any, order string) {
+	where, search, arg, argsOf := queueConditions(orgID, f, s)
 	if !f.Order.keyset() {
-		where, search, arg, argsOf := queueConditions(orgID, f, s)
 		return sortedQueueQuery(where, search, arg, f), argsOf(), ""
 	}
-	where, search, arg, argsOf := queueConditions(orgID, f, s)
 	order = "DESC"
 	switch {
 	case f.Before > 0:
@@ -475,7 +474,8 @@ type supplierSearch struct {
 }
 
 // findSupplierNames reads the org's supplier names containing query (none
-// for an empty one), through supplier_names' trigram index.
+// for an empty one): supplier_names through its trigram index, or the
+// org's names in full where they are few.
 func findSupplierNames(ctx context.Context, q database.Executor, orgID int64, query string) (supplierSearch, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
