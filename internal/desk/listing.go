@@ -71,7 +71,11 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 	if limit == 0 {
 		limit = DefaultListLimit
 	}
-	sql, args := listQuery(orgID, f, limit)
+	s, err := findSupplierNames(ctx, q, orgID, f.Query)
+	if err != nil {
+		return ListPage{}, err
+	}
+	sql, args := listQuery(orgID, f, s, limit)
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return ListPage{}, fmt.Errorf("desk: list: %w", err)
@@ -109,9 +113,10 @@ func List(ctx context.Context, q database.Executor, orgID int64, f ListFilter) (
 }
 
 // listQuery is the statement of a page of the listing under f, limit rows
-// and one more (to tell whether a next page exists), and its arguments.
-func listQuery(orgID int64, f ListFilter, limit int) (string, []any) {
-	where, arg, argsOf := queueWhere(orgID, QueueFilter{Query: f.Query, FlagReason: f.FlagReason})
+// and one more (to tell whether a next page exists), and its arguments; s
+// is what its search found among the supplier names.
+func listQuery(orgID int64, f ListFilter, s supplierSearch, limit int) (string, []any) {
+	where, search, arg, argsOf := queueConditions(orgID, QueueFilter{Query: f.Query, FlagReason: f.FlagReason}, s)
 	if f.Status != "" {
 		where = append(where, "d.status = "+arg(string(f.Status)))
 	}
@@ -129,6 +134,16 @@ func listQuery(orgID int64, f ListFilter, limit int) (string, []any) {
 		where = append(where, "d.id < "+arg(f.Before))
 	}
 	var sql string
+	if search.keys != "" {
+		// A search whose text few supplier names contain: each name's
+		// newest rows and each other term's, merged (searchPage).
+		limitArg := arg(limit + 1)
+		sql = fmt.Sprintf(listMergeSQL, searchPage(strings.Join(where, " AND "), search, "DESC", limitArg), limitArg)
+		return sql, argsOf()
+	}
+	if search.like != "" {
+		where = append(where, search.any())
+	}
 	if f.Status == "" && strings.TrimSpace(f.Supplier) == "" && strings.TrimSpace(f.Query) == "" {
 		// Every status, newest first: one ordered scan of (org_id, status,
 		// id) per status, merged, as the desk's All tab reads (a search

@@ -146,7 +146,10 @@ func TestTheMineTabUsesIndexes(t *testing.T) {
 		}
 		return strings.Join(lines, "\n")
 	}
-	page, args, _ := desk.QueueQuery(w.Org.ID, desk.QueueFilter{Tab: desk.TabMine, PageSize: 50, Order: desk.DefaultOrder, Approver: "alice@example.test"})
+	page, args, err := desk.QueueQuery(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: desk.TabMine, PageSize: 50, Order: desk.DefaultOrder, Approver: "alice@example.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, p := range map[string]string{
 		"page":   plan(page, args...),
 		"counts": plan(desk.TabCountsSQL, w.Org.ID, 1000, []string{"pending", "flagged"}, "alice@example.test", []string{"pending", "flagged"}),

@@ -8,6 +8,7 @@ import (
 
 	"greatbook/internal/app"
 	"greatbook/internal/desk"
+	"greatbook/internal/testkit"
 )
 
 // Every tab in every order, and the API's listing of every status, read
@@ -75,7 +76,10 @@ func TestEveryTabAndOrderReadsByIndex(t *testing.T) {
 	for _, tab := range desk.Tabs {
 		for order, indexes := range indexOf {
 			t.Run(string(tab)+" "+order.String(), func(t *testing.T) {
-				sql, args, _ := desk.QueueQuery(w.Org.ID, desk.QueueFilter{Tab: tab, PageSize: 50, Order: order, Approver: "alice@example.test"})
+				sql, args, err := desk.QueueQuery(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: tab, PageSize: 50, Order: order, Approver: "alice@example.test"})
+				if err != nil {
+					t.Fatal(err)
+				}
 				p := plan(sql, args...)
 				if strings.Contains(p, "Seq Scan on intake_documents") {
 					t.Errorf("reads the table in full:\n%s", p)
@@ -92,10 +96,72 @@ func TestEveryTabAndOrderReadsByIndex(t *testing.T) {
 		"flagged":              {Status: "flagged"},
 	} {
 		t.Run("listing "+name, func(t *testing.T) {
-			sql, args := desk.ListQuery(w.Org.ID, f, 50)
+			sql, args, err := desk.ListQuery(ctx, w.DB.Pool, w.Org.ID, f, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if p := plan(sql, args...); strings.Contains(p, "Seq Scan on intake_documents") || strings.Contains(p, "->  Sort") {
 				t.Errorf("want a merge of ordered reads:\n%s", p)
 			}
 		})
 	}
+}
+
+// A search by supplier reads the org's supplier names, then each matching
+// name's newest documents through intake_supplier_name_idx, a page at most
+// per name and term: on 100,000 documents of 3,000 suppliers, no page of a
+// tab, nor the API's listing, reads intake_documents in full or by a scan
+// that grows with the history of every supplier. A text most names contain
+// ("AB") walks the tab's rows in order, which soon fill a page.
+func TestSearchBySupplierReadsItsNames(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by,
+		status, doc_type, queued_at, fields)
+		SELECT $1, md5(i::text) || md5(i::text || 'x'), 'application/xml', 1, 'api', 'test',
+		       CASE WHEN i % 20 = 0 THEN 'pending' ELSE 'posted' END, 'invoice', now(),
+		       jsonb_build_object('seller', jsonb_build_object('name', 'Supplier ' || (i % 3000) || ' AB'), 'number', 'INV-' || i,
+		            'currency', 'EUR', 'totals', jsonb_build_object('payable', (i % 997)::text))
+		FROM generate_series(1, 100000) i`, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `VACUUM ANALYZE intake_documents, supplier_names`); err != nil {
+		t.Fatal(err)
+	}
+	conn := db.Conn(t)
+	big := []string{"intake_documents"}
+	for _, f := range []desk.QueueFilter{
+		{Tab: desk.TabAll, Query: "supplier 1234 ab"},
+		{Tab: desk.TabAll, Query: "supplier 1234 ab", Before: 90000},
+		{Tab: desk.TabAll, Query: "supplier 1234 ab", After: 9000},
+		{Tab: desk.TabNeedsReview, Query: "Supplier 12"},
+		{Tab: desk.TabPosted, Query: "supplier 1234 ab"},
+		{Tab: desk.TabAll, Query: "12"},
+		{Tab: desk.TabAll, Query: "supplier 1234 ab", Order: desk.QueueOrder{Key: desk.SortDue}},
+	} {
+		f.PageSize, f.Approver = 50, "alice@example.test"
+		if f.Order == (desk.QueueOrder{}) {
+			f.Order = desk.DefaultOrder
+		}
+		sql, args, err := desk.QueueQuery(ctx, db.Pool, o.ID, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.GenericPlan(t, conn, sql, args...).RequireIndexes(t, "the search "+f.Values().Encode(), big, "intake_supplier_name_idx", "intake_number_idx")
+	}
+	sql, args, err := desk.ListQuery(ctx, db.Pool, o.ID, desk.ListFilter{Query: "supplier 1234 ab"}, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.GenericPlan(t, conn, sql, args...).RequireIndexes(t, "the listing's search", big, "intake_supplier_name_idx", "intake_number_idx")
+	names := testkit.GenericPlan(t, conn, desk.SupplierNamesSQL, o.ID, "%supplier 1234 ab%", 201)
+	names.RequireIndexes(t, "the supplier names", big)
+
+	sql, args, err = desk.QueueQuery(ctx, db.Pool, o.ID, desk.QueueFilter{Tab: desk.TabAll, Query: "AB", PageSize: 50, Order: desk.DefaultOrder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.GenericPlan(t, conn, sql, args...).RequireIndexes(t, "the search AB", big, "intake_desk_idx")
 }

@@ -35,13 +35,17 @@ func Position(ctx context.Context, q database.Executor, orgID int64, f QueueFilt
 	if f.Order == (QueueOrder{}) {
 		f.Order = DefaultOrder
 	}
+	s, err := findSupplierNames(ctx, q, orgID, f.Query)
+	if err != nil {
+		return QueuePosition{}, err
+	}
 	if !f.Order.keyset() {
-		return sortedPosition(ctx, q, orgID, f, id)
+		return sortedPosition(ctx, q, orgID, f, s, id)
 	}
 	neighbour := func(before, after int64) (int64, error) {
 		g := f
 		g.Before, g.After, g.PageSize = before, after, 1
-		sql, args, _ := queueQuery(orgID, g)
+		sql, args, _ := queueQuery(orgID, g, s)
 		rows, err := q.Query(ctx, sql, args...)
 		if err != nil {
 			return 0, fmt.Errorf("desk: queue position: %w", err)
@@ -54,7 +58,6 @@ func Position(ctx context.Context, q database.Executor, orgID int64, f QueueFilt
 		return list[0].ID, nil
 	}
 	var p QueuePosition
-	var err error
 	if p.Next, err = neighbour(id, 0); err != nil {
 		return p, err
 	}
@@ -67,8 +70,8 @@ func Position(ctx context.Context, q database.Executor, orgID int64, f QueueFilt
 // among the tab's rows and the document itself (which may have left the
 // tab: its place is where its column puts it). It reads the tab's matching
 // rows once, as the desk's sorted pages do (linear in the tab).
-func sortedPosition(ctx context.Context, q database.Executor, orgID int64, f QueueFilter, id int64) (QueuePosition, error) {
-	where, arg, argsOf := queueWhere(orgID, f)
+func sortedPosition(ctx context.Context, q database.Executor, orgID int64, f QueueFilter, s supplierSearch, id int64) (QueuePosition, error) {
+	where, arg, argsOf := queueWhere(orgID, f, s)
 	self := arg(id)
 	if f.Tab != TabAll {
 		where = append(where, "((d.status = ANY("+arg(f.Tab.statuses())+"::text[])"+f.condition(arg)+") OR d.id = "+self+")")

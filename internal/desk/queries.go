@@ -40,6 +40,25 @@ const (
 	queueMergeOffsetSQL = `SELECT * FROM (%s) d ORDER BY %s OFFSET %s LIMIT %s`
 )
 
+// The reads of a search whose text few supplier names contain: a page in
+// the default order (searchPage) merges the newest rows of each name found
+// (searchSupplierSQL: the names' keys, then the conditions with the order
+// and limit) and those of each other term (searchTermSQL: conditions), each
+// row once (searchMergeSQL: branches, order, limit); a sorted page reads
+// every row of each term (searchTermSQL) and sorts them (searchSortedSQL:
+// branches, order, offset, limit). supplierNamesSQL finds the names: the
+// org $1's lower-cased supplier names matching the LIKE pattern $2, up to
+// $3, as their keys.
+const (
+	searchSupplierSQL = `SELECT d.* FROM unnest(%s::uuid[]) s(key) CROSS JOIN LATERAL (
+		SELECT * FROM intake_documents d
+		WHERE d.supplier_name IS NOT NULL AND md5(lower(d.supplier_name))::uuid = s.key AND %s) d`
+	searchTermSQL    = `SELECT * FROM intake_documents d WHERE %s`
+	searchMergeSQL   = `SELECT DISTINCT ON (d.id) * FROM (%s) d ORDER BY %s LIMIT %s`
+	searchSortedSQL  = `SELECT * FROM (SELECT DISTINCT ON (d.id) * FROM (%s) d) d ORDER BY %s OFFSET %s LIMIT %s`
+	supplierNamesSQL = `SELECT md5(name)::uuid::text FROM supplier_names WHERE org_id = $1 AND name LIKE $2 LIMIT $3`
+)
+
 // queueRowsSQL selects the desk's columns of the rows a page (the first
 // %s) gives, in an order (the second). An undecided row carries its count
 // of approvals (a lookup of intake_approvals' key) and the org's policy

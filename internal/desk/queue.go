@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
@@ -249,7 +250,11 @@ func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter)
 		f.Before, f.After = 0, 0
 		f.Offset = min(max(f.Offset, 0), MaxQueueOffset)
 	}
-	sql, args, order := queueQuery(orgID, f)
+	s, err := findSupplierNames(ctx, q, orgID, f.Query)
+	if err != nil {
+		return QueuePage{}, err
+	}
+	sql, args, order := queueQuery(orgID, f, s)
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return QueuePage{}, fmt.Errorf("desk: queue: %w", err)
@@ -284,13 +289,12 @@ func Queue(ctx context.Context, q database.Executor, orgID int64, f QueueFilter)
 }
 
 // queueQuery builds the statement for one page of the queue under filter f (one row more than the
-// page, to tell whether there is a next one) and its arguments; order is the direction it reads ids
-// in, ASC when paging towards newer rows.
-func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order string) {
-	where, arg, argsOf := queueWhere(orgID, f)
+// page, to tell whether there is a next one) and its arguments, s being what its search found among
+// the supplier names; order is the direction it reads ids in, ASC when paging towards newer rows.
+func queueQuery(orgID int64, f QueueFilter, s supplierSearch) (sql string, args []any, order string) {
+	where, search, arg, argsOf := queueConditions(orgID, f, s)
 	if !f.Order.keyset() {
-		sql = sortedQueueQuery(where, arg, f)
-		return sql, argsOf(), ""
+		return sortedQueueQuery(where, search, arg, f), argsOf(), ""
 	}
 	order = "DESC"
 	switch {
@@ -301,18 +305,21 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 		order = "ASC"
 	}
 	limit := arg(f.PageSize + 1)
+	if search.keys != "" {
+		inner := searchPage(strings.Join(where, " AND ")+f.tabCondition(arg), search, order, limit)
+		return fmt.Sprintf(queueRowsSQL, inner, "d.id "+order), argsOf(), order
+	}
+	if search.like != "" {
+		where = append(where, search.any())
+	}
 	// One ordered index scan per status, (org_id, status, id), merged: a
 	// tab's newest rows are found however many rows of other statuses are
-	// newer. The all tab too, the table keeping no index of its own for
-	// it, except for a search: that reads its matches through the search's
-	// indexes once, where a branch per status would read them once each.
+	// newer. The all tab too, the table keeping no index of its own for it.
 	page := func(extra string) string {
 		return fmt.Sprintf(queuePageSQL, strings.Join(where, " AND ")+extra, "d.id "+order, limit)
 	}
 	var inner string
-	if statuses := f.Tab.statuses(); f.Tab == TabAll && strings.TrimSpace(f.Query) != "" {
-		inner = page("")
-	} else if len(statuses) == 1 {
+	if statuses := f.Tab.statuses(); len(statuses) == 1 {
 		inner = page(" AND " + statusIs(statuses[0]) + f.condition(arg))
 	} else {
 		var branches []string
@@ -324,6 +331,37 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 	return fmt.Sprintf(queueRowsSQL, inner, "d.id "+order), argsOf(), order
 }
 
+// tabCondition is what f's tab asks of a row, its statuses and its
+// condition; nothing for the All tab, which holds every status.
+func (f QueueFilter) tabCondition(arg func(any) string) string {
+	if f.Tab == TabAll {
+		return ""
+	}
+	statuses := make([]string, len(f.Tab.statuses()))
+	for i, st := range f.Tab.statuses() {
+		statuses[i] = "'" + st + "'"
+	}
+	return " AND d.status IN (" + strings.Join(statuses, ", ") + ")" + f.condition(arg)
+}
+
+// searchPage is the page of a search in the default order whose text few
+// supplier names contain: each name's rows in order (an ordered scan of
+// intake_supplier_name_idx per name, up to the page), and the rows of
+// each other term, merged and each row kept once. It reads a page per
+// name, however long the history; the other terms' rows are read whole,
+// through their own indexes (intake_number_idx, intake_payable_idx),
+// which a generic plan would rather trade for a walk of every id in
+// order, had they an order and a limit. conditions are the filters, the
+// tab's and the cursor's.
+func searchPage(conditions string, search searchTerms, order, limit string) string {
+	tail := " ORDER BY d.id " + order + " LIMIT " + limit
+	branches := []string{"(" + fmt.Sprintf(searchSupplierSQL, search.keys, conditions+" AND "+search.like+tail) + ")"}
+	for _, term := range search.others {
+		branches = append(branches, "("+fmt.Sprintf(searchTermSQL, conditions+" AND "+term)+")")
+	}
+	return fmt.Sprintf(searchMergeSQL, strings.Join(branches, " UNION ALL "), "d.id "+order, limit)
+}
+
 // statusIs is the condition that d has status st, one of the statuses the
 // tabs name (never a user's text), written as a literal rather than a
 // parameter: the planner then knows, in a generic plan too, which partial
@@ -331,21 +369,66 @@ func queueQuery(orgID int64, f QueueFilter) (sql string, args []any, order strin
 func statusIs(st string) string { return "d.status = '" + st + "'" }
 
 // queueWhere is the search and filters of f as SQL conditions on d, with
-// the function that adds an argument and the one that returns them all.
-func queueWhere(orgID int64, f QueueFilter) (where []string, arg func(any) string, argsOf func() []any) {
+// the function that adds an argument and the one that returns them all;
+// s is what the search found among the org's supplier names
+// (findSupplierNames).
+func queueWhere(orgID int64, f QueueFilter, s supplierSearch) (where []string, arg func(any) string, argsOf func() []any) {
+	where, search, arg, argsOf := queueConditions(orgID, f, s)
+	if search.like != "" {
+		where = append(where, search.any())
+	}
+	return where, arg, argsOf
+}
+
+// searchTerms are a search's conditions on d: the supplier's name contains
+// the text (like), one of the names found (keys, the placeholder of their
+// keys; empty when there were many), or another term holds (the number,
+// the amount).
+type searchTerms struct {
+	like, keys string
+	others     []string
+}
+
+// supplier is the search's condition on the supplier's name: by its key
+// among the few names found, read through intake_supplier_name_idx (and
+// the text again, so that the hash decides nothing alone); past
+// maxSearchNames names, by the text alone, tested on each row read.
+func (t searchTerms) supplier() string {
+	if t.keys == "" {
+		return t.like
+	}
+	return "(d.supplier_name IS NOT NULL AND md5(lower(d.supplier_name))::uuid = ANY(" + t.keys + "::uuid[]) AND " + t.like + ")"
+}
+
+// any holds when any of the terms does.
+func (t searchTerms) any() string {
+	return "(" + strings.Join(append([]string{t.supplier()}, t.others...), " OR ") + ")"
+}
+
+// queueConditions is queueWhere with the search's terms apart (none
+// without a search: like is empty).
+func queueConditions(orgID int64, f QueueFilter, s supplierSearch) (where []string, search searchTerms, arg func(any) string, argsOf func() []any) {
 	where = []string{"d.org_id = $1"}
 	args := []any{orgID}
 	arg = func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	argsOf = func() []any { return args }
 	if q := strings.TrimSpace(f.Query); q != "" {
-		terms := []string{"lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(database.LikeEscape(q))+"%"),
-			"upper(d.doc_number) LIKE " + arg(strings.ToUpper(database.LikeEscape(q))+"%")}
+		search.like = "lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(database.LikeEscape(q))+"%")
+		if !s.many {
+			search.keys = arg(s.keys)
+		}
+		number := "upper(d.doc_number) LIKE " + arg(strings.ToUpper(database.LikeEscape(q))+"%")
+		if lo, hi, ok := prefixRange(strings.ToUpper(q)); ok {
+			// The prefix's range, which a generic plan can read
+			// intake_number_idx by (a LIKE pattern it cannot).
+			number = "upper(d.doc_number) ~>=~ " + arg(lo) + " AND upper(d.doc_number) ~<~ " + arg(hi) + " AND " + number
+		}
+		search.others = []string{"(" + number + ")"}
 		if amountPattern.MatchString(q) {
 			if v, err := decimal.NewFromString(strings.ReplaceAll(q, ",", ".")); err == nil {
-				terms = append(terms, "d.payable = "+arg(v.String())+"::numeric")
+				search.others = append(search.others, "d.payable = "+arg(v.String())+"::numeric")
 			}
 		}
-		where = append(where, "("+strings.Join(terms, " OR ")+")")
 	}
 	if f.DocType != "" {
 		where = append(where, "d.doc_type = "+arg(f.DocType))
@@ -353,7 +436,63 @@ func queueWhere(orgID int64, f QueueFilter) (where []string, arg func(any) strin
 	if f.FlagReason != "" {
 		where = append(where, "d.flag_reason = "+arg(f.FlagReason))
 	}
-	return where, arg, argsOf
+	return where, search, arg, argsOf
+}
+
+// prefixRange is the range of the strings that begin with prefix, in
+// byte order (text_pattern_ops): from prefix itself up to the prefix
+// with its last character the next one. ok is false when there is no such
+// bound (the prefix is all U+10FFFF, the last character).
+func prefixRange(prefix string) (lo, hi string, ok bool) {
+	r := []rune(prefix)
+	for len(r) > 0 {
+		last := r[len(r)-1] + 1
+		if last >= 0xD800 && last <= 0xDFFF { // surrogates are no characters
+			last = 0xE000
+		}
+		if last <= unicode.MaxRune {
+			r[len(r)-1] = last
+			return prefix, string(r), true
+		}
+		r = r[:len(r)-1]
+	}
+	return "", "", false
+}
+
+// maxSearchNames is how many supplier names a search reads its rows by,
+// each name's newest first: when more contain the text, they are common
+// enough that walking the queue's rows in order finds a page soon.
+const maxSearchNames = 200
+
+// supplierSearch is what a search's text found among an org's supplier
+// names: the keys of the names containing it (md5 of the lower-cased
+// name, as intake_supplier_name_idx holds them), or many when more than
+// maxSearchNames do.
+type supplierSearch struct {
+	keys []string
+	many bool
+}
+
+// findSupplierNames reads the org's supplier names containing query (none
+// for an empty one): supplier_names through its trigram index, or the
+// org's names in full where they are few.
+func findSupplierNames(ctx context.Context, q database.Executor, orgID int64, query string) (supplierSearch, error) {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return supplierSearch{}, nil
+	}
+	rows, err := q.Query(ctx, supplierNamesSQL, orgID, "%"+strings.ToLower(database.LikeEscape(query))+"%", maxSearchNames+1)
+	if err != nil {
+		return supplierSearch{}, fmt.Errorf("desk: supplier names: %w", err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return supplierSearch{}, fmt.Errorf("desk: supplier names: %w", err)
+	}
+	if len(keys) > maxSearchNames {
+		return supplierSearch{many: true}, nil
+	}
+	return supplierSearch{keys: keys}, nil
 }
 
 // sortedOrderBy is the ORDER BY of an order other than the default: the
@@ -375,9 +514,24 @@ func sortedOrderBy(o QueueOrder) string {
 // sortedQueueQuery is queueQuery for an order other than the default: the
 // same merge of one ordered scan per status, ordered by the column and
 // then the id, paged by offset (at most MaxQueueOffset rows skipped). Its
-// rows come in the page's order (no direction to turn).
-func sortedQueueQuery(where []string, arg func(any) string, f QueueFilter) string {
+// rows come in the page's order (no direction to turn). A search whose
+// text few supplier names contain reads its matches instead (the names'
+// rows through intake_supplier_name_idx, and each other term's), and
+// sorts them: as many as the matching suppliers have documents.
+func sortedQueueQuery(where []string, search searchTerms, arg func(any) string, f QueueFilter) string {
 	orderBy := sortedOrderBy(f.Order)
+	if search.keys != "" {
+		conditions := strings.Join(where, " AND ") + f.tabCondition(arg)
+		var branches []string
+		for _, term := range append([]string{search.supplier()}, search.others...) {
+			branches = append(branches, "("+fmt.Sprintf(searchTermSQL, conditions+" AND "+term)+")")
+		}
+		inner := fmt.Sprintf(searchSortedSQL, strings.Join(branches, " UNION ALL "), orderBy, arg(f.Offset), arg(f.PageSize+1))
+		return fmt.Sprintf(queueRowsSQL, inner, orderBy)
+	}
+	if search.like != "" {
+		where = append(where, search.any())
+	}
 	limit := arg(f.Offset + f.PageSize + 1)
 	page := func(extra string) string {
 		return fmt.Sprintf(queuePageSQL, strings.Join(where, " AND ")+extra, orderBy, limit)

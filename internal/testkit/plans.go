@@ -29,7 +29,8 @@ type planNode struct {
 // GenericPlan plans sql as a prepared statement does once PostgreSQL keeps
 // one plan for every argument (plan_cache_mode = force_generic_plan): the
 // plan a busy page runs with, which cannot lean on the values of args
-// (integers and strings, written into the EXECUTE as literals).
+// (integers, strings and arrays of strings, written into the EXECUTE as
+// literals).
 func GenericPlan(t testing.TB, conn *pgx.Conn, sql string, args ...any) Plan {
 	t.Helper()
 	ctx := context.Background()
@@ -55,6 +56,12 @@ func GenericPlan(t testing.TB, conn *pgx.Conn, sql string, args ...any) Plan {
 			literals[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
 		case int, int32, int64:
 			literals[i] = fmt.Sprint(v)
+		case []string:
+			elems := make([]string, len(v))
+			for j, e := range v {
+				elems[j] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "'", "''").Replace(e) + `"`
+			}
+			literals[i] = "'{" + strings.Join(elems, ",") + "}'"
 		default:
 			t.Fatalf("GenericPlan: argument %d is a %T", i+1, a)
 		}
