@@ -415,9 +415,10 @@ func (c *Cluster) startServer(ctx context.Context, bins binaries, account server
 	defer logFile.Close()
 	args := []string{"-D", c.pgdata, "-k", c.socketDir, "-p", strconv.Itoa(Port),
 		"-c", "listen_addresses=", "-c", "unix_socket_permissions=0700",
-		// greatbook runs short statements; compiling one costs more than it
-		// saves (migration 00008 says the same to an external database).
-		"-c", "jit=off"}
+		// greatbook runs short statements; compiling one, or starting
+		// parallel workers for one, costs more than it saves (migrations
+		// 00008 and 00039 say the same to an external database).
+		"-c", "jit=off", "-c", "max_parallel_workers_per_gather=0"}
 	if !c.opts.Durable {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
