@@ -34,6 +34,15 @@ var sortColumn = map[SortKey]string{
 const (
 	// queuePageSQL: conditions, order, limit.
 	queuePageSQL = `SELECT * FROM intake_documents d WHERE %s ORDER BY %s LIMIT %s`
+	// queueIDsPageSQL is queuePageSQL for conditions on (org_id, status,
+	// id) alone: it finds the page's ids in intake_desk_idx without reading
+	// a row (an index-only scan), then reads those rows. Asked for the
+	// rows themselves, the planner may walk the primary key backwards and
+	// filter, guessing that a status is spread evenly over the ids; at a
+	// million documents that walk passed 300,000 newer rows of other
+	// statuses (the duplicates filed last) to fill a page of pending ones.
+	queueIDsPageSQL = `SELECT d.* FROM (SELECT d.id FROM intake_documents d WHERE %s ORDER BY %s LIMIT %s) i
+		JOIN intake_documents d ON d.id = i.id`
 	// queueMergeSQL: branches, order, limit.
 	queueMergeSQL = `SELECT * FROM (%s) d ORDER BY %s LIMIT %s`
 	// queueMergeOffsetSQL: branches, order, offset, limit.
@@ -106,8 +115,8 @@ var tabCountsSQL = `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM intake_docume
 		WHERE r.reverses_id IS NOT NULL AND r.org_id = $1 AND r.source_type = 'intake' LIMIT $2) x)
 	UNION ALL
 	SELECT '` + countMine + `', (SELECT count(*) FROM unnest($5::text[]) s CROSS JOIN LATERAL (
-		SELECT d.id, d.org_id, d.received_by, d.typewriter_version_id, d.version_group FROM intake_documents d
-		WHERE d.org_id = $1 AND d.status = s LIMIT $2) d
+		SELECT x.id FROM intake_documents x WHERE x.org_id = $1 AND x.status = s ORDER BY x.id DESC LIMIT $2) i
+		JOIN intake_documents d ON d.id = i.id
 		WHERE ` + mayApproveSQL("$4") + `)`
 
 // mayApproveSQL holds for a document d the approver (the placeholder of

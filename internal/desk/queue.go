@@ -315,8 +315,12 @@ func queueQuery(orgID int64, f QueueFilter, s supplierSearch) (sql string, args 
 	// One ordered index scan per status, (org_id, status, id), merged: a
 	// tab's newest rows are found however many rows of other statuses are
 	// newer. The all tab too, the table keeping no index of its own for it.
+	pageSQL := queuePageSQL
+	if f.byIndexAlone() {
+		pageSQL = queueIDsPageSQL
+	}
 	page := func(extra string) string {
-		return fmt.Sprintf(queuePageSQL, strings.Join(where, " AND ")+extra, "d.id "+order, limit)
+		return fmt.Sprintf(pageSQL, strings.Join(where, " AND ")+extra, "d.id "+order, limit)
 	}
 	var inner string
 	if statuses := f.Tab.statuses(); len(statuses) == 1 {
@@ -360,6 +364,14 @@ func searchPage(conditions string, search searchTerms, order, limit string) stri
 		branches = append(branches, "("+fmt.Sprintf(searchTermSQL, conditions+" AND "+term)+")")
 	}
 	return fmt.Sprintf(searchMergeSQL, strings.Join(branches, " UNION ALL "), "d.id "+order, limit)
+}
+
+// byIndexAlone says whether a page of f in the default order has no
+// condition beyond the org, a status and an id bound: intake_desk_idx
+// holds all of them.
+func (f QueueFilter) byIndexAlone() bool {
+	return strings.TrimSpace(f.Query) == "" && f.DocType == "" && f.FlagReason == "" &&
+		f.Tab != TabPosted && f.Tab != TabReversed && f.Tab != TabMine
 }
 
 // statusIs is the condition that d has status st, one of the statuses the
@@ -667,7 +679,7 @@ func tabCounts(ctx context.Context, q database.Executor, orgID int64, approver s
 		case TabReversed:
 			c = TabCount{N: reversed, More: reversed >= countCap}
 		case TabMine:
-			// Counted among the first countCap rows of each status: past
+			// Counted among the newest countCap rows of each status: past
 			// them, there may be more.
 			c.N = by[countMine]
 		}
