@@ -165,3 +165,40 @@ func TestSearchBySupplierReadsItsNames(t *testing.T) {
 	}
 	testkit.GenericPlan(t, conn, sql, args...).RequireIndexes(t, "the search AB", big, "intake_desk_idx")
 }
+
+// A tab with no condition beyond its statuses finds its page's ids in
+// intake_desk_idx alone, never by walking the primary key backwards and
+// filtering by status, which the planner favours when it takes a status to
+// be spread evenly over the ids: here the newest 30,000 of 60,000 documents
+// are flagged duplicates, so that walk would pass all of them for a page of
+// pending ones.
+func TestATabsPageFindsItsIdsInTheDeskIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by,
+		status, flag_reason, queued_at, fields)
+		SELECT $1, md5(i::text) || md5(i::text || 'x'), 'application/xml', 1, 'api', 'test', s,
+		       CASE WHEN s = 'flagged' THEN 'duplicate' END, now(), jsonb_build_object('currency', 'EUR')
+		FROM generate_series(1, 60000) i,
+		     LATERAL (SELECT CASE WHEN i > 30000 THEN 'flagged' ELSE (ARRAY['pending', 'posted', 'posted', 'rejected'])[1 + i % 4] END AS s) x`,
+		o.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `VACUUM ANALYZE intake_documents`); err != nil {
+		t.Fatal(err)
+	}
+	conn := db.Conn(t)
+	for _, tab := range []desk.Tab{desk.TabNeedsReview, desk.TabAll} {
+		sql, args, err := desk.QueueQuery(ctx, db.Pool, o.ID, desk.QueueFilter{Tab: tab, PageSize: 50, Order: desk.DefaultOrder})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := testkit.GenericPlan(t, conn, sql, args...)
+		p.RequireIndexes(t, "the "+string(tab)+" tab", []string{"intake_documents"}, "intake_desk_idx")
+		if strings.Contains(p.Text, "Scan Backward using intake_documents_pkey") {
+			t.Errorf("the %s tab walks the primary key:\n%s", tab, p.Text)
+		}
+	}
+}
