@@ -304,7 +304,10 @@ func queueQuery(orgID int64, f QueueFilter, s supplierSearch) (sql string, args 
 		where = append(where, "d.id > "+arg(f.After))
 		order = "ASC"
 	}
-	limit := arg(f.PageSize + 1)
+	pageSQL, limit := queuePageSQL, arg(f.PageSize+1)
+	if f.byIndexAlone() {
+		pageSQL = queueIDsPageSQL
+	}
 	if search.keys != "" {
 		inner := searchPage(strings.Join(where, " AND ")+f.tabCondition(arg), search, order, limit)
 		return fmt.Sprintf(queueRowsSQL, inner, "d.id "+order), argsOf(), order
@@ -315,14 +318,8 @@ func queueQuery(orgID int64, f QueueFilter, s supplierSearch) (sql string, args 
 	// One ordered index scan per status, (org_id, status, id), merged: a
 	// tab's newest rows are found however many rows of other statuses are
 	// newer. The all tab too, the table keeping no index of its own for it.
-	pageSQL, pageLimit := queuePageSQL, limit
-	if f.byIndexAlone() {
-		// The page's size written as a number (an int of ours, never a
-		// user's text): a generic plan then knows how few rows it joins.
-		pageSQL, pageLimit = queueIDsPageSQL, strconv.Itoa(f.PageSize+1)
-	}
 	page := func(extra string) string {
-		return fmt.Sprintf(pageSQL, strings.Join(where, " AND ")+extra, "d.id "+order, pageLimit)
+		return fmt.Sprintf(pageSQL, strings.Join(where, " AND ")+extra, "d.id "+order, limit)
 	}
 	var inner string
 	if statuses := f.Tab.statuses(); len(statuses) == 1 {
