@@ -178,18 +178,26 @@ func NewDB(t testing.TB) *DB {
 		t.Fatalf("testkit: connect: %v", err)
 	}
 	t.Cleanup(pool.Close)
-	t.Cleanup(func() { checkBalances(t, pool) }) // before pool.Close: cleanups run last in, first out
+	t.Cleanup(func() { checkBalances(t, u) })
 	return &DB{Pool: pool, URL: u}
 }
 
 // checkBalances fails the test if the ledger's kept balances are not the
 // sums of its journal lines, whatever the test did to the ledger. On a
 // test's few lines it costs a millisecond or two.
-func checkBalances(t testing.TB, pool *pgxpool.Pool) {
+// It connects on its own: a test may have closed its pool (to see what
+// happens without a database).
+func checkBalances(t testing.TB, url string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	diffs, err := ledger.CheckBalances(ctx, pool, 0)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Errorf("testkit: check the ledger's balances: %v", err)
+		return
+	}
+	defer conn.Close(ctx)
+	diffs, err := ledger.CheckBalances(ctx, conn, 0)
 	if err != nil {
 		t.Errorf("testkit: check the ledger's balances: %v", err)
 		return
