@@ -60,8 +60,9 @@ type Engine struct {
 	stopped   <-chan struct{}
 	wg        sync.WaitGroup
 
-	// executing holds the runs this engine is executing now: a lease is
-	// per engine, so two of its goroutines must not both execute a run.
+	// executing holds the runs this engine is executing now, each with a
+	// channel closed when it stops: a lease is per engine, so two of its
+	// goroutines must not both execute a run.
 	executing sync.Map
 
 	nodeNanos       atomic.Int64
@@ -183,7 +184,7 @@ func (e *Engine) Start(ctx context.Context, workers int) {
 func (e *Engine) executeThroughOutages(ctx context.Context, id string) {
 	wait := outageBackoff
 	for {
-		err := e.Execute(ctx, id)
+		err := e.execute(ctx, id, false)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
@@ -306,13 +307,33 @@ type claim struct {
 }
 
 // Execute runs a run to its end, its next pause, or its failure, here and
-// now. It does nothing when the run is not running or another live worker
-// holds it.
+// now. When another goroutine of this engine is executing it (a worker
+// handed it by a launch), Execute waits for that one to stop instead, so a
+// caller that executes what it just ingested finds it filed. It does nothing
+// when the run is not running or another live worker holds it.
 func (e *Engine) Execute(ctx context.Context, runID string) error {
-	if _, busy := e.executing.LoadOrStore(runID, struct{}{}); busy {
-		return nil // another goroutine of this engine is executing it
+	return e.execute(ctx, runID, true)
+}
+
+// execute is Execute; a worker does not wait for a run another goroutine
+// executes (wait false): it has others to take.
+func (e *Engine) execute(ctx context.Context, runID string, wait bool) error {
+	stopped := make(chan struct{})
+	if other, busy := e.executing.LoadOrStore(runID, stopped); busy {
+		if !wait {
+			return nil
+		}
+		select {
+		case <-other.(chan struct{}):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	defer e.executing.Delete(runID)
+	defer func() {
+		e.executing.Delete(runID)
+		close(stopped)
+	}()
 	c, ok, err := e.claim(ctx, runID)
 	if err != nil || !ok {
 		return err

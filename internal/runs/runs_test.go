@@ -323,45 +323,6 @@ func TestRetriesAreBoundedAndOnlyForTransientErrors(t *testing.T) {
 	}
 }
 
-func TestOneEngineExecutesARunOnceAtATime(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := testkit.NewDB(t)
-	var calls atomic.Int32
-	entered := make(chan struct{})
-	release := make(chan struct{})
-	g := runs.Graph[state]{Kind: "test", Start: "a", Nodes: map[string]runs.NodeFunc[state]{
-		"a": func(ctx context.Context, r *runs.Run[state]) (runs.Step, error) {
-			if calls.Add(1) == 1 {
-				close(entered)
-				<-release
-			}
-			return runs.Step{}, nil
-		},
-	}}
-	e := runs.NewEngine(db.Pool, runs.Options{})
-	runs.Register(e, g)
-	id := create(t, db, g)
-	done := make(chan error, 1)
-	go func() { done <- e.Execute(ctx, id) }()
-	<-entered
-	// The same engine (a worker, and a request that processes the run
-	// itself) asked to execute it again while it runs: it declines.
-	if err := e.Execute(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if calls.Load() != 1 {
-		t.Fatalf("the node ran %d times", calls.Load())
-	}
-	if info, _ := finalState(t, db, id); info.Status != runs.Done {
-		t.Fatalf("run %s", info.Status)
-	}
-}
-
 // A filter the database cannot compare is refused naming the parameter, and
 // always the same one: the parameters were checked by ranging over a map, so
 // with both bad the 422 named kind or state at random.
@@ -386,4 +347,54 @@ func orgOf(t *testing.T, db *testkit.DB, runID string) int64 {
 		t.Fatal(err)
 	}
 	return org
+}
+
+// One engine executes a run once at a time: a caller that executes a run a
+// worker of the same engine is executing (the worker took it from a launch
+// first) waits for the worker to stop, so it finds the run where the worker
+// left it, not where it began; the node runs once.
+func TestOneEngineExecutesARunOnceAtATime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	var calls atomic.Int32
+	inNode := make(chan struct{})
+	release := make(chan struct{})
+	g := runs.Graph[state]{Kind: "test", Start: "a", Nodes: map[string]runs.NodeFunc[state]{
+		"a": func(ctx context.Context, r *runs.Run[state]) (runs.Step, error) {
+			if calls.Add(1) == 1 {
+				close(inNode)
+				<-release
+			}
+			return runs.Step{}, nil
+		},
+	}}
+	e := runs.NewEngine(db.Pool, runs.Options{LeaseTTL: time.Hour})
+	runs.Register(e, g)
+	id := create(t, db, g)
+	holder := make(chan error, 1)
+	go func() { holder <- e.Execute(ctx, id) }()
+	<-inNode
+	// While the holder is in its node, a caller whose context is over is
+	// told so; it does not return as if the run had been executed.
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := e.Execute(gone, id); !errors.Is(err, context.Canceled) {
+		t.Fatalf("executing a held run with a cancelled context: %v, want context.Canceled", err)
+	}
+	waiter := make(chan error, 1)
+	go func() { waiter <- e.Execute(ctx, id) }()
+	close(release)
+	if err := <-waiter; err != nil {
+		t.Fatal(err)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM runs WHERE id = $1::uuid AND state = 'done'`, id); n != 1 {
+		t.Fatal("the waiting caller returned before the run was done")
+	}
+	if err := <-holder; err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("the node ran %d times", calls.Load())
+	}
 }
