@@ -175,6 +175,19 @@ func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scop
 	return n, err
 }
 
+// CountDeadLettersUpTo counts the dead letters of a scope up to limit: the
+// nav's badge, read on every admin page, reads at most limit index entries
+// however many dead letters have gathered.
+func CountDeadLettersUpTo(ctx context.Context, q database.Executor, scope org.Scope, limit int) (int, error) {
+	where, args, err := DeadLetterFilter{}.where(scope)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = q.QueryRow(ctx, fmt.Sprintf(countDeadLettersUpToSQL, where, limit), args...).Scan(&n)
+	return n, err
+}
+
 // DryRun is what a bulk retry would retry: how many dead letters a filter
 // matches, and a digest of which (Set). The confirmation brings both back,
 // and RetryMatching retries only if the filter still matches that very set.

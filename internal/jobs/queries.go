@@ -114,7 +114,9 @@ const (
 	limitSQL = ` LIMIT %d`
 	// countDeadLettersSQL and dryRunSQL: conditions.
 	countDeadLettersSQL = `SELECT count(*) FROM jobs j WHERE %s`
-	dryRunSQL           = `SELECT j.id, j.attempts FROM jobs j WHERE %s`
+	// countDeadLettersUpToSQL: conditions, limit.
+	countDeadLettersUpToSQL = `SELECT count(*) FROM (SELECT 1 FROM jobs j WHERE %s LIMIT %d) x`
+	dryRunSQL               = `SELECT j.id, j.attempts FROM jobs j WHERE %s`
 	// selectedJobsSQL finds the ticked jobs ($1) within a scope's condition.
 	selectedJobsSQL = `SELECT id, org_id FROM jobs WHERE id = ANY($1) AND %s ORDER BY id`
 )

@@ -59,11 +59,12 @@ func (b *Base) Chrome(c echo.Context, title, active string) views.Chrome {
 }
 
 // deadLetterCount is the nav's dead-letter badge: counted on every admin
-// page, so it is right after any retry or abandon (an index-only count on
-// jobs_dead_letters_idx). A count that fails leaves the badge off rather
-// than the page.
+// page, so it is right after any retry or abandon (an index-only count),
+// and up to views.DeadLetterBadgeMax only, so that it costs every page the
+// same however many have gathered. A count that fails leaves the badge off
+// rather than the page.
 func (b *Base) deadLetterCount(c echo.Context, scope org.Scope) int {
-	n, err := jobs.CountDeadLettersIn(c.Request().Context(), b.Pool, scope, jobs.DeadLetterFilter{})
+	n, err := jobs.CountDeadLettersUpTo(c.Request().Context(), b.Pool, scope, views.DeadLetterBadgeMax)
 	if err != nil {
 		b.Logger.Warn("web: count dead letters for the nav", "error", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID))
 		return 0

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"greatbook/internal/auth"
+	"greatbook/internal/jobs"
+	"greatbook/internal/org"
 	"greatbook/internal/testkit"
 	"greatbook/web/webtest"
 )
@@ -35,6 +37,10 @@ func TestTheNavCountsDeadLettersForAdmins(t *testing.T) {
 	webtest.SeedDeadLetter(t, a, other, "B-1") // another org's: not counted
 	if got := navDeadLetters(t, a, c); got != "2" {
 		t.Errorf("nav count %q, want 2", got)
+	}
+	// The badge's count stops at its limit.
+	if n, err := jobs.CountDeadLettersUpTo(context.Background(), a.DB.Pool, org.Only(o.ID), 1); err != nil || n != 1 {
+		t.Errorf("counted up to 1: %d %v", n, err)
 	}
 
 	// The retried job's bookkeeper run pauses at the account question (a
