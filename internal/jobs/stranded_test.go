@@ -163,9 +163,12 @@ func TestOnlyAnApprovalWithoutAJobIsNoted(t *testing.T) {
 	if got := noted(); !slices.Equal(got, []int64{orphan}) {
 		t.Fatalf("noted %v, want [%d]", got, orphan)
 	}
-	// Once it has a job, the check no longer lists it.
+	// Once it has a job, its note goes and the check no longer lists it.
 	if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, created_by) VALUES ($1, $2, 'pending', 0, 5, 'test')`, w.Org.ID, orphan); err != nil {
 		t.Fatal(err)
+	}
+	if got := noted(); len(got) != 0 {
+		t.Fatalf("still noted once it has its job: %v", got)
 	}
 	got, _, err := jobs.StrandedWork(ctx, w.DB.Pool, w.Org.ID, time.Minute)
 	if err != nil || len(got) != 0 {
