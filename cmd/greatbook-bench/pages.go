@@ -77,6 +77,16 @@ func (sqlTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.Trac
 
 type stmtKey struct{}
 
+// explainOver is how long a statement takes before its plan is printed
+// (GREATBOOK_BENCH_EXPLAIN): GREATBOOK_BENCH_EXPLAIN_MS, by default 5.
+var explainOver = func() time.Duration {
+	ms, err := strconv.ParseFloat(os.Getenv("GREATBOOK_BENCH_EXPLAIN_MS"), 64)
+	if err != nil || ms < 0 {
+		return 5 * time.Millisecond
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}()
+
 func (sqlTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
 	c, ok := ctx.Value(clockKey{}).(*sqlClock)
 	start, ok2 := ctx.Value(startKey{}).(time.Time)
@@ -84,7 +94,7 @@ func (sqlTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQuer
 		d := time.Since(start)
 		c.total.Add(int64(d))
 		c.queries.Add(1)
-		if st, ok := ctx.Value(stmtKey{}).(slowStatement); ok && d > 5*time.Millisecond {
+		if st, ok := ctx.Value(stmtKey{}).(slowStatement); ok && d > explainOver {
 			st.d = d
 			c.mu.Lock()
 			c.slow = append(c.slow, st)
