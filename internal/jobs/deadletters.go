@@ -43,7 +43,9 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 	case "":
 		where = append(where, deadLetterStatusesSQL)
 	case "abandoned", "failed":
-		where = append(where, "j.status = "+arg(f.Status))
+		// A literal, one of two words: a generic plan then knows the rows
+		// are in the dead letters' partial indexes.
+		where = append(where, "j.status = '"+f.Status+"'")
 	default:
 		return "", nil, apperr.New(apperr.Invalid, "status must be abandoned or failed")
 	}

@@ -101,12 +101,12 @@ const (
 const (
 	// deadLetterStatusesSQL keeps both kinds of dead letter.
 	deadLetterStatusesSQL = `j.status IN ('abandoned', 'failed')`
-	// supplierMatchesSQL is true of a job whose document's supplier
-	// matches the LIKE pattern %s. It reads the document of each dead
-	// letter by its key, so that a filter reads the dead letters (through
-	// jobs_dead_letters_idx) and never the documents of every supplier that
-	// matches, which grow with the org's history.
-	supplierMatchesSQL = `(SELECT lower(x.supplier_name) FROM intake_documents x WHERE x.id = j.intake_id) LIKE %s`
+	// supplierMatchesSQL is true of a dead letter whose document's
+	// supplier matches the LIKE pattern %s (lower-cased): the name the
+	// job took when it became one (migration 00042), found through the
+	// dead letters' trigram index, so that a filter reads the dead letters
+	// it matches rather than every one's document.
+	supplierMatchesSQL = `j.supplier LIKE %s`
 	// deadLettersSQL lists them with their documents and orgs, the most
 	// recently failed first: conditions; then limitSQL, when a page.
 	deadLettersSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug
