@@ -100,7 +100,10 @@ const sortedPositionSQL = `SELECT coalesce(prev, 0), coalesce(next, 0) FROM (
 // was reversed (countReversed), found from the reversals (few, in the
 // partial index journal_entries_reverses_idx) by their source key; and
 // those approver $4 may approve (countMine) among the first $2 rows of each
-// status $5, read through (org_id, status, id).
+// status $5, read through (org_id, status, id): mayApproveSQL's rules, the
+// org's policy read once, so that a document's row is read only under a
+// policy that separates submitters (the ids and the approvals are in
+// indexes).
 const (
 	countReversed = "reversed"
 	countMine     = "mine"
@@ -110,14 +113,15 @@ var tabCountsSQL = `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM intake_docume
 		WHERE org_id = $1 AND status = s LIMIT $2) x) FROM unnest($3::text[]) s
 	UNION ALL
 	SELECT '` + countReversed + `', (SELECT count(*) FROM (SELECT 1 FROM journal_entries r
-		JOIN intake_documents d ON d.org_id = r.org_id AND d.status = 'posted' AND d.result_entry_id = r.reverses_id
-		     AND d.id = CASE WHEN r.source_id ~ '^[0-9]{1,18}$' THEN r.source_id::bigint END
+		JOIN intake_documents rd ON rd.org_id = r.org_id AND rd.status = 'posted' AND rd.result_entry_id = r.reverses_id
+		     AND rd.id = CASE WHEN r.source_id ~ '^[0-9]{1,18}$' THEN r.source_id::bigint END
 		WHERE r.reverses_id IS NOT NULL AND r.org_id = $1 AND r.source_type = 'intake' LIMIT $2) x)
 	UNION ALL
 	SELECT '` + countMine + `', (SELECT count(*) FROM unnest($5::text[]) s CROSS JOIN LATERAL (
 		SELECT x.id FROM intake_documents x WHERE x.org_id = $1 AND x.status = s ORDER BY x.id DESC LIMIT $2) i
-		JOIN intake_documents d ON d.id = i.id
-		WHERE ` + mayApproveSQL("$4") + `)`
+		WHERE NOT EXISTS (SELECT 1 FROM intake_approvals a WHERE a.intake_id = i.id AND a.approver = $4::text)
+		AND (NOT coalesce((SELECT p.separate_submitter FROM approval_policies p WHERE p.org_id = $1), false)
+		     OR NOT EXISTS (SELECT 1 FROM intake_documents d WHERE d.id = i.id AND $4::text = ANY (` + review.SubmittersSQL + `))))`
 
 // mayApproveSQL holds for a document d the approver (the placeholder of
 // their label) may approve now, by approve's rules: they have not approved
