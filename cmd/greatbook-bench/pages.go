@@ -81,7 +81,7 @@ type stmtKey struct{}
 // (GREATBOOK_BENCH_EXPLAIN): GREATBOOK_BENCH_EXPLAIN_MS, by default 5.
 var explainOver = func() time.Duration {
 	ms, err := strconv.ParseFloat(os.Getenv("GREATBOOK_BENCH_EXPLAIN_MS"), 64)
-	if err != nil || ms < 0 {
+	if err != nil || !(ms >= 0 && ms < 1e6) {
 		return 5 * time.Millisecond
 	}
 	return time.Duration(ms * float64(time.Millisecond))

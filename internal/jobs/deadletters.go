@@ -42,10 +42,12 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 	switch f.Status {
 	case "":
 		where = append(where, deadLetterStatusesSQL)
-	case "abandoned", "failed":
-		// A literal, one of two words: a generic plan then knows the rows
-		// are in the dead letters' partial indexes.
-		where = append(where, "j.status = '"+f.Status+"'")
+	// A literal: a generic plan then knows the rows are in the dead
+	// letters' partial indexes.
+	case "abandoned":
+		where = append(where, "j.status = 'abandoned'")
+	case "failed":
+		where = append(where, "j.status = 'failed'")
 	default:
 		return "", nil, apperr.New(apperr.Invalid, "status must be abandoned or failed")
 	}

@@ -308,24 +308,34 @@ type claim struct {
 
 // Execute runs a run to its end, its next pause, or its failure, here and
 // now. When another goroutine of this engine is executing it (a worker
-// handed it by a launch), Execute waits for that one to stop instead, so a
-// caller that executes what it just ingested finds it filed. It does nothing
-// when the run is not running or another live worker holds it.
+// handed it by a launch), Execute waits for that one to stop and then
+// executes what is left, so a caller that executes what it just ingested
+// finds it filed. It does nothing when the run is not running or another
+// live worker holds it, nor when called from the run's own node.
 func (e *Engine) Execute(ctx context.Context, runID string) error {
 	return e.execute(ctx, runID, true)
 }
+
+// executingKey marks the context of a run's own execution, so that the run
+// asking to execute itself does not wait for itself.
+type executingKey string
 
 // execute is Execute; a worker does not wait for a run another goroutine
 // executes (wait false): it has others to take.
 func (e *Engine) execute(ctx context.Context, runID string, wait bool) error {
 	stopped := make(chan struct{})
-	if other, busy := e.executing.LoadOrStore(runID, stopped); busy {
-		if !wait {
+	for {
+		other, busy := e.executing.LoadOrStore(runID, stopped)
+		if !busy {
+			break
+		}
+		if !wait || ctx.Value(executingKey(runID)) != nil {
 			return nil
 		}
 		select {
 		case <-other.(chan struct{}):
-			return nil
+			// It stopped: a finished run is not claimed again; one
+			// it left running (an outage, a lost lease) is ours.
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -334,6 +344,7 @@ func (e *Engine) execute(ctx context.Context, runID string, wait bool) error {
 		e.executing.Delete(runID)
 		close(stopped)
 	}()
+	ctx = context.WithValue(ctx, executingKey(runID), true)
 	c, ok, err := e.claim(ctx, runID)
 	if err != nil || !ok {
 		return err

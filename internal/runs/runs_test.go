@@ -398,3 +398,30 @@ func TestOneEngineExecutesARunOnceAtATime(t *testing.T) {
 		t.Fatalf("the node ran %d times", calls.Load())
 	}
 }
+
+// A node that asks its engine to execute its own run is told nothing is
+// left to do, rather than waiting for itself.
+func TestARunExecutingItselfDoesNotWaitForItself(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	e := runs.NewEngine(db.Pool, runs.Options{LeaseTTL: time.Hour})
+	var inner error = errors.New("not called")
+	g := runs.Graph[state]{Kind: "test", Start: "a", Nodes: map[string]runs.NodeFunc[state]{
+		"a": func(ctx context.Context, r *runs.Run[state]) (runs.Step, error) {
+			inner = e.Execute(ctx, r.ID)
+			return runs.Step{}, nil
+		},
+	}}
+	runs.Register(e, g)
+	id := create(t, db, g)
+	if err := e.Execute(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if inner != nil {
+		t.Fatalf("the run executing itself: %v", inner)
+	}
+	if n := testkit.Count(t, db, `SELECT count(*) FROM runs WHERE id = $1::uuid AND state = 'done'`, id); n != 1 {
+		t.Fatal("the run is not done")
+	}
+}
