@@ -145,31 +145,7 @@ func TestTheMineTabUsesIndexes(t *testing.T) {
 		Rules: []org.ApprovalRule{{MinAmount: "0.00", Approvals: 2}}}, audit.System("test")); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := w.DB.Pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SET enable_seqscan = off`); err != nil {
-		t.Fatal(err)
-	}
-	plan := func(sql string, args ...any) string {
-		t.Helper()
-		rows, err := conn.Query(ctx, `EXPLAIN `+sql, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var lines []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, line)
-		}
-		return strings.Join(lines, "\n")
-	}
+	plan := planWithoutSeqScans(t, w.DB.Pool)
 	page, args, err := desk.QueueQuery(ctx, w.DB.Pool, w.Org.ID, desk.QueueFilter{Tab: desk.TabMine, PageSize: 50, Order: desk.DefaultOrder, Approver: "alice@example.test"})
 	if err != nil {
 		t.Fatal(err)

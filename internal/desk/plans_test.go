@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"greatbook/internal/app"
 	"greatbook/internal/desk"
 	"greatbook/internal/testkit"
@@ -33,31 +36,7 @@ func TestEveryTabAndOrderReadsByIndex(t *testing.T) {
 	if _, err := w.DB.Pool.Exec(ctx, `ANALYZE intake_documents`); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := w.DB.Pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SET enable_seqscan = off`); err != nil {
-		t.Fatal(err)
-	}
-	plan := func(sql string, args ...any) string {
-		t.Helper()
-		rows, err := conn.Query(ctx, `EXPLAIN `+sql, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var lines []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, line)
-		}
-		return strings.Join(lines, "\n")
-	}
+	plan := planWithoutSeqScans(t, w.DB.Pool)
 	// The orders by id read (org_id, status, id) or, where the planner
 	// would rather walk the ids and filter (one org, every status alike),
 	// the primary key; the sorted orders read their own index, except the
@@ -164,4 +143,33 @@ func TestSearchBySupplierReadsItsNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.GenericPlan(t, conn, sql, args...).RequireIndexes(t, "the search AB", big, "intake_desk_idx")
+}
+
+// planWithoutSeqScans returns a function that EXPLAINs a statement on one
+// connection of pool with sequential scans off, so that a plan shows the
+// indexes the planner can use even where, on a small table, it would rather
+// read the table whole.
+func planWithoutSeqScans(t *testing.T, pool *pgxpool.Pool) func(sql string, args ...any) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Release)
+	if _, err := conn.Exec(ctx, `SET enable_seqscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	return func(sql string, args ...any) string {
+		t.Helper()
+		rows, err := conn.Query(ctx, `EXPLAIN `+sql, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	}
 }
