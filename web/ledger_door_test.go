@@ -126,7 +126,7 @@ func TestOperatorFiltersTheDatabaseCannotHoldAre422(t *testing.T) {
 	_, u := a.API(t, auth.RoleAdmin)
 	c := a.Client(t)
 	a.SignIn(t, c, u)
-	expect422(t, a, c, "/admin/dead-letters?class=%00", "/admin/dead-letters?supplier=a%00", "/admin/runs?kind=%00", "/admin/runs?state=%ff")
+	expect422(t, a, c, "/admin/dead-letters?class=%00", "/admin/dead-letters?supplier=a%00", "/admin/dead-letters?after=x", "/admin/dead-letters?after=9223372036854775807-1", "/admin/runs?kind=%00", "/admin/runs?state=%ff")
 }
 
 // expect422 GETs each path as c's signed-in user and expects a 422.

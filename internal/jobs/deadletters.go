@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,29 +73,85 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 	return strings.Join(where, " AND "), args, nil
 }
 
-// DeadLetters lists an org's dead letters, the most recently failed first.
-// Dead letters are never pruned.
-// The page shows the first DeadLetterPage; CountDeadLettersIn says how many
-// there are in all.
+// DeadLetters lists the first page of an org's dead letters, the most
+// recently failed first. Dead letters are never pruned.
 func DeadLetters(ctx context.Context, q database.Executor, orgID int64, f DeadLetterFilter) ([]DeadLetter, error) {
-	return DeadLettersIn(ctx, q, org.Only(orgID), f)
+	page, err := DeadLettersIn(ctx, q, org.Only(orgID), f, DeadLetterCursor{})
+	return page.Letters, err
 }
 
-// DeadLettersIn lists the dead letters of a scope (an operator's: every
-// org's), as DeadLetters does.
-func DeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) ([]DeadLetter, error) {
-	return deadLetters(ctx, q, scope, f, DeadLetterPage)
+// DeadLetterPage is how many dead letters a page lists.
+const DeadLetterPage = 50
+
+// DeadLetterCursor is where a page of dead letters starts: after the dead
+// letter that ended the page before, in the page's order (last change,
+// then id, newest first). The zero cursor starts at the newest. A page
+// read by its cursor costs the same however many dead letters came before.
+type DeadLetterCursor struct {
+	UpdatedAt time.Time
+	ID        int64
 }
 
-// DeadLetterPage is how many dead letters the page lists.
-const DeadLetterPage = 500
+// IsZero is true of the first page's cursor.
+func (c DeadLetterCursor) IsZero() bool { return c.ID == 0 }
+
+// String is the cursor as a link carries it: the microseconds since the
+// epoch of the last change, a dash, and the id; "" for the first page.
+func (c DeadLetterCursor) String() string {
+	if c.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%d-%d", c.UpdatedAt.UnixMicro(), c.ID)
+}
+
+// maxCursorMicros is the start of the year 10000: no page's cursor is later.
+const maxCursorMicros = 253402300800_000000
+
+// ParseDeadLetterCursor reads a cursor String wrote ("" is the first page).
+func ParseDeadLetterCursor(s string) (DeadLetterCursor, error) {
+	if s == "" {
+		return DeadLetterCursor{}, nil
+	}
+	at, id, ok := strings.Cut(s, "-")
+	micros, err1 := strconv.ParseInt(at, 10, 64)
+	n, err2 := strconv.ParseInt(id, 10, 64)
+	if !ok || err1 != nil || err2 != nil || micros < 0 || micros >= maxCursorMicros || n <= 0 {
+		return DeadLetterCursor{}, apperr.New(apperr.Invalid, "after must be a page's position, as the page's own link gives it").
+			With("reasons", []map[string]string{{"field": "after", "message": "is not a page's position"}})
+	}
+	return DeadLetterCursor{UpdatedAt: time.UnixMicro(micros).UTC(), ID: n}, nil
+}
+
+// DeadLetterList is a page of dead letters.
+type DeadLetterList struct {
+	Letters []DeadLetter
+	// Next starts the page after this one; zero on the last page.
+	Next DeadLetterCursor
+}
+
+// DeadLettersIn lists a page of the dead letters of a scope (an
+// operator's: every org's) a filter matches, the most recently failed
+// first: at most DeadLetterPage, starting after the cursor.
+func DeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, after DeadLetterCursor) (DeadLetterList, error) {
+	list, err := deadLetters(ctx, q, scope, f, after, DeadLetterPage+1)
+	if err != nil || len(list) <= DeadLetterPage {
+		return DeadLetterList{Letters: list}, err
+	}
+	list = list[:DeadLetterPage]
+	last := list[len(list)-1]
+	return DeadLetterList{Letters: list, Next: DeadLetterCursor{UpdatedAt: last.UpdatedAt, ID: last.ID}}, nil
+}
 
 // deadLettersQuery is the statement that lists up to limit dead letters
-// (every one when limit is 0), and its arguments.
-func deadLettersQuery(scope org.Scope, f DeadLetterFilter, limit int) (string, []any, error) {
+// after a cursor (every one when limit is 0), and its arguments.
+func deadLettersQuery(scope org.Scope, f DeadLetterFilter, after DeadLetterCursor, limit int) (string, []any, error) {
 	where, args, err := f.where(scope)
 	if err != nil {
 		return "", nil, err
+	}
+	if !after.IsZero() {
+		args = append(args, after.UpdatedAt, after.ID)
+		where += fmt.Sprintf(afterCursorSQL, len(args)-1, len(args))
 	}
 	sql := fmt.Sprintf(deadLettersSQL, where)
 	if limit > 0 {
@@ -103,15 +160,10 @@ func deadLettersQuery(scope org.Scope, f DeadLetterFilter, limit int) (string, [
 	return sql, args, nil
 }
 
-// countDeadLettersQuery is CountDeadLettersIn's statement and arguments.
-func countDeadLettersQuery(scope org.Scope, f DeadLetterFilter) (string, []any, error) {
-	where, args, err := f.where(scope)
-	return fmt.Sprintf(countDeadLettersSQL, where), args, err
-}
-
-// deadLetters lists up to limit dead letters (every one when limit is 0).
-func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, limit int) ([]DeadLetter, error) {
-	sql, args, err := deadLettersQuery(scope, f, limit)
+// deadLetters lists up to limit dead letters after a cursor (every one
+// when limit is 0).
+func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, after DeadLetterCursor, limit int) ([]DeadLetter, error) {
+	sql, args, err := deadLettersQuery(scope, f, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -167,10 +219,17 @@ type BulkRetry struct {
 	Skipped  int // launched meanwhile by someone else
 }
 
-// CountDeadLettersIn counts the dead letters of a scope (an operator's:
-// every org's) a filter matches.
-func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) (int, error) {
-	sql, args, err := countDeadLettersQuery(scope, f)
+// CountDeadLettersUpTo counts the dead letters of a scope up to limit: the
+// nav's badge, read on every admin page, reads at most limit index entries
+// however many dead letters have gathered.
+func CountDeadLettersUpTo(ctx context.Context, q database.Executor, scope org.Scope, limit int) (int, error) {
+	return CountMatchingUpTo(ctx, q, scope, DeadLetterFilter{}, limit)
+}
+
+// CountMatchingUpTo counts the dead letters of a scope a filter matches,
+// up to limit: the dead-letter page's "of N", bounded like the badge.
+func CountMatchingUpTo(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, limit int) (int, error) {
+	sql, args, err := countMatchingUpToQuery(scope, f, limit)
 	if err != nil {
 		return 0, err
 	}
@@ -179,17 +238,10 @@ func CountDeadLettersIn(ctx context.Context, q database.Executor, scope org.Scop
 	return n, err
 }
 
-// CountDeadLettersUpTo counts the dead letters of a scope up to limit: the
-// nav's badge, read on every admin page, reads at most limit index entries
-// however many dead letters have gathered.
-func CountDeadLettersUpTo(ctx context.Context, q database.Executor, scope org.Scope, limit int) (int, error) {
-	where, args, err := DeadLetterFilter{}.where(scope)
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	err = q.QueryRow(ctx, fmt.Sprintf(countDeadLettersUpToSQL, where, limit), args...).Scan(&n)
-	return n, err
+// countMatchingUpToQuery is CountMatchingUpTo's statement and arguments.
+func countMatchingUpToQuery(scope org.Scope, f DeadLetterFilter, limit int) (string, []any, error) {
+	where, args, err := f.where(scope)
+	return fmt.Sprintf(countDeadLettersUpToSQL, where, limit), args, err
 }
 
 // DryRun is what a bulk retry would retry: how many dead letters a filter
@@ -251,7 +303,7 @@ func (o *Outbox) RetryMatchingIn(ctx context.Context, scope org.Scope, f DeadLet
 	// Once confirmed, the retries go ahead even if the operator's request
 	// goes away (each launch is bounded by its own timeout).
 	ctx = context.WithoutCancel(ctx)
-	list, err := deadLetters(ctx, o.Pool, scope, f, 0)
+	list, err := deadLetters(ctx, o.Pool, scope, f, DeadLetterCursor{}, 0)
 	if err != nil {
 		return BulkRetry{}, err
 	}
@@ -291,9 +343,9 @@ func (o *Outbox) retryEach(ctx context.Context, jobs []Job, reason string, actor
 	return nil
 }
 
-// MaxSelected is how many dead letters one "retry selected" may name (a
-// page lists at most DeadLetterPage).
-const MaxSelected = DeadLetterPage
+// MaxSelected is how many dead letters one "retry selected" may name: a
+// bound on the form, well above a page's DeadLetterPage.
+const MaxSelected = 500
 
 // RetrySelected retries the dead letters an operator ticked, with a reason.
 // Every id must be one of the org's jobs, or nothing is retried: an id of

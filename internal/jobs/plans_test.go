@@ -47,20 +47,34 @@ func TestTheDeadLettersAndTheStrandedChecksPlanOnIndexes(t *testing.T) {
 	conn := db.Conn(t)
 	big := []string{"jobs", "intake_documents", "runs"}
 	scope := org.Only(o.ID)
+	// A later page starts from its cursor in the index's order.
+	var later jobs.DeadLetterCursor
+	if err := db.Pool.QueryRow(ctx, `SELECT updated_at, id FROM jobs WHERE org_id = $1 AND status = 'abandoned'
+		ORDER BY updated_at DESC, id DESC OFFSET 500 LIMIT 1`, o.ID).Scan(&later.UpdatedAt, &later.ID); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range []jobs.DeadLetterFilter{{}, {ErrorClass: "transient"}, {Supplier: "supplier 12", ErrorClass: "transient"}, {Supplier: "supplier 1234 ab"},
 		{Supplier: "supplier 12", Status: "abandoned"}} {
-		list, args, err := jobs.DeadLettersQuery(scope, f, jobs.DeadLetterPage)
+		count, countArgs, err := jobs.CountDeadLettersQuery(scope, f, 1001)
 		if err != nil {
 			t.Fatal(err)
 		}
-		count, countArgs, err := jobs.CountDeadLettersQuery(scope, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for what, p := range map[string]testkit.Plan{
-			"the dead letters " + f.Supplier + " " + f.ErrorClass:          testkit.GenericPlan(t, conn, list, args...),
+		plans := map[string]testkit.Plan{
 			"the count of dead letters " + f.Supplier + " " + f.ErrorClass: testkit.GenericPlan(t, conn, count, countArgs...),
-		} {
+		}
+		for page, after := range map[string]jobs.DeadLetterCursor{"first": {}, "later": later} {
+			list, args, err := jobs.DeadLettersQuery(scope, f, after, jobs.DeadLetterPage+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := "the " + page + " page of dead letters " + f.Supplier + " " + f.ErrorClass
+			p := testkit.GenericPlan(t, conn, list, args...)
+			plans[what] = p
+			if f.Supplier == "" && page == "later" && !strings.Contains(p.Text, "Index Cond: ((org_id = $1) AND (ROW(updated_at, id) < ROW(") {
+				t.Errorf("%s: the plan does not start the page at its cursor in the index:\n%s", what, p.Text)
+			}
+		}
+		for what, p := range plans {
 			p.RequireIndexes(t, what, big)
 			switch {
 			case f.Supplier != "" && !p.UsesIndex("jobs_dead_letter_supplier_idx"):

@@ -112,8 +112,11 @@ const (
 	deadLettersSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug
 		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id WHERE %s ORDER BY j.updated_at DESC, j.id DESC`
 	limitSQL = ` LIMIT %d`
-	// countDeadLettersSQL and dryRunSQL: conditions.
-	countDeadLettersSQL = `SELECT count(*) FROM jobs j WHERE %s`
+	// afterCursorSQL keeps the dead letters after a page's cursor, in
+	// deadLettersSQL's order, which the dead letters' index reads from the
+	// cursor on: the numbers of its last change and id parameters.
+	afterCursorSQL = ` AND (j.updated_at, j.id) < ($%d, $%d)`
+	// dryRunSQL: conditions.
 	// countDeadLettersUpToSQL: conditions, limit.
 	countDeadLettersUpToSQL = `SELECT count(*) FROM (SELECT 1 FROM jobs j WHERE %s LIMIT %d) x`
 	dryRunSQL               = `SELECT j.id, j.attempts FROM jobs j WHERE %s`

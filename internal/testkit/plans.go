@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -29,7 +30,7 @@ type planNode struct {
 // GenericPlan plans sql as a prepared statement does once PostgreSQL keeps
 // one plan for every argument (plan_cache_mode = force_generic_plan): the
 // plan a busy page runs with, which cannot lean on the values of args
-// (integers, strings and arrays of strings, written into the EXECUTE as
+// (integers, strings, times and arrays of strings, written into the EXECUTE as
 // literals).
 func GenericPlan(t testing.TB, conn *pgx.Conn, sql string, args ...any) Plan {
 	t.Helper()
@@ -56,6 +57,8 @@ func GenericPlan(t testing.TB, conn *pgx.Conn, sql string, args ...any) Plan {
 			literals[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
 		case int, int32, int64:
 			literals[i] = fmt.Sprint(v)
+		case time.Time:
+			literals[i] = "'" + v.UTC().Format(time.RFC3339Nano) + "'"
 		case []string:
 			elems := make([]string, len(v))
 			for j, e := range v {

@@ -47,33 +47,42 @@ func (h *Handlers) deadLetterScope(c echo.Context, p *views.DeadLettersProps) (o
 // deliveries) that ran out of attempts, filtered as the query says.
 func (h *Handlers) DeadLetters(c echo.Context) error {
 	f := deadLetterFilter(c)
-	props := views.DeadLettersProps{Filter: f, Webhooks: views.WebhookDeadLettersProps{Filter: webhookDeadLetterFilter(c)}}
+	after, err := jobs.ParseDeadLetterCursor(c.FormValue("after"))
+	if err != nil {
+		return err
+	}
+	props := views.DeadLettersProps{Filter: f, After: after, Webhooks: views.WebhookDeadLettersProps{Filter: webhookDeadLetterFilter(c)}}
 	if err := h.listDeadLetters(c, &props); err != nil {
 		return err
 	}
 	return httpkit.Page(c, views.DeadLettersPage(h.Chrome(c, "Dead letters", "dead-letters"), props))
 }
 
-// listDeadLetters fills the page's list, and the total when the list is
-// cut; and its section of webhook deliveries.
+// listDeadLetters fills the page's list from its cursor (p.After), and the
+// total (counted up to views.DeadLetterCountMax) when one page does not
+// show every match; and its section of webhook deliveries.
 func (h *Handlers) listDeadLetters(c echo.Context, p *views.DeadLettersProps) error {
 	ctx := c.Request().Context()
 	scope, err := h.deadLetterScope(c, p)
 	if err != nil {
 		return err
 	}
-	list, err := jobs.DeadLettersIn(ctx, h.Pool, scope, p.Filter)
+	page, err := jobs.DeadLettersIn(ctx, h.Pool, scope, p.Filter, p.After)
 	if err != nil {
 		return err
 	}
 	if p.BulkRuns, err = jobs.BulkRetryRuns(ctx, h.Pool, httpkit.CurrentUser(c).Scope()); err != nil {
 		return err
 	}
-	p.Letters, p.Total = list, len(list)
-	if len(list) == jobs.DeadLetterPage {
-		if p.Total, err = jobs.CountDeadLettersIn(ctx, h.Pool, scope, p.Filter); err != nil {
-			return err
-		}
+	p.Letters, p.Next, p.Total = page.Letters, page.Next, len(page.Letters)
+	if p.After.IsZero() && p.Next.IsZero() {
+		return h.listWebhookDeadLetters(c, &p.Webhooks)
+	}
+	if p.Total, err = jobs.CountMatchingUpTo(ctx, h.Pool, scope, p.Filter, views.DeadLetterCountMax+1); err != nil {
+		return err
+	}
+	if p.Total > views.DeadLetterCountMax {
+		p.Total, p.TotalMore = views.DeadLetterCountMax, true
 	}
 	return h.listWebhookDeadLetters(c, &p.Webhooks)
 }

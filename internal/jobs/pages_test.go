@@ -1,0 +1,131 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"greatbook/internal/apperr"
+	"greatbook/internal/jobs"
+	"greatbook/internal/org"
+	"greatbook/internal/testkit"
+)
+
+// The dead-letter page is read a page at a time from a cursor: following
+// the pages' cursors lists every dead letter the filter matches once, newest
+// first (letters that failed at the same moment by id), and a dead letter
+// retried meanwhile leaves the pages after it as they were.
+func TestTheDeadLetterPagesListEveryDeadLetterOnceByTheirCursors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	const n = 2*jobs.DeadLetterPage + 3
+	for _, sql := range []string{
+		`INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by,
+			pipeline_run_id, status, doc_type, source_ref, format, fields, queued_at, received_at, decided_by, decided_at)
+		SELECT $1, encode(sha256(('p' || i)::bytea), 'hex'), 'application/xml', 'invoice-' || i || '.xml', 6000, 'api', 'test', gen_random_uuid(),
+		       'active', 'invoice', 'vat:SE1/INV-' || i, 'ubl',
+		       jsonb_build_object('seller', jsonb_build_object('name', CASE WHEN i % 5 = 0 THEN 'Other AB' ELSE 'Acme Oy' END), 'number', 'INV-' || i),
+		       now(), now(), 'reviewer', now()
+		FROM generate_series(1, $2::int) i`,
+		// A third of them failed at one moment, among the rest (a second
+		// apart), so that a page ends within them.
+		`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error, error_class, created_by)
+		SELECT org_id, id, 'abandoned', 3, 3, 'posting service unavailable', 'transient', 'reviewer'
+		FROM intake_documents WHERE org_id = $1 AND $2::int > 0`,
+		`UPDATE jobs SET updated_at = CASE WHEN intake_id % 3 = 0 THEN '2026-12-01T08:00:50.123456Z'::timestamptz
+			ELSE '2026-12-01T08:00:00Z'::timestamptz + intake_id * interval '1 second' END WHERE org_id = $1 AND $2::int > 0`,
+	} {
+		if _, err := db.Pool.Exec(ctx, sql, o.ID, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scope := org.Only(o.ID)
+	// All pages of a filter, each letter's id in the order shown.
+	pages := func(f jobs.DeadLetterFilter) (ids []int64, sizes []int) {
+		t.Helper()
+		var after jobs.DeadLetterCursor
+		for {
+			page, err := jobs.DeadLettersIn(ctx, db.Pool, scope, f, after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes = append(sizes, len(page.Letters))
+			for _, d := range page.Letters {
+				ids = append(ids, d.ID)
+			}
+			if page.Next.IsZero() {
+				return ids, sizes
+			}
+			// The cursor goes through a link and back.
+			if after, err = jobs.ParseDeadLetterCursor(page.Next.String()); err != nil || after.ID != page.Next.ID || !after.UpdatedAt.Equal(page.Next.UpdatedAt) {
+				t.Fatalf("the cursor %+v read back from %q as %+v (%v)", page.Next, page.Next.String(), after, err)
+			}
+		}
+	}
+	want := func(f jobs.DeadLetterFilter) []int64 {
+		t.Helper()
+		all, err := jobs.DeadLettersAll(ctx, db.Pool, scope, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return all
+	}
+	for _, f := range []jobs.DeadLetterFilter{{}, {Supplier: "acme"}} {
+		ids, sizes := pages(f)
+		all := want(f)
+		if len(ids) != len(all) {
+			t.Fatalf("filter %+v: the pages (%v) list %d dead letters, want %d", f, sizes, len(ids), len(all))
+		}
+		for i := range all {
+			if ids[i] != all[i] {
+				t.Fatalf("filter %+v: the pages list %v, want %v", f, ids, all)
+			}
+		}
+		if sizes[0] != jobs.DeadLetterPage {
+			t.Errorf("filter %+v: the first page lists %d, want %d", f, sizes[0], jobs.DeadLetterPage)
+		}
+	}
+	if got, err := jobs.CountMatchingUpTo(ctx, db.Pool, scope, jobs.DeadLetterFilter{Supplier: "other"}, 1000); err != nil || got != n/5 {
+		t.Errorf("counted %d dead letters of Other AB (%v), want %d", got, err, n/5)
+	}
+	if got, err := jobs.CountMatchingUpTo(ctx, db.Pool, scope, jobs.DeadLetterFilter{}, 10); err != nil || got != 10 {
+		t.Errorf("counted %d dead letters up to 10 (%v)", got, err)
+	}
+
+	// One of the first page is retried (no longer a dead letter): the
+	// second page, read from the first's cursor, is as it was.
+	first, err := jobs.DeadLettersIn(ctx, db.Pool, scope, jobs.DeadLetterFilter{}, jobs.DeadLetterCursor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := jobs.DeadLettersIn(ctx, db.Pool, scope, jobs.DeadLetterFilter{}, first.Next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `UPDATE jobs SET status = 'pending' WHERE id = $1`, first.Letters[3].ID); err != nil {
+		t.Fatal(err)
+	}
+	again, err := jobs.DeadLettersIn(ctx, db.Pool, scope, jobs.DeadLetterFilter{}, first.Next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Letters) != len(second.Letters) || again.Letters[0].ID != second.Letters[0].ID || again.Next != second.Next {
+		t.Errorf("the second page changed when a letter of the first was retried")
+	}
+}
+
+// A cursor that is not one a page wrote is invalid, not a database error.
+func TestADeadLetterCursorNotFromAPageIsInvalid(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"x", "12", "12-", "-3", "12-0", "12-x", "-1-3", "99999999999999999999-1", "253402300800000000-1", "1-2-3"} {
+		if _, err := jobs.ParseDeadLetterCursor(s); !apperr.Is(err, apperr.Invalid) {
+			t.Errorf("cursor %q: %v, want invalid", s, err)
+		}
+	}
+	c := jobs.DeadLetterCursor{UpdatedAt: time.Date(2026, 12, 1, 9, 0, 0, 123456000, time.UTC), ID: 42}
+	if back, err := jobs.ParseDeadLetterCursor(c.String()); err != nil || back != c {
+		t.Errorf("cursor %+v read back from %q as %+v (%v)", c, c.String(), back, err)
+	}
+}
