@@ -153,11 +153,11 @@ func deadLettersQuery(scope org.Scope, f DeadLetterFilter, after DeadLetterCurso
 		args = append(args, after.UpdatedAt, after.ID)
 		where += fmt.Sprintf(afterCursorSQL, len(args)-1, len(args))
 	}
-	sql := fmt.Sprintf(deadLettersSQL, where)
+	page := ""
 	if limit > 0 {
-		sql += fmt.Sprintf(limitSQL, limit)
+		page = fmt.Sprintf(limitSQL, limit)
 	}
-	return sql, args, nil
+	return fmt.Sprintf(deadLettersSQL, where, page), args, nil
 }
 
 // deadLetters lists up to limit dead letters after a cursor (every one

@@ -108,9 +108,13 @@ const (
 	// it matches rather than every one's document.
 	supplierMatchesSQL = `j.supplier LIKE %s`
 	// deadLettersSQL lists them with their documents and orgs, the most
-	// recently failed first: conditions; then limitSQL, when a page.
+	// recently failed first: conditions, then limitSQL when a page (or
+	// nothing). The page's dead letters are chosen before their documents
+	// are read, so that a filter whose matches are read to be sorted (a
+	// supplier's) reads a page's documents, not every match's.
 	deadLettersSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug
-		FROM jobs j JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id WHERE %s ORDER BY j.updated_at DESC, j.id DESC`
+		FROM (SELECT * FROM jobs j WHERE %s ORDER BY j.updated_at DESC, j.id DESC%s) j
+		JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id ORDER BY j.updated_at DESC, j.id DESC`
 	limitSQL = ` LIMIT %d`
 	// afterCursorSQL keeps the dead letters after a page's cursor, in
 	// deadLettersSQL's order, which the dead letters' index reads from the
