@@ -92,7 +92,7 @@ func (b *BulkRetries) Start(ctx context.Context, scope org.Scope, f DeadLetterFi
 	if err := b.Pool.QueryRow(ctx, nowSQL).Scan(&cutoff); err != nil {
 		return nil, fmt.Errorf("jobs: bulk retry: %w", err)
 	}
-	list, err := deadLetters(ctx, b.Pool, scope, f, DeadLetterCursor{}, 0)
+	list, _, err := deadLetters(ctx, b.Pool, scope, f, DeadLetterCursor{}, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -127,19 +127,23 @@ type DeadLetterList struct {
 	Letters []DeadLetter
 	// Next starts the page after this one; zero on the last page.
 	Next DeadLetterCursor
+	// Matches is how many dead letters the filter matches in all, where
+	// the page counted them as it read them (a supplier's filter); -1
+	// where it did not.
+	Matches int
 }
 
 // DeadLettersIn lists a page of the dead letters of a scope (an
 // operator's: every org's) a filter matches, the most recently failed
 // first: at most DeadLetterPage, starting after the cursor.
 func DeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, after DeadLetterCursor) (DeadLetterList, error) {
-	list, err := deadLetters(ctx, q, scope, f, after, DeadLetterPage+1)
+	list, matches, err := deadLetters(ctx, q, scope, f, after, DeadLetterPage+1)
 	if err != nil || len(list) <= DeadLetterPage {
-		return DeadLetterList{Letters: list}, err
+		return DeadLetterList{Letters: list, Matches: matches}, err
 	}
 	list = list[:DeadLetterPage]
 	last := list[len(list)-1]
-	return DeadLetterList{Letters: list, Next: DeadLetterCursor{UpdatedAt: last.UpdatedAt, ID: last.ID}}, nil
+	return DeadLetterList{Letters: list, Next: DeadLetterCursor{UpdatedAt: last.UpdatedAt, ID: last.ID}, Matches: matches}, nil
 }
 
 // deadLettersQuery is the statement that lists up to limit dead letters
@@ -149,35 +153,50 @@ func deadLettersQuery(scope org.Scope, f DeadLetterFilter, after DeadLetterCurso
 	if err != nil {
 		return "", nil, err
 	}
+	cursor := ""
 	if !after.IsZero() {
 		args = append(args, after.UpdatedAt, after.ID)
-		where += fmt.Sprintf(afterCursorSQL, len(args)-1, len(args))
+		cursor = fmt.Sprintf(afterCursorSQL, len(args)-1, len(args))
+	}
+	letters := fmt.Sprintf(deadLettersWalkSQL, where+cursor)
+	if f.counted() {
+		letters = fmt.Sprintf(deadLettersCountedSQL, where, cursor)
 	}
 	page := ""
 	if limit > 0 {
 		page = fmt.Sprintf(limitSQL, limit)
 	}
-	return fmt.Sprintf(deadLettersSQL, where, page), args, nil
+	return fmt.Sprintf(deadLettersSQL, letters, page), args, nil
 }
 
+// counted is true of a filter whose page reads every match to sort them
+// (a supplier's), and so counts them as it goes.
+func (f DeadLetterFilter) counted() bool { return strings.TrimSpace(f.Supplier) != "" }
+
 // deadLetters lists up to limit dead letters after a cursor (every one
-// when limit is 0).
-func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, after DeadLetterCursor, limit int) ([]DeadLetter, error) {
+// when limit is 0), and how many match in all where the filter is counted
+// (-1 where not).
+func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, after DeadLetterCursor, limit int) ([]DeadLetter, int, error) {
 	sql, args, err := deadLettersQuery(scope, f, after, limit)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("jobs: dead letters: %w", err)
+		return nil, 0, fmt.Errorf("jobs: dead letters: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeadLetter, error) {
+	matches := int64(-1)
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeadLetter, error) {
 		var dl DeadLetter
 		j := &dl.Job
 		err := r.Scan(&j.ID, &j.OrgID, &j.IntakeID, &j.Status, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.ErrorClass,
-			&j.RunID, &j.LaunchedAt, &j.NextAttemptAt, &j.CreatedBy, &j.CreatedAt, &j.UpdatedAt, &dl.Supplier, &dl.Number, &dl.Org)
+			&j.RunID, &j.LaunchedAt, &j.NextAttemptAt, &j.CreatedBy, &j.CreatedAt, &j.UpdatedAt, &dl.Supplier, &dl.Number, &dl.Org, &matches)
 		return dl, err
 	})
+	if f.counted() && len(list) == 0 {
+		matches = 0
+	}
+	return list, int(matches), err
 }
 
 // Attempt is one launch attempt of a job, or the failure of its run.
@@ -303,7 +322,7 @@ func (o *Outbox) RetryMatchingIn(ctx context.Context, scope org.Scope, f DeadLet
 	// Once confirmed, the retries go ahead even if the operator's request
 	// goes away (each launch is bounded by its own timeout).
 	ctx = context.WithoutCancel(ctx)
-	list, err := deadLetters(ctx, o.Pool, scope, f, DeadLetterCursor{}, 0)
+	list, _, err := deadLetters(ctx, o.Pool, scope, f, DeadLetterCursor{}, 0)
 	if err != nil {
 		return BulkRetry{}, err
 	}

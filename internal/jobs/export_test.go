@@ -18,7 +18,7 @@ var (
 // DeadLettersAll lists the ids of every dead letter a filter matches, in
 // the page's order: what the pages together must list.
 func DeadLettersAll(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) ([]int64, error) {
-	list, err := deadLetters(ctx, q, scope, f, DeadLetterCursor{}, 0)
+	list, _, err := deadLetters(ctx, q, scope, f, DeadLetterCursor{}, 0)
 	ids := make([]int64, len(list))
 	for i, d := range list {
 		ids[i] = d.ID

@@ -108,14 +108,24 @@ const (
 	// it matches rather than every one's document.
 	supplierMatchesSQL = `j.supplier LIKE %s`
 	// deadLettersSQL lists them with their documents and orgs, the most
-	// recently failed first: conditions, then limitSQL when a page (or
-	// nothing). The page's dead letters are chosen before their documents
-	// are read, so that a filter whose matches are read to be sorted (a
-	// supplier's) reads a page's documents, not every match's.
-	deadLettersSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug
-		FROM (SELECT * FROM jobs j WHERE %s ORDER BY j.updated_at DESC, j.id DESC%s) j
+	// recently failed first, and how many match when the statement counts
+	// them: the dead letters (deadLettersWalkSQL or deadLettersCountedSQL),
+	// then limitSQL when a page (or nothing). The page's dead letters are
+	// chosen before their documents are read, so that a filter whose
+	// matches are read to be sorted (a supplier's) reads a page's
+	// documents, not every match's.
+	deadLettersSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug, j.matches
+		FROM (%s ORDER BY j.updated_at DESC, j.id DESC%s) j
 		JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id ORDER BY j.updated_at DESC, j.id DESC`
-	limitSQL = ` LIMIT %d`
+	// deadLettersWalkSQL reads the dead letters in the index's order from
+	// the cursor on, without counting them: conditions (the cursor's too).
+	deadLettersWalkSQL = `SELECT j.*, -1::bigint AS matches FROM jobs j WHERE %s`
+	// deadLettersCountedSQL counts every match as it reads them, where they
+	// are all read to be sorted anyway (a supplier's, from the trigram
+	// index), so that a page needs no second statement to say how many:
+	// conditions, then the cursor's (after the count).
+	deadLettersCountedSQL = `SELECT * FROM (SELECT j.*, count(*) OVER () AS matches FROM jobs j WHERE %s) j WHERE true%s`
+	limitSQL              = ` LIMIT %d`
 	// afterCursorSQL keeps the dead letters after a page's cursor, in
 	// deadLettersSQL's order, which the dead letters' index reads from the
 	// cursor on: the numbers of its last change and id parameters.

@@ -78,8 +78,13 @@ func (h *Handlers) listDeadLetters(c echo.Context, p *views.DeadLettersProps) er
 	if p.After.IsZero() && p.Next.IsZero() {
 		return h.listWebhookDeadLetters(c, &p.Webhooks)
 	}
-	if p.Total, err = jobs.CountMatchingUpTo(ctx, h.Pool, scope, p.Filter, views.DeadLetterCountMax+1); err != nil {
-		return err
+	switch {
+	case page.Matches >= 0:
+		p.Total = page.Matches
+	default:
+		if p.Total, err = jobs.CountMatchingUpTo(ctx, h.Pool, scope, p.Filter, views.DeadLetterCountMax+1); err != nil {
+			return err
+		}
 	}
 	if p.Total > views.DeadLetterCountMax {
 		p.Total, p.TotalMore = views.DeadLetterCountMax, true
