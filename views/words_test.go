@@ -90,6 +90,10 @@ func TestCountsOfOneAreSingular(t *testing.T) {
 		"dead letters": {views.DeadLettersPage(views.Chrome{Title: "Dead letters"}, views.DeadLettersProps{Preview: &jobs.DryRun{Count: 1},
 			Letters: []jobs.DeadLetter{{Job: jobs.Job{ID: 3, IntakeID: 7, Status: jobs.Abandoned}}}}),
 			"1 dead letter matches."},
+		"dead letters past the count": {views.DeadLettersPage(views.Chrome{Title: "Dead letters"}, views.DeadLettersProps{
+			Letters: []jobs.DeadLetter{{Job: jobs.Job{ID: 3, IntakeID: 7, Status: jobs.Abandoned}}}, Next: jobs.DeadLetterCursor{ID: 3},
+			Total: views.DeadLetterCountMax, TotalMore: true}),
+			"More than 1000 dead letters match, the most recent first; this page shows 1 of them."},
 		"webhook preview": {views.WebhookDeadLetters(views.Chrome{}, views.WebhookDeadLettersProps{Preview: &webhooks.DryRun{Count: 1}, Letters: []webhooks.DeadLetter{{ID: 3}}}),
 			"1 webhook delivery matches."},
 		"webhook result": {views.WebhookDeadLetters(views.Chrome{}, views.WebhookDeadLettersProps{Result: &webhooks.BulkRetry{Matched: 1, Revived: 1}}),

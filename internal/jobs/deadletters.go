@@ -85,8 +85,9 @@ const DeadLetterPage = 50
 
 // DeadLetterCursor is where a page of dead letters starts: after the dead
 // letter that ended the page before, in the page's order (last change,
-// then id, newest first). The zero cursor starts at the newest. A page
-// read by its cursor costs the same however many dead letters came before.
+// then id, newest first). The zero cursor starts at the newest. In one
+// org's dead letters read in the index's order (no supplier filter), a
+// page read by its cursor costs the same however many came before it.
 type DeadLetterCursor struct {
 	UpdatedAt time.Time
 	ID        int64
@@ -115,7 +116,7 @@ func ParseDeadLetterCursor(s string) (DeadLetterCursor, error) {
 	at, id, ok := strings.Cut(s, "-")
 	micros, err1 := strconv.ParseInt(at, 10, 64)
 	n, err2 := strconv.ParseInt(id, 10, 64)
-	if !ok || err1 != nil || err2 != nil || micros < 0 || micros >= maxCursorMicros || n <= 0 {
+	if !ok || strings.ContainsAny(s, "+ ") || err1 != nil || err2 != nil || micros < 0 || micros >= maxCursorMicros || n <= 0 {
 		return DeadLetterCursor{}, apperr.New(apperr.Invalid, "after must be a page's position, as the page's own link gives it").
 			With("reasons", []map[string]string{{"field": "after", "message": "is not a page's position"}})
 	}
@@ -193,8 +194,8 @@ func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f De
 			&j.RunID, &j.LaunchedAt, &j.NextAttemptAt, &j.CreatedBy, &j.CreatedAt, &j.UpdatedAt, &dl.Supplier, &dl.Number, &dl.Org, &matches)
 		return dl, err
 	})
-	if f.counted() && len(list) == 0 {
-		matches = 0
+	if f.counted() && len(list) == 0 && after.IsZero() {
+		matches = 0 // no match at all; past a cursor, the matches before it are not counted
 	}
 	return list, int(matches), err
 }

@@ -10,9 +10,9 @@ import (
 // The dead-letter page's and the stranded-work check's statements, for the
 // tests of their plans.
 var (
-	DeadLettersQuery      = deadLettersQuery
-	CountDeadLettersQuery = countMatchingUpToQuery
-	StrandedChecks        = []string{strandedOutOfAttemptsSQL, strandedLaunchedSQL, strandedApprovedSQL, strandedReceivedSQL, strandedRunSQL}
+	DeadLettersQuery   = deadLettersQuery
+	CountMatchingQuery = countMatchingUpToQuery
+	StrandedChecks     = []string{strandedOutOfAttemptsSQL, strandedLaunchedSQL, strandedApprovedSQL, strandedReceivedSQL, strandedRunSQL}
 )
 
 // DeadLettersAll lists the ids of every dead letter a filter matches, in

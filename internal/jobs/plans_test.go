@@ -56,7 +56,7 @@ func TestTheDeadLettersAndTheStrandedChecksPlanOnIndexes(t *testing.T) {
 	}
 	for _, f := range []jobs.DeadLetterFilter{{}, {ErrorClass: "transient"}, {Supplier: "supplier 12", ErrorClass: "transient"}, {Supplier: "supplier 1234 ab"},
 		{Supplier: "supplier 12", Status: "abandoned"}} {
-		count, countArgs, err := jobs.CountDeadLettersQuery(scope, f, 1001)
+		count, countArgs, err := jobs.CountMatchingQuery(scope, f, 1001)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,12 +47,24 @@ func TestTheDeadLetterPageIsReadAPageAtATime(t *testing.T) {
 	if !strings.Contains(older, "supplier=acme") || !strings.Contains(older, "after=") {
 		t.Errorf("the older link %q does not keep the filter", older)
 	}
-	letters, _, older2, newest := page(older)
+	letters, count, older2, newest := page(older)
 	if letters != 2 || older2 != "" || newest != "/admin/dead-letters?supplier=acme" {
 		t.Errorf("second page: %d dead letters, older %q, most recent %q", letters, older2, newest)
 	}
+	if want := fmt.Sprintf("%d dead letters match", n); !strings.Contains(count, want) {
+		t.Errorf("second page says %q, want %q", count, want)
+	}
 	if len(seen) != n {
 		t.Errorf("the pages listed %d dead letters, want %d", len(seen), n)
+	}
+	// Without a filter the page walks the index and counts apart.
+	seen = map[string]bool{}
+	letters, count, older, _ = page("/admin/dead-letters")
+	if want := fmt.Sprintf("%d dead letters match", n); letters != jobs.DeadLetterPage || !strings.Contains(count, want) {
+		t.Errorf("unfiltered first page: %d dead letters, says %q, want %q", letters, count, want)
+	}
+	if letters, count, _, newest = page(older); letters != 2 || !strings.Contains(count, fmt.Sprintf("%d dead letters match", n)) || newest != "/admin/dead-letters" {
+		t.Errorf("unfiltered second page: %d dead letters, says %q, most recent %q", letters, count, newest)
 	}
 	// A filter one page holds: no count, no links.
 	if letters, count, older, _ := page("/admin/dead-letters?supplier=acme&to=2000-01-01"); letters != 0 || count != "" || older != "" {
