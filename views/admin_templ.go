@@ -295,7 +295,7 @@ func BulkRetryRuns(list []jobs.BulkRetryProgress) templ.Component {
 
 // DeadLetterCountMax is how far the dead-letter page counts what its filter
 // matches: the count reads that many index entries at most.
-const DeadLetterCountMax = 1000
+const DeadLetterCountMax = jobs.DeadLetterCountMax
 
 // paged is true when the dead letters matched are more than this page.
 func (p DeadLettersProps) paged() bool { return !p.After.IsZero() || !p.Next.IsZero() }

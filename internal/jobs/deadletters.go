@@ -36,7 +36,34 @@ type DeadLetter struct {
 	Org      string
 }
 
+// where is the filter's conditions on the jobs j, and their arguments: a
+// supplier's text found through the dead letters' trigram index, every
+// match at once (a dry run, a bulk retry).
 func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
+	return f.conditions(scope, func(arg func(any) string) string {
+		return fmt.Sprintf(supplierMatchesSQL, arg(f.supplierPattern()))
+	})
+}
+
+// named is where with the supplier's names found (findSupplierNames): a
+// page or a count reads the dead letters by those names, or walks them in
+// order testing each one's name when many names contain the text.
+func (f DeadLetterFilter) named(scope org.Scope, names supplierNames) (string, []any, error) {
+	return f.conditions(scope, func(arg func(any) string) string {
+		switch {
+		case names.many:
+			return fmt.Sprintf(supplierContainsSQL, arg(f.supplierText()))
+		case len(names.keys) == 0:
+			return "false"
+		}
+		return fmt.Sprintf(supplierNamedSQL, arg(names.keys), arg(f.supplierText()))
+	})
+}
+
+// conditions is where with the supplier's condition the function gives
+// (given its arguments' placeholder), or none when it is nil (a page read
+// by the names' keys tests them itself).
+func (f DeadLetterFilter) conditions(scope org.Scope, supplier func(arg func(any) string) string) (string, []any, error) {
 	var args []any
 	where := []string{scope.Where("j.org_id", &args)}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
@@ -62,8 +89,8 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 	if err := storable.CheckParameters(storable.Param{Name: "supplier", Value: f.Supplier, Max: 1000}); err != nil {
 		return "", nil, err
 	}
-	if s := strings.TrimSpace(f.Supplier); s != "" {
-		where = append(where, fmt.Sprintf(supplierMatchesSQL, arg("%"+strings.ToLower(database.LikeEscape(s))+"%")))
+	if f.hasSupplier() && supplier != nil {
+		where = append(where, supplier(arg))
 	}
 	days, err := database.DayRange("j.updated_at", f.From, f.To, arg)
 	if err != nil {
@@ -72,6 +99,71 @@ func (f DeadLetterFilter) where(scope org.Scope) (string, []any, error) {
 	where = append(where, days...)
 	return strings.Join(where, " AND "), args, nil
 }
+
+// hasSupplier is true of a filter by the supplier's name.
+func (f DeadLetterFilter) hasSupplier() bool { return strings.TrimSpace(f.Supplier) != "" }
+
+// supplierText is the filter's text lower-cased, as the dead letters and
+// the names keep a name.
+func (f DeadLetterFilter) supplierText() string {
+	return strings.ToLower(strings.TrimSpace(f.Supplier))
+}
+
+// supplierPattern is the LIKE pattern of the names containing the
+// filter's text.
+func (f DeadLetterFilter) supplierPattern() string {
+	return "%" + database.LikeEscape(f.supplierText()) + "%"
+}
+
+// maxSupplierNames is how many supplier names a page of dead letters is
+// read by, each name's newest first: when more contain the filter's text,
+// they are common enough that walking the dead letters in the page's
+// order finds a page soon.
+const maxSupplierNames = 200
+
+// supplierNames is what a filter's text found among the supplier names of
+// a scope's orgs: each name's org and key (the md5 of the lower-cased
+// name, as jobs.supplier_key holds it), or many when more than
+// maxSupplierNames do.
+type supplierNames struct {
+	orgs []int64
+	keys []string
+	many bool
+}
+
+// findSupplierNames reads the names of a scope's suppliers containing the
+// filter's text (none without a supplier filter).
+func findSupplierNames(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter) (supplierNames, error) {
+	var names supplierNames
+	if !f.hasSupplier() {
+		return names, nil
+	}
+	var args []any
+	where := scope.Where("org_id", &args)
+	args = append(args, f.supplierPattern(), maxSupplierNames+1)
+	rows, err := q.Query(ctx, fmt.Sprintf(supplierNamesSQL, where, len(args)-1, len(args)), args...)
+	if err != nil {
+		return names, fmt.Errorf("jobs: supplier names: %w", err)
+	}
+	var (
+		orgID int64
+		key   string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&orgID, &key}, func() error {
+		names.orgs, names.keys = append(names.orgs, orgID), append(names.keys, key)
+		return nil
+	})
+	if err != nil {
+		return names, fmt.Errorf("jobs: supplier names: %w", err)
+	}
+	if len(names.keys) > maxSupplierNames {
+		return supplierNames{many: true}, nil
+	}
+	return names, nil
+}
+
+// byName is true of names a page is read by: a few found.
+func (n supplierNames) byName() bool { return !n.many && len(n.keys) > 0 }
 
 // DeadLetters lists the first page of an org's dead letters, the most
 // recently failed first. Dead letters are never pruned.
@@ -128,9 +220,9 @@ type DeadLetterList struct {
 	Letters []DeadLetter
 	// Next starts the page after this one; zero on the last page.
 	Next DeadLetterCursor
-	// Matches is how many dead letters the filter matches in all, where
-	// the page counted them as it read them (a supplier's filter); -1
-	// where it did not.
+	// Matches is how many dead letters the filter matches in all, counted
+	// up to DeadLetterCountMax+1, where the page counted them as it read
+	// them (a supplier's filter, by the few names it found); -1 where not.
 	Matches int
 }
 
@@ -148,9 +240,24 @@ func DeadLettersIn(ctx context.Context, q database.Executor, scope org.Scope, f 
 }
 
 // deadLettersQuery is the statement that lists up to limit dead letters
-// after a cursor (every one when limit is 0), and its arguments.
-func deadLettersQuery(scope org.Scope, f DeadLetterFilter, after DeadLetterCursor, limit int) (string, []any, error) {
-	where, args, err := f.where(scope)
+// after a cursor (every one when limit is 0), and its arguments. A page
+// of a supplier's is read by the names found (when a few are), and counts
+// the filter's matches, up to DeadLetterCountMax+1, as it goes.
+func deadLettersQuery(scope org.Scope, f DeadLetterFilter, names supplierNames, after DeadLetterCursor, limit int) (string, []any, error) {
+	byName := limit > 0 && f.hasSupplier() && names.byName()
+	var (
+		where string
+		args  []any
+		err   error
+	)
+	switch {
+	case byName:
+		where, args, err = f.conditions(scope, nil)
+	case limit > 0:
+		where, args, err = f.named(scope, names)
+	default:
+		where, args, err = f.where(scope)
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -159,26 +266,40 @@ func deadLettersQuery(scope org.Scope, f DeadLetterFilter, after DeadLetterCurso
 		args = append(args, after.UpdatedAt, after.ID)
 		cursor = fmt.Sprintf(afterCursorSQL, len(args)-1, len(args))
 	}
-	letters := fmt.Sprintf(deadLettersWalkSQL, where+cursor)
-	if f.counted() {
-		letters = fmt.Sprintf(deadLettersCountedSQL, where, cursor)
+	if byName {
+		args = append(args, names.orgs, names.keys, f.supplierText())
+		n := len(args)
+		return fmt.Sprintf(deadLettersByNameSQL, n-2, n-1, where, cursor, limit, n, DeadLetterCountMax+1), args, nil
 	}
 	page := ""
 	if limit > 0 {
 		page = fmt.Sprintf(limitSQL, limit)
 	}
-	return fmt.Sprintf(deadLettersSQL, letters, page), args, nil
+	return fmt.Sprintf(deadLettersSQL, fmt.Sprintf(deadLettersWalkSQL, where+cursor), page), args, nil
 }
 
-// counted is true of a filter whose page reads every match to sort them
-// (a supplier's), and so counts them as it goes.
-func (f DeadLetterFilter) counted() bool { return strings.TrimSpace(f.Supplier) != "" }
+// DeadLetterCountMax is how far a supplier's page of dead letters counts
+// the filter's matches: DeadLetterList.Matches is at most one more.
+const DeadLetterCountMax = 1000
 
 // deadLetters lists up to limit dead letters after a cursor (every one
-// when limit is 0), and how many match in all where the filter is counted
-// (-1 where not).
+// when limit is 0), and how many match in all (up to DeadLetterCountMax+1)
+// where the page counted them (-1 where not).
 func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, after DeadLetterCursor, limit int) ([]DeadLetter, int, error) {
-	sql, args, err := deadLettersQuery(scope, f, after, limit)
+	if _, _, err := f.where(scope); err != nil {
+		return nil, 0, err
+	}
+	var names supplierNames
+	if limit > 0 {
+		var err error
+		if names, err = findSupplierNames(ctx, q, scope, f); err != nil {
+			return nil, 0, err
+		}
+		if f.hasSupplier() && !names.many && len(names.keys) == 0 {
+			return nil, 0, nil // no supplier's name contains the text
+		}
+	}
+	sql, args, err := deadLettersQuery(scope, f, names, after, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -194,10 +315,13 @@ func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f De
 			&j.RunID, &j.LaunchedAt, &j.NextAttemptAt, &j.CreatedBy, &j.CreatedAt, &j.UpdatedAt, &dl.Supplier, &dl.Number, &dl.Org, &matches)
 		return dl, err
 	})
-	if f.counted() && len(list) == 0 && after.IsZero() {
+	if err != nil {
+		return nil, 0, fmt.Errorf("jobs: dead letters: %w", err)
+	}
+	if limit > 0 && names.byName() && len(list) == 0 && after.IsZero() {
 		matches = 0 // no match at all; past a cursor, the matches before it are not counted
 	}
-	return list, int(matches), err
+	return list, int(matches), nil
 }
 
 // Attempt is one launch attempt of a job, or the failure of its run.
@@ -247,9 +371,17 @@ func CountDeadLettersUpTo(ctx context.Context, q database.Executor, scope org.Sc
 }
 
 // CountMatchingUpTo counts the dead letters of a scope a filter matches,
-// up to limit: the dead-letter page's "of N", bounded like the badge.
+// up to limit: the dead-letter page's "of N", bounded like the badge (a
+// supplier's by the names its text finds, as its page reads them).
 func CountMatchingUpTo(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, limit int) (int, error) {
-	sql, args, err := countMatchingUpToQuery(scope, f, limit)
+	if _, _, err := f.where(scope); err != nil {
+		return 0, err
+	}
+	names, err := findSupplierNames(ctx, q, scope, f)
+	if err != nil {
+		return 0, err
+	}
+	sql, args, err := countMatchingUpToQuery(scope, f, names, limit)
 	if err != nil {
 		return 0, err
 	}
@@ -259,8 +391,8 @@ func CountMatchingUpTo(ctx context.Context, q database.Executor, scope org.Scope
 }
 
 // countMatchingUpToQuery is CountMatchingUpTo's statement and arguments.
-func countMatchingUpToQuery(scope org.Scope, f DeadLetterFilter, limit int) (string, []any, error) {
-	where, args, err := f.where(scope)
+func countMatchingUpToQuery(scope org.Scope, f DeadLetterFilter, names supplierNames, limit int) (string, []any, error) {
+	where, args, err := f.named(scope, names)
 	return fmt.Sprintf(countDeadLettersUpToSQL, where, limit), args, err
 }
 

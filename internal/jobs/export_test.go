@@ -11,6 +11,7 @@ import (
 // tests of their plans.
 var (
 	DeadLettersQuery   = deadLettersQuery
+	FindSupplierNames  = findSupplierNames
 	CountMatchingQuery = countMatchingUpToQuery
 	StrandedChecks     = []string{strandedOutOfAttemptsSQL, strandedLaunchedSQL, strandedApprovedSQL, strandedReceivedSQL, strandedRunSQL}
 )

@@ -14,33 +14,16 @@ import (
 // The dead-letter page is read a page at a time from a cursor: following
 // the pages' cursors lists every dead letter the filter matches once, newest
 // first (letters that failed at the same moment by id), and a dead letter
-// retried meanwhile leaves the pages after it as they were.
+// retried meanwhile leaves the pages after it as they were. A supplier's
+// pages, read by the names the text finds (one, two, or more than are read
+// by name), list the same as the unpaged list.
 func TestTheDeadLetterPagesListEveryDeadLetterOnceByTheirCursors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	o := testkit.Org(t, db)
 	const n = 2*jobs.DeadLetterPage + 3
-	for _, sql := range []string{
-		`INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by,
-			pipeline_run_id, status, doc_type, source_ref, format, fields, queued_at, received_at, decided_by, decided_at)
-		SELECT $1, encode(sha256(('p' || i)::bytea), 'hex'), 'application/xml', 'invoice-' || i || '.xml', 6000, 'api', 'test', gen_random_uuid(),
-		       'active', 'invoice', 'vat:SE1/INV-' || i, 'ubl',
-		       jsonb_build_object('seller', jsonb_build_object('name', CASE WHEN i % 5 = 0 THEN 'Other AB' ELSE 'Acme Oy' END), 'number', 'INV-' || i),
-		       now(), now(), 'reviewer', now()
-		FROM generate_series(1, $2::int) i`,
-		// A third of them failed at one moment, among the rest (a second
-		// apart), so that a page ends within them.
-		`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error, error_class, created_by)
-		SELECT org_id, id, 'abandoned', 3, 3, 'posting service unavailable', 'transient', 'reviewer'
-		FROM intake_documents WHERE org_id = $1 AND $2::int > 0`,
-		`UPDATE jobs SET updated_at = CASE WHEN intake_id % 3 = 0 THEN '2026-12-01T08:00:50.123456Z'::timestamptz
-			ELSE '2026-12-01T08:00:00Z'::timestamptz + intake_id * interval '1 second' END WHERE org_id = $1 AND $2::int > 0`,
-	} {
-		if _, err := db.Pool.Exec(ctx, sql, o.ID, n); err != nil {
-			t.Fatal(err)
-		}
-	}
+	seedDeadLetters(t, db, o.ID, n)
 	scope := org.Only(o.ID)
 	want := func(f jobs.DeadLetterFilter) []int64 {
 		t.Helper()
@@ -53,7 +36,7 @@ func TestTheDeadLetterPagesListEveryDeadLetterOnceByTheirCursors(t *testing.T) {
 	tie := time.Date(2026, 12, 1, 8, 0, 50, 123456000, time.UTC)
 	endsInTie := false
 	// All pages of a filter, each letter's id in the order shown.
-	pages := func(f jobs.DeadLetterFilter) (ids []int64, sizes []int) {
+	pages := func(f jobs.DeadLetterFilter, counted bool) (ids []int64, sizes []int) {
 		t.Helper()
 		var after jobs.DeadLetterCursor
 		for {
@@ -62,12 +45,12 @@ func TestTheDeadLetterPagesListEveryDeadLetterOnceByTheirCursors(t *testing.T) {
 				t.Fatal(err)
 			}
 			sizes = append(sizes, len(page.Letters))
-			// A supplier's page reads every match to sort them, and says
-			// how many there are, on every page; the others do not count.
-			if f.Supplier == "" && page.Matches != -1 {
+			// A supplier's page read by the names found says how many
+			// match, on every page; the others do not count.
+			if !counted && page.Matches != -1 {
 				t.Errorf("filter %+v: a page counted %d matches", f, page.Matches)
 			}
-			if f.Supplier != "" && page.Matches != len(want(f)) {
+			if counted && page.Matches != len(want(f)) {
 				t.Errorf("filter %+v: a page counted %d matches, want %d", f, page.Matches, len(want(f)))
 			}
 			for _, d := range page.Letters {
@@ -85,9 +68,13 @@ func TestTheDeadLetterPagesListEveryDeadLetterOnceByTheirCursors(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []jobs.DeadLetterFilter{{}, {Supplier: "acme"}} {
-		ids, sizes := pages(f)
+	check := func(f jobs.DeadLetterFilter, counted bool, wantAll int) {
+		t.Helper()
+		ids, sizes := pages(f, counted)
 		all := want(f)
+		if len(all) != wantAll {
+			t.Fatalf("filter %+v: %d dead letters match, want %d", f, len(all), wantAll)
+		}
 		if len(ids) != len(all) {
 			t.Fatalf("filter %+v: the pages (%v) list %d dead letters, want %d", f, sizes, len(ids), len(all))
 		}
@@ -100,6 +87,16 @@ func TestTheDeadLetterPagesListEveryDeadLetterOnceByTheirCursors(t *testing.T) {
 			t.Errorf("filter %+v: the first page lists %d, want %d", f, sizes[0], jobs.DeadLetterPage)
 		}
 	}
+	check(jobs.DeadLetterFilter{}, false, n)
+	check(jobs.DeadLetterFilter{Supplier: "acme"}, true, n-n/5)
+	// "o" is in both names: their pages are merged in one order.
+	check(jobs.DeadLetterFilter{Supplier: "O"}, true, n)
+	// More names than a page is read by contain "acme": the pages walk
+	// the dead letters in their order, testing each one's name.
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO supplier_names (org_id, name) SELECT $1, 'acme ' || i FROM generate_series(1, 200) i`, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	check(jobs.DeadLetterFilter{Supplier: "acme"}, false, n-n/5)
 	if !endsInTie {
 		t.Error("no page ended among the dead letters that failed at the same moment: the test proves nothing of ties")
 	}
@@ -129,6 +126,51 @@ func TestTheDeadLetterPagesListEveryDeadLetterOnceByTheirCursors(t *testing.T) {
 	}
 	if len(again.Letters) != len(second.Letters) || again.Letters[0].ID != second.Letters[0].ID || again.Next != second.Next {
 		t.Errorf("the second page changed when a letter of the first was retried")
+	}
+}
+
+// A supplier's page read by name counts the filter's matches up to one
+// past jobs.DeadLetterCountMax, however many there are.
+func TestASuppliersPageCountsItsMatchesUpToABound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	seedDeadLetters(t, db, o.ID, jobs.DeadLetterCountMax*5/4+10)
+	page, err := jobs.DeadLettersIn(ctx, db.Pool, org.Only(o.ID), jobs.DeadLetterFilter{Supplier: "acme"}, jobs.DeadLetterCursor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Matches != jobs.DeadLetterCountMax+1 || len(page.Letters) != jobs.DeadLetterPage {
+		t.Errorf("the page lists %d and counts %d matches, want %d and %d", len(page.Letters), page.Matches, jobs.DeadLetterPage, jobs.DeadLetterCountMax+1)
+	}
+}
+
+// seedDeadLetters gives an org n dead letters (and their documents), four
+// in five of Acme Oy, the rest of Other AB; a third of them failed at one
+// moment, among the rest (a second apart).
+func seedDeadLetters(t *testing.T, db *testkit.DB, orgID int64, n int) {
+	t.Helper()
+	ctx := context.Background()
+	for _, sql := range []string{
+		`INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by,
+			pipeline_run_id, status, doc_type, source_ref, format, fields, queued_at, received_at, decided_by, decided_at)
+		SELECT $1, encode(sha256(('p' || i)::bytea), 'hex'), 'application/xml', 'invoice-' || i || '.xml', 6000, 'api', 'test', gen_random_uuid(),
+		       'active', 'invoice', 'vat:SE1/INV-' || i, 'ubl',
+		       jsonb_build_object('seller', jsonb_build_object('name', CASE WHEN i % 5 = 0 THEN 'Other AB' ELSE 'Acme Oy' END), 'number', 'INV-' || i),
+		       now(), now(), 'reviewer', now()
+		FROM generate_series(1, $2::int) i`,
+		// A third of them failed at one moment, among the rest (a second
+		// apart), so that a page ends within them.
+		`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error, error_class, created_by)
+		SELECT org_id, id, 'abandoned', 3, 3, 'posting service unavailable', 'transient', 'reviewer'
+		FROM intake_documents WHERE org_id = $1 AND $2::int > 0`,
+		`UPDATE jobs SET updated_at = CASE WHEN intake_id % 3 = 0 THEN '2026-12-01T08:00:50.123456Z'::timestamptz
+			ELSE '2026-12-01T08:00:00Z'::timestamptz + intake_id * interval '1 second' END WHERE org_id = $1 AND $2::int > 0`,
+	} {
+		if _, err := db.Pool.Exec(ctx, sql, orgID, n); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -107,25 +107,56 @@ const (
 	// dead letters' trigram index, so that a filter reads the dead letters
 	// it matches rather than every one's document.
 	supplierMatchesSQL = `j.supplier LIKE %s`
+	// supplierNamedSQL is true of a dead letter of one of the names found
+	// (the keys %s, each the md5 of a name), whose name contains the text
+	// (%s, lower-cased): a key alone decides nothing. The text is tested
+	// by strpos, which the trigram index does not answer, so that the
+	// plan reads the names' dead letters by their keys.
+	supplierNamedSQL = `j.supplier_key = ANY(%s::uuid[]) AND strpos(j.supplier, %s) > 0`
+	// supplierContainsSQL is true of a dead letter whose name contains the
+	// text %s (lower-cased), tested on each dead letter a walk in the
+	// page's order reads, where many names contain it: a condition the
+	// trigram index does not answer, so that the plan walks rather than
+	// reading every match to sort them.
+	supplierContainsSQL = `strpos(j.supplier, %s) > 0`
 	// deadLettersSQL lists them with their documents and orgs, the most
-	// recently failed first, and how many match when the statement counts
-	// them: the dead letters (deadLettersWalkSQL or deadLettersCountedSQL),
-	// then limitSQL when a page (or nothing). The page's dead letters are
+	// recently failed first: the dead letters (deadLettersWalkSQL), then
+	// limitSQL when a page (or nothing). The page's dead letters are
 	// chosen before their documents are read, so that a filter whose
-	// matches are read to be sorted (a supplier's) reads a page's
-	// documents, not every match's.
+	// matches are read to be sorted reads a page's documents, not every
+	// match's.
 	deadLettersSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug, j.matches
 		FROM (%s ORDER BY j.updated_at DESC, j.id DESC%s) j
 		JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id ORDER BY j.updated_at DESC, j.id DESC`
 	// deadLettersWalkSQL reads the dead letters in the index's order from
 	// the cursor on, without counting them: conditions (the cursor's too).
 	deadLettersWalkSQL = `SELECT j.*, -1::bigint AS matches FROM jobs j WHERE %s`
-	// deadLettersCountedSQL counts every match as it reads them, where they
-	// are all read to be sorted anyway (a supplier's, from the trigram
-	// index), so that a page needs no second statement to say how many:
-	// conditions, then the cursor's (after the count).
-	deadLettersCountedSQL = `SELECT * FROM (SELECT j.*, count(*) OVER () AS matches FROM jobs j WHERE %s) j WHERE true%s`
-	limitSQL              = ` LIMIT %d`
+	// deadLettersByNameSQL is a page of a supplier's dead letters read by
+	// the names found (supplierNamesSQL): each name's newest after the
+	// cursor, a page at most, from jobs_dead_letter_supplier_key_idx in
+	// the page's order (an index-only scan), then the newest of those with
+	// their documents. A page reads at most a page per name however many
+	// dead letters a name has gathered. Each row carries the count of the
+	// filter's matches (before the cursor's condition, so that every page
+	// says the same), read from the same index up to a bound. The name is
+	// tested again on the page's rows: a key (md5) alone decides nothing.
+	// Arguments: the numbers of the names' orgs and keys parameters, the
+	// conditions, the cursor's, the page's size, the number of the text's
+	// parameter (lower-cased), the count's bound.
+	deadLettersByNameSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug,
+		(SELECT count(*) FROM (SELECT 1 FROM unnest($%[1]d::bigint[], $%[2]d::uuid[]) s (org_id, key) CROSS JOIN LATERAL (
+		    SELECT 1 FROM jobs j WHERE j.org_id = s.org_id AND j.supplier_key = s.key AND %[3]s LIMIT %[7]d) j LIMIT %[7]d) n)
+		FROM (SELECT j.id, j.updated_at FROM unnest($%[1]d::bigint[], $%[2]d::uuid[]) s (org_id, key) CROSS JOIN LATERAL (
+		        SELECT j.id, j.updated_at FROM jobs j WHERE j.org_id = s.org_id AND j.supplier_key = s.key AND %[3]s%[4]s
+		        ORDER BY j.updated_at DESC, j.id DESC LIMIT %[5]d) j
+		      ORDER BY j.updated_at DESC, j.id DESC LIMIT %[5]d) p
+		JOIN jobs j ON j.id = p.id JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id
+		WHERE strpos(j.supplier, $%[6]d) > 0 ORDER BY j.updated_at DESC, j.id DESC`
+	// supplierNamesSQL finds the names of a scope's suppliers containing a
+	// text, and their keys: the scope's condition on org_id, the numbers
+	// of the LIKE pattern and limit parameters.
+	supplierNamesSQL = `SELECT org_id, md5(name)::uuid::text FROM supplier_names WHERE %s AND name LIKE $%d LIMIT $%d`
+	limitSQL         = ` LIMIT %d`
 	// afterCursorSQL keeps the dead letters after a page's cursor, in
 	// deadLettersSQL's order, which the dead letters' index reads from the
 	// cursor on: the numbers of its last change and id parameters.

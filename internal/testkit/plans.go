@@ -65,6 +65,12 @@ func GenericPlan(t testing.TB, conn *pgx.Conn, sql string, args ...any) Plan {
 				elems[j] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "'", "''").Replace(e) + `"`
 			}
 			literals[i] = "'{" + strings.Join(elems, ",") + "}'"
+		case []int64:
+			elems := make([]string, len(v))
+			for j, e := range v {
+				elems[j] = fmt.Sprint(e)
+			}
+			literals[i] = "'{" + strings.Join(elems, ",") + "}'"
 		default:
 			t.Fatalf("GenericPlan: argument %d is a %T", i+1, a)
 		}
