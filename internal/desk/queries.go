@@ -65,7 +65,7 @@ const (
 	searchTermSQL    = `SELECT * FROM intake_documents d WHERE %s`
 	searchMergeSQL   = `SELECT DISTINCT ON (d.id) * FROM (%s) d ORDER BY %s LIMIT %s`
 	searchSortedSQL  = `SELECT * FROM (SELECT DISTINCT ON (d.id) * FROM (%s) d) d ORDER BY %s OFFSET %s LIMIT %s`
-	supplierNamesSQL = `SELECT md5(name)::uuid::text FROM supplier_names WHERE org_id = $1 AND name LIKE $2 LIMIT $3`
+	supplierNamesSQL = `SELECT md5(name)::uuid::text FROM supplier_names WHERE org_id = $1 AND name LIKE lower($2) LIMIT $3`
 )
 
 // queueRowsSQL selects the desk's columns of the rows a page (the first

@@ -425,7 +425,9 @@ func queueConditions(orgID int64, f QueueFilter, s supplierSearch) (where []stri
 	arg = func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	argsOf = func() []any { return args }
 	if q := strings.TrimSpace(f.Query); q != "" {
-		search.like = "lower(d.supplier_name) LIKE " + arg("%"+strings.ToLower(database.LikeEscape(q))+"%")
+		// The text is lower-cased by the database, as the names are: its
+		// lower() and Go's differ past ASCII.
+		search.like = "lower(d.supplier_name) LIKE lower(" + arg("%"+database.LikeEscape(q)+"%") + ")"
 		if !s.many {
 			search.keys = arg(s.keys)
 		}
@@ -493,7 +495,7 @@ func findSupplierNames(ctx context.Context, q database.Executor, orgID int64, qu
 	if query == "" {
 		return supplierSearch{}, nil
 	}
-	rows, err := q.Query(ctx, supplierNamesSQL, orgID, "%"+strings.ToLower(database.LikeEscape(query))+"%", maxSearchNames+1)
+	rows, err := q.Query(ctx, supplierNamesSQL, orgID, "%"+database.LikeEscape(query)+"%", maxSearchNames+1)
 	if err != nil {
 		return supplierSearch{}, fmt.Errorf("desk: supplier names: %w", err)
 	}

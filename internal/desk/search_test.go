@@ -28,6 +28,15 @@ func TestASearchFindsWhatItsTextMatchesHoweverManyNames(t *testing.T) {
 		FROM generate_series(1, 1200) i`, w.Org.ID); err != nil {
 		t.Fatal(err)
 	}
+	// A name with a capital past ASCII, found as it is written (the
+	// database lower-cases the text as it does the names).
+	if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by,
+		status, doc_type, queued_at, fields)
+		SELECT $1, md5(i::text) || md5(i::text || 'ä'), 'application/xml', 1, 'api', 'test', 'pending', 'invoice', now(),
+		       jsonb_build_object('seller', jsonb_build_object('name', 'ÄPFEL GmbH'), 'number', 'Ä' || i)
+		FROM generate_series(1, 5) i`, w.Org.ID); err != nil {
+		t.Fatal(err)
+	}
 	// Another org's documents of the same names are no match.
 	other := testkit.Org(t, w.DB).ID
 	if _, err := w.DB.Pool.Exec(ctx, `INSERT INTO intake_documents (org_id, content_hash, media_type, size_bytes, received_via, received_by,
@@ -37,7 +46,7 @@ func TestASearchFindsWhatItsTextMatchesHoweverManyNames(t *testing.T) {
 		FROM generate_series(1, 50) i`, other); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{"vendor", "Vendor 12", "VENDOR 1", "n11", "12", "vendor 999", "7"} {
+	for _, q := range []string{"vendor", "Vendor 12", "VENDOR 1", "n11", "12", "vendor 999", "7", "ÄPFEL", "Äpfel gmbh"} {
 		for _, tab := range []desk.Tab{desk.TabAll, desk.TabNeedsReview, desk.TabPosted} {
 			want := func(order string) []int64 {
 				t.Helper()
@@ -73,6 +82,9 @@ func TestASearchFindsWhatItsTextMatchesHoweverManyNames(t *testing.T) {
 				}
 				if w := want("id DESC"); !slices.Equal(got, w) {
 					t.Errorf("newest first: got %d rows, want %d", len(got), len(w))
+				}
+				if q[0] > 0x7f && tab != desk.TabPosted && len(got) != 5 {
+					t.Errorf("found %d of the 5 documents of ÄPFEL GmbH", len(got))
 				}
 				got = nil
 				f = desk.QueueFilter{Tab: tab, Query: q, PageSize: 40, Order: desk.QueueOrder{Key: desk.SortDue, Desc: true}}

@@ -103,14 +103,13 @@ func (f DeadLetterFilter) conditions(scope org.Scope, supplier func(arg func(any
 // hasSupplier is true of a filter by the supplier's name.
 func (f DeadLetterFilter) hasSupplier() bool { return strings.TrimSpace(f.Supplier) != "" }
 
-// supplierText is the filter's text lower-cased, as the dead letters and
-// the names keep a name.
-func (f DeadLetterFilter) supplierText() string {
-	return strings.ToLower(strings.TrimSpace(f.Supplier))
-}
+// supplierText is the filter's text. The statements lower-case it with the
+// database's lower(), as the dead letters and the names keep a name: Go's
+// and the database's differ past ASCII.
+func (f DeadLetterFilter) supplierText() string { return strings.TrimSpace(f.Supplier) }
 
 // supplierPattern is the LIKE pattern of the names containing the
-// filter's text.
+// filter's text (to be lower-cased).
 func (f DeadLetterFilter) supplierPattern() string {
 	return "%" + database.LikeEscape(f.supplierText()) + "%"
 }

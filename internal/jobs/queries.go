@@ -102,23 +102,23 @@ const (
 	// deadLetterStatusesSQL keeps both kinds of dead letter.
 	deadLetterStatusesSQL = `j.status IN ('abandoned', 'failed')`
 	// supplierMatchesSQL is true of a dead letter whose document's
-	// supplier matches the LIKE pattern %s (lower-cased): the name the
+	// supplier matches the LIKE pattern %s (lower-cased here): the name the
 	// job took when it became one (migration 00042), found through the
 	// dead letters' trigram index, so that a filter reads the dead letters
 	// it matches rather than every one's document.
-	supplierMatchesSQL = `j.supplier LIKE %s`
+	supplierMatchesSQL = `j.supplier LIKE lower(%s)`
 	// supplierNamedSQL is true of a dead letter of one of the names found
 	// (the keys %s, each the md5 of a name), whose name contains the text
-	// (%s, lower-cased): a key alone decides nothing. The text is tested
+	// (%s, lower-cased here): a key alone decides nothing. The text is tested
 	// by strpos, which the trigram index does not answer, so that the
 	// plan reads the names' dead letters by their keys.
-	supplierNamedSQL = `j.supplier_key = ANY(%s::uuid[]) AND strpos(j.supplier, %s) > 0`
+	supplierNamedSQL = `j.supplier_key = ANY(%s::uuid[]) AND strpos(j.supplier, lower(%s)) > 0`
 	// supplierContainsSQL is true of a dead letter whose name contains the
-	// text %s (lower-cased), tested on each dead letter a walk in the
+	// text %s (lower-cased here), tested on each dead letter a walk in the
 	// page's order reads, where many names contain it: a condition the
 	// trigram index does not answer, so that the plan walks rather than
 	// reading every match to sort them.
-	supplierContainsSQL = `strpos(j.supplier, %s) > 0`
+	supplierContainsSQL = `strpos(j.supplier, lower(%s)) > 0`
 	// deadLettersSQL lists them with their documents and orgs, the most
 	// recently failed first: the dead letters (deadLettersWalkSQL), then
 	// limitSQL when a page (or nothing). The page's dead letters are
@@ -142,7 +142,7 @@ const (
 	// tested again on the page's rows: a key (md5) alone decides nothing.
 	// Arguments: the numbers of the names' orgs and keys parameters, the
 	// conditions, the cursor's, the page's size, the number of the text's
-	// parameter (lower-cased), the count's bound.
+	// parameter, the count's bound.
 	deadLettersByNameSQL = `SELECT ` + jobColumns + `, coalesce(d.supplier_name, ''), coalesce(d.doc_number, ''), o.slug,
 		(SELECT count(*) FROM (SELECT 1 FROM unnest($%[1]d::bigint[], $%[2]d::uuid[]) s (org_id, key) CROSS JOIN LATERAL (
 		    SELECT 1 FROM jobs j WHERE j.org_id = s.org_id AND j.supplier_key = s.key AND %[3]s LIMIT %[7]d) j LIMIT %[7]d) n)
@@ -151,11 +151,11 @@ const (
 		        ORDER BY j.updated_at DESC, j.id DESC LIMIT %[5]d) j
 		      ORDER BY j.updated_at DESC, j.id DESC LIMIT %[5]d) p
 		JOIN jobs j ON j.id = p.id JOIN intake_documents d ON d.id = j.intake_id JOIN orgs o ON o.id = j.org_id
-		WHERE strpos(j.supplier, $%[6]d) > 0 ORDER BY j.updated_at DESC, j.id DESC`
+		WHERE strpos(j.supplier, lower($%[6]d)) > 0 ORDER BY j.updated_at DESC, j.id DESC`
 	// supplierNamesSQL finds the names of a scope's suppliers containing a
 	// text, and their keys: the scope's condition on org_id, the numbers
 	// of the LIKE pattern and limit parameters.
-	supplierNamesSQL = `SELECT org_id, md5(name)::uuid::text FROM supplier_names WHERE %s AND name LIKE $%d LIMIT $%d`
+	supplierNamesSQL = `SELECT org_id, md5(name)::uuid::text FROM supplier_names WHERE %s AND name LIKE lower($%d) LIMIT $%d`
 	limitSQL         = ` LIMIT %d`
 	// afterCursorSQL keeps the dead letters after a page's cursor, in
 	// deadLettersSQL's order, which the dead letters' index reads from the
