@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -182,6 +183,107 @@ func TestASuppliersNamePastASCIIIsFoundAsWritten(t *testing.T) {
 		if len(page.Letters) != 3 || len(all) != 3 {
 			t.Errorf("%q: the page lists %d, the bulk retry's filter matches %d, want 3", text, len(page.Letters), len(all))
 		}
+	}
+}
+
+// A supplier's pages, read by the names the text finds, list and count what
+// the bulk retry's filter (the trigram index's LIKE) matches, for every
+// combination of the filter's fields, in one org or every org (an
+// operator's): names of two orgs, differing in case, with LIKE's wildcards
+// and spaces in them, and a capital past ASCII.
+func TestASuppliersPagesListWhatTheBulkRetrysFilterMatches(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	a, b := testkit.Org(t, db), testkit.Org(t, db)
+	seedNamedDeadLetters(t, db, a.ID, "Acme Oy", 70, "2026-11-28T00:00:00Z")
+	seedNamedDeadLetters(t, db, a.ID, "ACME Holding", 40, "2026-11-29T00:00:00Z")
+	seedNamedDeadLetters(t, db, b.ID, "acme oy", 60, "2026-11-27T00:00:00Z")
+	seedNamedDeadLetters(t, db, b.ID, "Other AB", 10, "2026-11-27T00:00:00Z")
+	seedNamedDeadLetters(t, db, a.ID, "ÄPFEL GmbH", 3, "2026-11-27T00:00:00Z")
+	seedNamedDeadLetters(t, db, a.ID, `50%_off\x`, 3, "2026-11-27T00:00:00Z")
+	seedNamedDeadLetters(t, db, a.ID, "  Spaced  Name ", 3, "2026-11-27T00:00:00Z")
+	for _, scope := range []org.Scope{org.Only(a.ID), org.Only(b.ID), org.AllOrgs()} {
+		for _, sup := range []string{"acme", " ACME ", "acme oy", "äpfel", "ÄPFEL", "pfel", "%_o", `\x`, "%", "_", "spaced  name", "zzz"} {
+			for _, st := range []string{"", "abandoned", "failed"} {
+				for _, cl := range []string{"", "transient"} {
+					for _, rng := range [][2]string{{"", ""}, {"2026-11-28", ""}, {"2026-11-29", "2026-12-01"}, {"", "2026-11-30"}} {
+						f := jobs.DeadLetterFilter{Supplier: sup, Status: st, ErrorClass: cl, From: rng[0], To: rng[1]}
+						want, err := jobs.DeadLettersAll(ctx, db.Pool, scope, f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, matches := pagedDeadLetters(t, db, scope, f)
+						if !slices.Equal(got, want) {
+							t.Errorf("scope %v filter %+v: pages list %d, LIKE lists %d", scope, f, len(got), len(want))
+						}
+						for i, m := range matches {
+							if m >= 0 && m != len(want) {
+								t.Errorf("scope %v filter %+v: page %d counted %d, want %d", scope, f, i, m, len(want))
+							}
+						}
+						n, err := jobs.CountMatchingUpTo(ctx, db.Pool, scope, f, 1001)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if n != len(want) {
+							t.Errorf("scope %v filter %+v: CountMatchingUpTo %d, want %d", scope, f, n, len(want))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// seedNamedDeadLetters adds n dead letters of one supplier's name to an
+// org, alternating status and class, a third of them failed at one moment
+// (ties across names and orgs), the rest spread over days from base.
+func seedNamedDeadLetters(t *testing.T, db *testkit.DB, orgID int64, name string, n int, base string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by,
+			pipeline_run_id, status, doc_type, source_ref, format, fields, queued_at, received_at, decided_by, decided_at)
+		SELECT $1::bigint, md5($3::text || $1::text || 'p' || i) || md5($3::text || 'q' || i), 'application/xml', 'invoice-' || i || '.xml', 6000, 'api', 'test', gen_random_uuid(),
+		       'active', 'invoice', 'vat:SE1/' || md5($3) || '-' || i, 'ubl',
+		       jsonb_build_object('seller', jsonb_build_object('name', $3::text), 'number', 'INV-' || i),
+		       now(), now(), 'reviewer', now()
+		FROM generate_series(1, $2::int) i`, orgID, n, name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error, error_class, created_by)
+		SELECT org_id, id, CASE WHEN id % 2 = 0 THEN 'abandoned' ELSE 'failed' END, 3, 3, 'x',
+		       CASE WHEN id % 3 = 0 THEN 'permanent' ELSE 'transient' END, 'reviewer'
+		FROM intake_documents d WHERE org_id = $1 AND fields #>> '{seller,name}' = $2
+		  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.intake_id = d.id)`, orgID, name); err != nil {
+		t.Fatal(err)
+	}
+	// Every third at one moment (ties across names and orgs), the rest spread over days.
+	if _, err := db.Pool.Exec(ctx, `UPDATE jobs j SET updated_at = CASE WHEN j.intake_id % 3 = 0 THEN '2026-12-01T08:00:50.123456Z'::timestamptz
+		ELSE $3::timestamptz + (j.intake_id % 97) * interval '37 minutes' END
+		FROM intake_documents d WHERE d.id = j.intake_id AND j.org_id = $1 AND d.fields #>> '{seller,name}' = $2`, orgID, name, base); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pagedDeadLetters follows a filter's pages to the end: the ids listed and
+// each page's count of matches.
+func pagedDeadLetters(t *testing.T, db *testkit.DB, scope org.Scope, f jobs.DeadLetterFilter) (ids []int64, matches []int) {
+	t.Helper()
+	var after jobs.DeadLetterCursor
+	for {
+		page, err := jobs.DeadLettersIn(context.Background(), db.Pool, scope, f, after)
+		if err != nil {
+			t.Fatalf("filter %+v: %v", f, err)
+		}
+		matches = append(matches, page.Matches)
+		for _, d := range page.Letters {
+			ids = append(ids, d.ID)
+		}
+		if page.Next.IsZero() {
+			return ids, matches
+		}
+		after = page.Next
 	}
 }
 
