@@ -156,20 +156,7 @@ func TestASuppliersNamePastASCIIIsFoundAsWritten(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	o := testkit.Org(t, db)
-	for _, sql := range []string{
-		`INSERT INTO intake_documents (org_id, content_hash, media_type, filename, size_bytes, received_via, received_by,
-			pipeline_run_id, status, doc_type, source_ref, format, fields, queued_at, received_at, decided_by, decided_at)
-		SELECT $1, encode(sha256(('p' || i)::bytea), 'hex'), 'application/xml', 'invoice-' || i || '.xml', 6000, 'api', 'test', gen_random_uuid(),
-		       'active', 'invoice', 'vat:DE1/INV-' || i, 'ubl', jsonb_build_object('seller', jsonb_build_object('name', 'ÄPFEL GmbH'), 'number', 'INV-' || i),
-		       now(), now(), 'reviewer', now()
-		FROM generate_series(1, 3) i`,
-		`INSERT INTO jobs (org_id, intake_id, status, attempts, max_attempts, last_error, error_class, created_by)
-		SELECT org_id, id, 'abandoned', 3, 3, 'posting service unavailable', 'transient', 'reviewer' FROM intake_documents WHERE org_id = $1`,
-	} {
-		if _, err := db.Pool.Exec(ctx, sql, o.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
+	seedNamedDeadLetters(t, db, o.ID, "ÄPFEL GmbH", 3, "2026-11-27T00:00:00Z")
 	for _, text := range []string{"ÄPFEL", "Äpfel", " ÄPFEL gmbh "} {
 		f := jobs.DeadLetterFilter{Supplier: text}
 		page, err := jobs.DeadLettersIn(ctx, db.Pool, org.Only(o.ID), f, jobs.DeadLetterCursor{})
