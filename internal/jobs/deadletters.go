@@ -100,6 +100,13 @@ func (f DeadLetterFilter) conditions(scope org.Scope, supplier func(arg func(any
 	return strings.Join(where, " AND "), args, nil
 }
 
+// validate refuses a filter no statement can be built from, before its
+// supplier's names are looked up.
+func (f DeadLetterFilter) validate() error {
+	_, _, err := f.conditions(org.AllOrgs(), nil)
+	return err
+}
+
 // hasSupplier is true of a filter by the supplier's name.
 func (f DeadLetterFilter) hasSupplier() bool { return strings.TrimSpace(f.Supplier) != "" }
 
@@ -285,7 +292,7 @@ const DeadLetterCountMax = 1000
 // when limit is 0), and how many match in all (up to DeadLetterCountMax+1)
 // where the page counted them (-1 where not).
 func deadLetters(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, after DeadLetterCursor, limit int) ([]DeadLetter, int, error) {
-	if _, _, err := f.where(scope); err != nil {
+	if err := f.validate(); err != nil {
 		return nil, 0, err
 	}
 	var names supplierNames
@@ -373,7 +380,7 @@ func CountDeadLettersUpTo(ctx context.Context, q database.Executor, scope org.Sc
 // up to limit: the dead-letter page's "of N", bounded like the badge (a
 // supplier's by the names its text finds, as its page reads them).
 func CountMatchingUpTo(ctx context.Context, q database.Executor, scope org.Scope, f DeadLetterFilter, limit int) (int, error) {
-	if _, _, err := f.where(scope); err != nil {
+	if err := f.validate(); err != nil {
 		return 0, err
 	}
 	names, err := findSupplierNames(ctx, q, scope, f)
