@@ -313,6 +313,10 @@ func seedPages(ctx context.Context, e *bench.Env, documents int) (*pagesWorld, e
 type pageFigure struct {
 	p50, p95, sql95 time.Duration
 	statements      float64
+	// hit and read are the shared buffers a request's statements found in
+	// PostgreSQL's cache and read from the kernel or the disk (only with
+	// bench.StatementsEnv set).
+	hit, read float64
 }
 
 // pages measures the server time of every page at the 95th percentile at
@@ -480,16 +484,25 @@ func measurePages(ctx context.Context, e *bench.Env, srv *web.Server, h http.Han
 	// figures are the median round's: a few seconds of the shared
 	// machine's stalls spoil one round of the pages they fall on, not every
 	// request of one page.
-	const warmup, requests, rounds = 20, 300, 3
+	const warmup, requests, rounds = 20, 300, 5
 	t := &bench.Table{Title: fmt.Sprintf("pages: server time per request with %d intake rows and %d groups, %d rounds of %d requests each (the median round's), one reviewer",
 		w.documents, w.documents/groupsPer, rounds, requests),
 		Columns: []string{"page", "p50 ms", "p95 ms", "its SQL p95 ms", "statements", "ratio (p95)", "rounds' p95 ms"}}
+	buffered := os.Getenv(bench.StatementsEnv) != ""
+	if buffered {
+		t.Columns = append(t.Columns, "buffers hit", "buffers read")
+	}
 	figures := make([][]pageFigure, len(pages))
 	for round := range rounds {
 		for k, p := range pages {
 			var server, sql []time.Duration
 			var statements int64
 			for i := range warmup + requests {
+				if i == warmup {
+					if err := e.ResetStatements(ctx); err != nil {
+						return nil, err
+					}
+				}
 				clock := &sqlClock{}
 				path := p.path(round*(warmup+requests) + i)
 				req := httptest.NewRequestWithContext(context.WithValue(ctx, clockKey{}, clock), "GET", path, nil)
@@ -514,8 +527,14 @@ func measurePages(ctx context.Context, e *bench.Env, srv *web.Server, h http.Han
 					statements += clock.queries.Load()
 				}
 			}
-			figures[k] = append(figures[k], pageFigure{p50: percentile(server, 50), p95: percentile(server, 95), sql95: percentile(sql, 95),
-				statements: float64(statements) / requests})
+			f := pageFigure{p50: percentile(server, 50), p95: percentile(server, 95), sql95: percentile(sql, 95),
+				statements: float64(statements) / requests}
+			hit, read, err := e.Buffers(ctx)
+			if err != nil {
+				return nil, err
+			}
+			f.hit, f.read = float64(hit)/requests, float64(read)/requests
+			figures[k] = append(figures[k], f)
 		}
 	}
 	var measured []measuredPage
@@ -526,8 +545,12 @@ func measurePages(ctx context.Context, e *bench.Env, srv *web.Server, h http.Han
 		for r, rf := range figures[k] {
 			each[r] = fmtMS(rf.p95)
 		}
-		t.Add(p.name, fmtMS(f.p50), fmtMS(f.p95), fmtMS(f.sql95), fmt.Sprintf("%.1f", f.statements), bench.Ratio(millis(f.p95), millis(f.sql95)),
-			strings.Join(each, " "))
+		row := []string{p.name, fmtMS(f.p50), fmtMS(f.p95), fmtMS(f.sql95), fmt.Sprintf("%.1f", f.statements), bench.Ratio(millis(f.p95), millis(f.sql95)),
+			strings.Join(each, " ")}
+		if buffered {
+			row = append(row, fmt.Sprintf("%.1f", f.hit), fmt.Sprintf("%.1f", f.read))
+		}
+		t.Add(row...)
 	}
 	t.Print(e.Out)
 	return measured, nil

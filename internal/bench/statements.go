@@ -89,3 +89,18 @@ func (e *Env) PrintStatements(ctx context.Context, label, unit string, units int
 	t.Print(e.Out)
 	return nil
 }
+
+// Buffers is the shared buffers the statements sent since ResetStatements
+// found in PostgreSQL's cache (hit) and had to read from the kernel or the
+// disk (read), totalled over every statement; both are 0 unless
+// StatementsEnv is set.
+func (e *Env) Buffers(ctx context.Context) (hit, read int64, err error) {
+	if !statementsWanted() {
+		return 0, 0, nil
+	}
+	err = e.Pool.QueryRow(ctx, `SELECT coalesce(sum(shared_blks_hit), 0)::bigint, coalesce(sum(shared_blks_read), 0)::bigint
+		FROM pg_stat_statements
+		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		  AND toplevel AND query NOT LIKE '%pg_stat_statements%'`).Scan(&hit, &read)
+	return hit, read, err
+}
