@@ -302,6 +302,30 @@ func seedDeadLetters(t *testing.T, db *testkit.DB, orgID int64, n int) {
 	}
 }
 
+// A filter that cannot be read is refused before its supplier's names are
+// looked up, by the page and by its count, even where no name contains the
+// text (the page would otherwise be empty, the lookup a database error).
+func TestADeadLetterFilterThatCannotBeReadIsInvalidOnThePageAndItsCount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	o := testkit.Org(t, db)
+	for _, f := range []jobs.DeadLetterFilter{
+		{Supplier: "nobody", Status: "done"},
+		{Supplier: "nobody", ErrorClass: "fatal"},
+		{Supplier: "nobody", From: "2026-13-01"},
+		{Supplier: "no\x00body"},
+		{Supplier: "no\xffbody"},
+	} {
+		if _, err := jobs.DeadLettersIn(ctx, db.Pool, org.Only(o.ID), f, jobs.DeadLetterCursor{}); !apperr.Is(err, apperr.Invalid) {
+			t.Errorf("page of %+v: %v, want invalid", f, err)
+		}
+		if _, err := jobs.CountMatchingUpTo(ctx, db.Pool, org.Only(o.ID), f, jobs.DeadLetterCountMax); !apperr.Is(err, apperr.Invalid) {
+			t.Errorf("count of %+v: %v, want invalid", f, err)
+		}
+	}
+}
+
 // A cursor that is not one a page wrote is invalid, not a database error.
 func TestADeadLetterCursorNotFromAPageIsInvalid(t *testing.T) {
 	t.Parallel()
