@@ -24,6 +24,12 @@ var statementSettings = map[string]string{
 	"pg_stat_statements.track_planning": "on",
 }
 
+// sentStatementsSQL selects, in pg_stat_statements, the statements sent to
+// the bench's database, without those run inside others (their time and
+// buffers are already their caller's) and the count's own.
+const sentStatementsSQL = `dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+	AND toplevel AND query NOT LIKE '%pg_stat_statements%'`
+
 // ResetStatements starts a figure's count of statements (a no-op unless
 // StatementsEnv is set).
 func (e *Env) ResetStatements(ctx context.Context) error {
@@ -50,8 +56,7 @@ func (e *Env) PrintStatements(ctx context.Context, label, unit string, units int
 		return nil
 	}
 	rows, err := e.Pool.Query(ctx, `SELECT calls, total_exec_time + total_plan_time, query FROM pg_stat_statements
-		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-		  AND toplevel AND query NOT LIKE '%pg_stat_statements%' AND calls * 100 >= $1
+		WHERE `+sentStatementsSQL+` AND calls * 100 >= $1
 		ORDER BY total_exec_time + total_plan_time DESC`, units)
 	if err != nil {
 		return err
@@ -99,8 +104,6 @@ func (e *Env) Buffers(ctx context.Context) (hit, read int64, err error) {
 		return 0, 0, nil
 	}
 	err = e.Pool.QueryRow(ctx, `SELECT coalesce(sum(shared_blks_hit), 0)::bigint, coalesce(sum(shared_blks_read), 0)::bigint
-		FROM pg_stat_statements
-		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-		  AND toplevel AND query NOT LIKE '%pg_stat_statements%'`).Scan(&hit, &read)
+		FROM pg_stat_statements WHERE `+sentStatementsSQL).Scan(&hit, &read)
 	return hit, read, err
 }
